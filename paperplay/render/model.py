@@ -1,0 +1,138 @@
+"""What goes on a page, as plain data in millimetres from the top-left corner.
+
+Games build these models; render.pdf draws them. Tests can inspect a model without a PDF.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Union
+
+MM_PER_INCH = 25.4
+PAPER_SIZES: dict[str, tuple[float, float]] = {
+    "a4": (210.0, 297.0),
+    "letter": (215.9, 279.4),
+    "a3": (297.0, 420.0),
+}
+"""Portrait width and height of each paper size, in millimetres."""
+
+
+def paper_size(paper: str, landscape: bool = False) -> tuple[float, float]:
+    """Returns (width, height) in mm of a paper size, turned for landscape if asked."""
+    width, height = PAPER_SIZES[paper]
+    return (height, width) if landscape else (width, height)
+
+
+@dataclass(frozen=True)
+class Rect:
+    """A rectangle; stroke width in points (0 for none), fill a colour like '#ffcc00' or None."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    stroke: float = 0.6
+    fill: str | None = None
+    color: str = "#000000"
+    radius: float = 0.0
+
+
+@dataclass(frozen=True)
+class Line:
+    """A straight line; width in points."""
+
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    width: float = 0.5
+    color: str = "#000000"
+    dash: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True)
+class Circle:
+    """A circle around (x, y)."""
+
+    x: float
+    y: float
+    r: float
+    stroke: float = 0.6
+    fill: str | None = None
+    color: str = "#000000"
+
+
+@dataclass(frozen=True)
+class Polygon:
+    """A closed polygon through the points."""
+
+    points: tuple[tuple[float, float], ...]
+    stroke: float = 0.6
+    fill: str | None = None
+    color: str = "#000000"
+
+
+@dataclass(frozen=True)
+class Text:
+    """One line of text; y is the baseline; size in points."""
+
+    x: float
+    y: float
+    text: str
+    size: float = 10.0
+    bold: bool = False
+    align: Literal["left", "center", "right"] = "left"
+    color: str = "#000000"
+
+
+@dataclass(frozen=True)
+class QR:
+    """A QR code of the payload, drawn as vector squares in a size × size mm square at (x, y)."""
+
+    x: float
+    y: float
+    size: float
+    payload: str
+
+
+@dataclass(frozen=True)
+class UseForm:
+    """Draws a shared form (items drawn once per document, reused on every page)."""
+
+    name: str
+
+
+Item = Union[Rect, Line, Circle, Polygon, Text, QR, UseForm]
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page: its size in mm, its items, and a role (who may see it) for checks and tests."""
+
+    width: float
+    height: float
+    items: tuple[Item, ...]
+    role: Literal["player", "organiser"] = "player"
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Document:
+    """A whole PDF: metadata, shared forms and pages."""
+
+    title: str
+    pages: tuple[Page, ...]
+    forms: dict[str, tuple[Item, ...]] = field(default_factory=dict)
+    subject: str = ""
+
+    def texts(self, page: Page) -> list[str]:
+        """Returns every text on a page, its forms included (for checks of what a page reveals)."""
+        out: list[str] = []
+        for item in page.items:
+            if isinstance(item, Text):
+                out.append(item.text)
+            elif isinstance(item, QR):
+                out.append(item.payload)
+            elif isinstance(item, UseForm):
+                out.extend(i.text for i in self.forms[item.name] if isinstance(i, Text))
+        return out

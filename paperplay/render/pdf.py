@@ -1,0 +1,218 @@
+"""Draws a page model (render.model) into a PDF with reportlab, and writes files safely.
+
+Fonts are embedded (Bitstream Vera, shipped with reportlab), QR codes are vector squares, and
+reportlab's invariant mode makes the same model give the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from functools import cache
+from pathlib import Path
+
+from paperplay.errors import InputError
+from paperplay.render.model import QR, Circle, Document, Item, Line, Page, Polygon, Rect, Text, UseForm
+
+PT_PER_MM = 72.0 / 25.4
+FONT = "PaperplaySans"
+FONT_BOLD = "PaperplaySans-Bold"
+
+
+@cache
+def _register_fonts() -> None:
+    import reportlab
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    folder = Path(reportlab.__file__).parent / "fonts"
+    pdfmetrics.registerFont(TTFont(FONT, str(folder / "Vera.ttf")))
+    pdfmetrics.registerFont(TTFont(FONT_BOLD, str(folder / "VeraBd.ttf")))
+
+
+def qr_modules(payload: str) -> list[list[bool]]:
+    """Returns the QR code of a payload as rows of dark (True) and light modules, without border.
+
+    Error correction M; the mask is fixed (pattern 0) so encoding is fast and reproducible.
+    """
+    import qrcode
+    from qrcode.constants import ERROR_CORRECT_M
+
+    code = qrcode.QRCode(error_correction=ERROR_CORRECT_M, border=0, mask_pattern=0)
+    code.add_data(payload)
+    code.make(fit=True)
+    return [list(row) for row in code.get_matrix()]
+
+
+def text_width(text: str, size: float, bold: bool = False) -> float:
+    """Returns the width of a text in mm in paperplay's font."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    _register_fonts()
+    return stringWidth(text, FONT_BOLD if bold else FONT, size) / PT_PER_MM
+
+
+class _Painter:
+    """Draws items on a reportlab canvas, converting mm from the top-left to points."""
+
+    def __init__(self, canvas: object, height_mm: float) -> None:
+        self.c = canvas
+        self.h = height_mm
+
+    def _xy(self, x: float, y: float) -> tuple[float, float]:
+        return x * PT_PER_MM, (self.h - y) * PT_PER_MM
+
+    def _style(self, stroke: float, fill: str | None, color: str) -> tuple[int, int]:
+        c = self.c
+        if stroke:
+            c.setStrokeColor(color)  # type: ignore[attr-defined]
+            c.setLineWidth(stroke)  # type: ignore[attr-defined]
+        if fill:
+            c.setFillColor(fill)  # type: ignore[attr-defined]
+        return (1 if stroke else 0), (1 if fill else 0)
+
+    def draw(self, item: Item) -> None:
+        c = self.c
+        if isinstance(item, Rect):
+            stroke, fill = self._style(item.stroke, item.fill, item.color)
+            x, y = self._xy(item.x, item.y + item.h)
+            if item.radius:
+                c.roundRect(x, y, item.w * PT_PER_MM, item.h * PT_PER_MM, item.radius * PT_PER_MM,  # type: ignore[attr-defined]
+                            stroke=stroke, fill=fill)
+            else:
+                c.rect(x, y, item.w * PT_PER_MM, item.h * PT_PER_MM, stroke=stroke, fill=fill)  # type: ignore[attr-defined]
+        elif isinstance(item, Line):
+            c.setStrokeColor(item.color)  # type: ignore[attr-defined]
+            c.setLineWidth(item.width)  # type: ignore[attr-defined]
+            c.setDash(list(item.dash) if item.dash else [])  # type: ignore[attr-defined]
+            c.line(*self._xy(item.x1, item.y1), *self._xy(item.x2, item.y2))  # type: ignore[attr-defined]
+            if item.dash:
+                c.setDash([])  # type: ignore[attr-defined]
+        elif isinstance(item, Circle):
+            stroke, fill = self._style(item.stroke, item.fill, item.color)
+            c.circle(*self._xy(item.x, item.y), item.r * PT_PER_MM, stroke=stroke, fill=fill)  # type: ignore[attr-defined]
+        elif isinstance(item, Polygon):
+            stroke, fill = self._style(item.stroke, item.fill, item.color)
+            path = c.beginPath()  # type: ignore[attr-defined]
+            path.moveTo(*self._xy(*item.points[0]))
+            for point in item.points[1:]:
+                path.lineTo(*self._xy(*point))
+            path.close()
+            c.drawPath(path, stroke=stroke, fill=fill)  # type: ignore[attr-defined]
+        elif isinstance(item, Text):
+            c.setFont(FONT_BOLD if item.bold else FONT, item.size)  # type: ignore[attr-defined]
+            c.setFillColor(item.color)  # type: ignore[attr-defined]
+            x, y = self._xy(item.x, item.y)
+            draw = {"left": c.drawString, "center": c.drawCentredString, "right": c.drawRightString}  # type: ignore[attr-defined]
+            draw[item.align](x, y, item.text)
+        elif isinstance(item, QR):
+            self._qr(item)
+        else:
+            raise TypeError(f"cannot draw {item!r}")
+
+    def _qr(self, item: QR) -> None:
+        modules = qr_modules(item.payload)
+        n = len(modules)
+        unit = item.size / n * PT_PER_MM
+        left, top = self._xy(item.x, item.y)
+        c = self.c
+        c.setFillColor("#000000")  # type: ignore[attr-defined]
+        path = c.beginPath()  # type: ignore[attr-defined]
+        for r, row in enumerate(modules):
+            col = 0
+            while col < n:
+                if row[col]:
+                    start = col
+                    while col < n and row[col]:
+                        col += 1
+                    path.rect(left + start * unit, top - (r + 1) * unit, (col - start) * unit, unit)
+                else:
+                    col += 1
+        c.drawPath(path, stroke=0, fill=1)  # type: ignore[attr-defined]
+
+
+def render_bytes(doc: Document) -> bytes:
+    """Renders a document model to PDF bytes (identical bytes for an identical model)."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    _register_fonts()
+    buffer = io.BytesIO()
+    first = doc.pages[0]
+    canvas = Canvas(buffer, pagesize=(first.width * PT_PER_MM, first.height * PT_PER_MM),
+                    invariant=1, pageCompression=1)
+    canvas.setTitle(doc.title)
+    canvas.setAuthor("paperplay")
+    canvas.setCreator("paperplay")
+    canvas.setSubject(doc.subject)
+    defined: set[str] = set()
+    for page in doc.pages:
+        canvas.setPageSize((page.width * PT_PER_MM, page.height * PT_PER_MM))
+        painter = _Painter(canvas, page.height)
+        for item in page.items:
+            if isinstance(item, UseForm):
+                if item.name not in defined:
+                    canvas.beginForm(item.name)
+                    for form_item in doc.forms[item.name]:
+                        painter.draw(form_item)
+                    canvas.endForm()
+                    defined.add(item.name)
+                canvas.doForm(item.name)
+            else:
+                painter.draw(item)
+        canvas.showPage()
+    canvas.save()
+    return buffer.getvalue()
+
+
+def check_writable(path: Path, force: bool) -> None:
+    """Fails early, before any work, when the output cannot or may not be written."""
+    if path.exists() and path.is_dir():
+        raise InputError(f"{path}: is a folder; give a file name ending in .pdf with --out")
+    if path.exists() and not force:
+        raise InputError(f"{path}: already exists; use --force to overwrite it or --out for another name")
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{folder}: cannot create the output folder ({exc.strerror})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"{folder}: the output folder is not writable")
+
+
+def write_atomic(path: Path, data: bytes, force: bool) -> None:
+    """Writes data to a temporary file beside path, then renames it into place.
+
+    A crash mid-write leaves no file at path (and no stray temporary file once it is cleaned up).
+    """
+    check_writable(path, force)
+    handle, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        if not force and path.exists():
+            raise InputError(f"{path}: appeared while writing; use --force to overwrite it")
+        os.replace(tmp_name, path)
+    except OSError as exc:
+        _discard(tmp_name)
+        raise InputError(f"{path}: could not be written ({exc.strerror})") from None
+    except BaseException:
+        _discard(tmp_name)
+        raise
+
+
+def _discard(tmp_name: str) -> None:
+    try:
+        os.unlink(tmp_name)
+    except FileNotFoundError:
+        pass
+
+
+def write_pdf(doc: Document, path: Path, force: bool = False) -> int:
+    """Renders a document and writes it safely; returns the size in bytes."""
+    check_writable(path, force)
+    data = render_bytes(doc)
+    write_atomic(path, data, force)
+    return len(data)

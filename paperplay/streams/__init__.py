@@ -1,0 +1,1 @@
+"""Streams: the rules core (rules), sheet files (sheet) and printed pages (pages)."""

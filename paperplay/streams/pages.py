@@ -1,0 +1,208 @@
+"""Streams pages as models: player score sheets, the caller's sheet and the tiles to cut out.
+
+Players' pages carry the game code only; the caller's sheet carries the seed and the draw (SPEC §4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from paperplay.render.model import Circle, Document, Item, Line, Page, Polygon, Rect, Text, UseForm, paper_size
+from paperplay.render.parts import MARGIN, calibration_ruler, code_corner, crop_marks, grid_lines, qr_payload
+from paperplay.seeds import display_code
+from paperplay.streams.rules import WILD, StreamsRules, Tile, standard_rules
+
+TRAIN_TOP = 52.0
+BOX_HEIGHT = 30.0
+LOCO_WIDTH = 30.0
+SHEET_FORM = "streams-sheet"
+ACCENT = "#1f5fa8"
+
+
+def _box_width(width: float, rules: StreamsRules) -> float:
+    return (width - 2 * MARGIN - LOCO_WIDTH) / rules.boxes
+
+
+def _locomotive(x: float, y: float, h: float) -> list[Item]:
+    """A simple locomotive facing right, so the train runs left to right."""
+    w = LOCO_WIDTH - 3
+    base = y + h
+    return [
+        Polygon(((x, base), (x, y + 4), (x + 10, y + 4), (x + 10, y - 2), (x + 17, y - 2), (x + 17, y + 8),
+                 (x + w, y + 8), (x + w, base)), stroke=0.8, fill="#dbe7f5", color=ACCENT),
+        Rect(x + 2, y + 7, 6, 6, stroke=0.6, fill="#ffffff", color=ACCENT),
+        Rect(x + 19, y + 4, 4, 4, stroke=0.6, fill=ACCENT, color=ACCENT),
+        Circle(x + 6, base + 2.5, 2.5, stroke=0.6, fill=ACCENT, color=ACCENT),
+        Circle(x + 20, base + 2.5, 2.5, stroke=0.6, fill=ACCENT, color=ACCENT),
+        Text(x + w / 2 + 4, base - 4, "START", size=6, bold=True, align="center", color=ACCENT),
+    ]
+
+
+def sheet_form(width: float, height: float, code: str, rules: StreamsRules) -> tuple[Item, ...]:
+    """What every player's sheet of a game shares: drawn once per PDF and reused on every page."""
+    items: list[Item] = [
+        Text(MARGIN, MARGIN + 10, "Streams", size=28, bold=True, color=ACCENT),
+        Text(MARGIN, MARGIN + 17, "Write each number as it is called in any empty box. Try to make long ascending series.",
+             size=9),
+        Text(MARGIN + 95, MARGIN + 10, "Player", size=11, bold=True),
+        Line(MARGIN + 110, MARGIN + 10.8, width - MARGIN - 70, MARGIN + 10.8, width=0.6),
+    ]
+    bw = _box_width(width, rules)
+    left = MARGIN + LOCO_WIDTH
+    items += _locomotive(MARGIN, TRAIN_TOP, BOX_HEIGHT)
+    for i in range(rules.boxes):
+        x = left + i * bw
+        items.append(Rect(x + 0.6, TRAIN_TOP, bw - 1.2, BOX_HEIGHT, stroke=1.0, fill="#ffffff", color=ACCENT, radius=1.2))
+        items.append(Text(x + bw / 2, TRAIN_TOP - 1.8, str(i + 1), size=7, align="center", color="#555555"))
+        items.append(Circle(x + bw / 2, TRAIN_TOP + BOX_HEIGHT + 2.5, 1.8, stroke=0.5, fill=ACCENT, color=ACCENT))
+
+    # Series points: one box per series (at most 10 series of 2 or more fit in 20 boxes), and the total.
+    row = TRAIN_TOP + BOX_HEIGHT + 18
+    items.append(Text(MARGIN, row - 2, "Series points", size=11, bold=True))
+    cell = 15.0
+    for i in range(10):
+        x = MARGIN + LOCO_WIDTH + i * (cell + 2)
+        items.append(Rect(x, row - 8, cell, 11, stroke=0.7))
+        items.append(Text(x + 1, row - 5.5, f"{i + 1}", size=5, color="#777777"))
+        items.append(Text(x + cell + 1, row - 1.2, "+" if i < 9 else "=", size=10, color="#777777"))
+    total_x = MARGIN + LOCO_WIDTH + 10 * (cell + 2) + 2
+    items.append(Rect(total_x, row - 10, 34, 15, stroke=1.6, color=ACCENT))
+    items.append(Text(total_x + 1.5, row - 6.8, "TOTAL", size=6, bold=True, color=ACCENT))
+
+    # Scoring table, straight from the rules data.
+    top = row + 16
+    items.append(Text(MARGIN, top - 2, "Scoring table", size=11, bold=True))
+    label_w = 30.0
+    col_w = (width - 2 * MARGIN - label_w) / rules.boxes
+    for r, (label, values) in enumerate((("Series length", range(1, rules.boxes + 1)),
+                                         ("Points", (rules.points[n] for n in range(1, rules.boxes + 1))))):
+        y = top + r * 7
+        items.append(Rect(MARGIN, y, label_w, 7, stroke=0.5, fill="#eef3fa" if r == 0 else None))
+        items.append(Text(MARGIN + 1.5, y + 5, label, size=8, bold=True))
+        for i, value in enumerate(values):
+            x = MARGIN + label_w + i * col_w
+            items.append(Rect(x, y, col_w, 7, stroke=0.5, fill="#eef3fa" if r == 0 else None))
+            items.append(Text(x + col_w / 2, y + 5, str(value), size=8, bold=r == 1, align="center"))
+    notes = top + 20
+    for i, line in enumerate((
+        "A series: boxes side by side, left to right, where no number is smaller than the one before it "
+        "(equal numbers may stand together). A single number scores 0.",
+        "The wild (*) stands for any one number and counts in one series only. "
+        "Mark your series with lines, write their points, add them up.",
+    )):
+        items.append(Text(MARGIN, notes + i * 4.5, line, size=7.5, color="#333333"))
+    items.append(Text(MARGIN, height - MARGIN, "paperplay · Streams score sheet", size=7, color="#777777"))
+    items.append(Text(width - MARGIN - 27, height - MARGIN - 15, f"Game {display_code(code)}", size=11, bold=True,
+                      align="right"))
+    return tuple(items)
+
+
+def sheet_pages(code: str, players: int, names: Sequence[str] = (), paper: str = "a4",
+                rules: StreamsRules | None = None) -> tuple[dict[str, tuple[Item, ...]], list[Page]]:
+    """Returns the shared form and one page per player."""
+    rules = rules or standard_rules()
+    width, height = paper_size(paper, landscape=True)
+    forms = {SHEET_FORM: sheet_form(width, height, code, rules)}
+    pages = []
+    for n in range(1, players + 1):
+        payload = qr_payload("streams", code=code, sheet=f"{n}/{players}")
+        items: list[Item] = [UseForm(SHEET_FORM)]
+        if n <= len(names) and names[n - 1]:
+            items.append(Text(MARGIN + 112, MARGIN + 9.5, names[n - 1], size=16, bold=True))
+        items.append(Text(width - MARGIN - 27, height - MARGIN - 10, f"sheet {n} of {players}", size=9, align="right"))
+        items += code_corner(width, height, payload, [])
+        pages.append(Page(width, height, tuple(items), role="player", label=f"sheet {n}"))
+    return forms, pages
+
+
+def sheets_document(code: str, players: int, names: Sequence[str] = (), paper: str = "a4") -> Document:
+    """The score sheets for a game: one page per player."""
+    forms, pages = sheet_pages(code, players, names, paper)
+    return Document(title=f"Streams score sheets, game {display_code(code)}", pages=tuple(pages), forms=forms,
+                    subject=f"Streams, {players} players, game code {display_code(code)}")
+
+
+def caller_page(seed: str, code: str, drawn: Sequence[Tile], paper: str = "a4") -> Page:
+    """The caller's sheet: the seed and the draw in order, to call and tick off, with its QR code."""
+    width, height = paper_size(paper, landscape=True)
+    items: list[Item] = [
+        Text(MARGIN, MARGIN + 10, "Streams · caller's sheet", size=24, bold=True, color=ACCENT),
+        Text(MARGIN, MARGIN + 18, "For the caller only: keep this page hidden until the game ends, "
+             "then reveal the seed so anyone can check the draw.", size=9),
+        Text(MARGIN, MARGIN + 27, f"Seed {display_code(seed)}", size=16, bold=True),
+        Text(MARGIN + 80, MARGIN + 27, f"Game code {display_code(code)}", size=12),
+    ]
+    cols = 10
+    cell_w = (width - 2 * MARGIN) / cols
+    cell_h = 36.0
+    top = MARGIN + 38
+    for turn, tile in enumerate(drawn, start=1):
+        r, c = divmod(turn - 1, cols)
+        x, y = MARGIN + c * cell_w, top + r * (cell_h + 6)
+        items.append(Rect(x + 1, y, cell_w - 2, cell_h, stroke=0.8, color=ACCENT))
+        items.append(Text(x + 3, y + 5, f"turn {turn}", size=8, color="#555555"))
+        items.append(Rect(x + cell_w - 7, y + 2, 4, 4, stroke=0.6))
+        items.append(Text(x + cell_w / 2, y + 26, "*" if tile == WILD else str(tile), size=34, bold=True, align="center"))
+    items.append(Text(MARGIN, top + 2 * (cell_h + 6) + 4,
+                      "Call each tile in turn and tick its box. paperplay call streams --seed SEED calls them on screen.",
+                      size=8, color="#555555"))
+    draw_text = ",".join("*" if t == WILD else str(t) for t in drawn)
+    items += code_corner(width, height, qr_payload("streams", seed=seed, draw=draw_text),
+                         [f"Seed {display_code(seed)}", "organiser only"])
+    return Page(width, height, tuple(items), role="organiser", label="caller's sheet")
+
+
+def _star(cx: float, cy: float, outer: float) -> Polygon:
+    import math
+
+    points = []
+    for k in range(10):
+        radius = outer if k % 2 == 0 else outer * 0.45
+        angle = math.pi / 2 + k * math.pi / 5
+        points.append((round(cx + radius * math.cos(angle), 3), round(cy - radius * math.sin(angle), 3)))
+    return Polygon(tuple(points), stroke=0.8, fill="#f2c230")
+
+
+TILE = 24.0
+
+
+def tiles_page(code: str, paper: str = "a4", rules: StreamsRules | None = None) -> Page:
+    """The 40 tiles of the bag to cut out, with shared cut lines, crop marks and the ruler."""
+    rules = rules or standard_rules()
+    width, height = paper_size(paper, landscape=True)
+    cols, rows = 8, 5
+    left, top = 15.0, 15.0
+    xs = [left + c * TILE for c in range(cols + 1)]
+    ys = [top + r * TILE for r in range(rows + 1)]
+    items: list[Item] = []
+    for index, tile in enumerate(rules.bag):
+        r, c = divmod(index, cols)
+        cx, cy = left + (c + 0.5) * TILE, top + (r + 0.5) * TILE
+        if tile == WILD:
+            items.append(_star(cx, cy, TILE * 0.36))
+        else:
+            items.append(Text(cx, cy + 4, str(tile), size=26, bold=True, align="center"))
+            if tile in (6, 9):
+                # Underlined so a turned tile never reads as the other number.
+                items.append(Line(cx - 4, cy + 6, cx + 4, cy + 6, width=1.4))
+    items += grid_lines(xs, ys)
+    items += crop_marks(xs, ys, width, height)
+    right = xs[-1] + 6
+    items.append(Text(right, ys[0] + 9, "Streams tiles", size=16, bold=True, color=ACCENT))
+    items.append(Text(right, ys[0] + 16, f"{len(rules.bag)} tiles for a bag", size=9))
+    items.append(Text(right, ys[1] + 8, "Cut along the grey lines;", size=8))
+    items.append(Text(right, ys[1] + 12, "the marks outside show where.", size=8))
+    items.append(Text(right, ys[1] + 16, "Put all tiles in a bag or bowl.", size=8))
+    items += calibration_ruler(right, ys[2] + 7)
+    items += code_corner(width, height, qr_payload("streams", code=code, page="tiles"),
+                         [f"Game {display_code(code)}", "tiles"])
+    return Page(width, height, tuple(items), role="player", label="tiles")
+
+
+def kit_document(seed: str, code: str, drawn: Sequence[Tile], players: int, names: Sequence[str] = (),
+                 paper: str = "a4") -> Document:
+    """The whole Streams kit: the caller's sheet, the tiles to cut out and the players' sheets."""
+    forms, pages = sheet_pages(code, players, names, paper)
+    all_pages = [caller_page(seed, code, drawn, paper), tiles_page(code, paper), *pages]
+    return Document(title=f"Streams kit, game {display_code(code)}", pages=tuple(all_pages), forms=forms,
+                    subject=f"Streams kit for {players} players, game code {display_code(code)}")

@@ -1,0 +1,302 @@
+"""Streams rules: the bag, the seeded draw, scoring as the best cut, and checking a filled sheet.
+
+Pure: no files, no printing. Facts (bag, scoring table) come from templates/streams/game.json.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from paperplay.errors import Problem
+from paperplay.resources import load_template
+from paperplay.seeds import shuffled
+
+WILD = "*"
+Tile = int | str
+"""A tile or a box: a number, or WILD."""
+
+DRAW_LABEL = "streams"
+
+
+@dataclass(frozen=True)
+class StreamsRules:
+    """The facts of a Streams variant: how many boxes, the bag, and points by series length."""
+
+    boxes: int
+    bag: tuple[Tile, ...]
+    points: tuple[int, ...]
+
+    @property
+    def lowest(self) -> int:
+        return min(t for t in self.bag if t != WILD)  # type: ignore[type-var]
+
+    @property
+    def highest(self) -> int:
+        return max(t for t in self.bag if t != WILD)  # type: ignore[type-var]
+
+    def bag_counts(self) -> Counter[Tile]:
+        return Counter(self.bag)
+
+
+@cache
+def standard_rules() -> StreamsRules:
+    """Returns the published game's rules, loaded from templates/streams/game.json."""
+    data = load_template("streams/game.json")
+    bag: list[Tile] = []
+    for entry in data["bag"]:
+        bag.extend([entry["value"]] * entry["count"])
+    return StreamsRules(boxes=data["boxes"], bag=tuple(bag), points=tuple(data["points"]))
+
+
+def draw(seed: str, rules: StreamsRules | None = None) -> tuple[Tile, ...]:
+    """Returns the tiles a canonical seed draws, in order (SPEC §3)."""
+    rules = rules or standard_rules()
+    return tuple(shuffled(list(rules.bag), DRAW_LABEL, seed)[: rules.boxes])
+
+
+@dataclass(frozen=True)
+class Series:
+    """A series of the best cut: boxes start..end (1-based, inclusive) and its points."""
+
+    start: int
+    end: int
+    points: int
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start + 1
+
+    def to_json(self) -> dict[str, int]:
+        return {"start": self.start, "end": self.end, "length": self.length, "points": self.points}
+
+
+@dataclass(frozen=True)
+class Score:
+    """A sheet's score: the total, the series of 2 or more boxes, and the wild's value (or None)."""
+
+    total: int
+    series: tuple[Series, ...]
+    wild_value: int | None
+
+
+def _best_cut(values: Sequence[int], points: Sequence[int]) -> tuple[int, list[int]]:
+    """Returns the best total over all cuts into ascending series, and the cut's segment starts.
+
+    best[i] is the best score of the first i boxes; a last segment j..i-1 is ascending exactly
+    when j is at or after the start of the maximal run that holds box i-1, so only those j are
+    tried. Ties keep the longest last segment.
+    """
+    n = len(values)
+    best = [0] * (n + 1)
+    back = [0] * (n + 1)
+    run_start = 0
+    for i in range(1, n + 1):
+        if i >= 2 and values[i - 1] < values[i - 2]:
+            run_start = i - 1
+        top = -1
+        top_j = run_start
+        for j in range(run_start, i):
+            candidate = best[j] + points[i - j]
+            if candidate > top:
+                top, top_j = candidate, j
+        best[i] = top
+        back[i] = top_j
+    starts = []
+    i = n
+    while i > 0:
+        starts.append(back[i])
+        i = back[i]
+    starts.reverse()
+    return best[n], starts
+
+
+def _series(starts: list[int], n: int, points: Sequence[int]) -> tuple[Series, ...]:
+    ends = starts[1:] + [n]
+    return tuple(
+        Series(start + 1, end, points[end - start]) for start, end in zip(starts, ends) if end - start >= 2
+    )
+
+
+def score(cells: Sequence[Tile], rules: StreamsRules | None = None) -> Score:
+    """Scores a full row of boxes: the best cut into ascending series, the wild at its best value.
+
+    The wild's value only matters through the two comparisons with its neighbours, so the
+    smallest value of each of the (at most three) classes is tried: 1, the left neighbour's
+    value, and one above the right neighbour's. Of equally good values the smallest is taken.
+    """
+    rules = rules or standard_rules()
+    points = rules.points
+    if WILD not in cells:
+        total, starts = _best_cut(cells, points)  # type: ignore[arg-type]
+        return Score(total, _series(starts, len(cells), points), None)
+    at = list(cells).index(WILD)
+    values = list(cells)
+    candidates = {rules.lowest}
+    if at > 0:
+        candidates.add(values[at - 1])  # type: ignore[arg-type]
+    if at + 1 < len(values) and values[at + 1] + 1 <= rules.highest:  # type: ignore[operator]
+        candidates.add(values[at + 1] + 1)  # type: ignore[operator]
+    best: tuple[int, list[int], int] | None = None
+    for value in sorted(candidates):  # type: ignore[type-var]
+        values[at] = value
+        total, starts = _best_cut(values, points)  # type: ignore[arg-type]
+        if best is None or total > best[0]:
+            best = (total, starts, value)  # type: ignore[assignment]
+    assert best is not None
+    total, starts, value = best
+    return Score(total, _series(starts, len(values), points), value)
+
+
+def _box_list(boxes: list[int]) -> str:
+    names = [str(b) for b in boxes]
+    if len(names) == 1:
+        return f"box {names[0]}"
+    return "boxes " + ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _tile_name(tile: Tile) -> str:
+    return "the wild" if tile == WILD else str(tile)
+
+
+def _times(n: int) -> str:
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+def check_tiles(cells: Sequence[Tile], drawn: Sequence[Tile] | None, rules: StreamsRules | None = None) -> list[Problem]:
+    """Checks that the boxes hold exactly the drawn tiles, or (with no draw) tiles the bag holds.
+
+    The order of writing is not on paper, so the boxes are compared as a multiset.
+    """
+    rules = rules or standard_rules()
+    where: dict[Tile, list[int]] = {}
+    for box, tile in enumerate(cells, start=1):
+        where.setdefault(tile, []).append(box)
+    problems = []
+    if drawn is None:
+        allowed = rules.bag_counts()
+        for tile, boxes in where.items():
+            if len(boxes) > allowed[tile]:
+                has = "no" if allowed[tile] == 0 else {1: "one", 2: "two"}.get(allowed[tile], str(allowed[tile]))
+                problems.append(Problem(
+                    "streams/bag",
+                    f"{_box_list(boxes)} hold {_tile_name(tile)}, but the bag has {has} "
+                    f"{'wild' if tile == WILD else tile}",
+                ))
+        return problems
+    want = Counter(drawn)
+    for tile, boxes in where.items():
+        if len(boxes) > want[tile]:
+            if want[tile] == 0:
+                verb = "holds" if len(boxes) == 1 else "hold"
+                problems.append(Problem(
+                    "streams/drawn-tiles", f"{_box_list(boxes)} {verb} {_tile_name(tile)}, which was not drawn"
+                ))
+            else:
+                problems.append(Problem(
+                    "streams/drawn-tiles",
+                    f"{_box_list(boxes)} hold {_tile_name(tile)}, but it was drawn {_times(want[tile])}",
+                ))
+    for tile, count in want.items():
+        missing = count - len(where.get(tile, []))
+        if missing > 0:
+            what = f"the drawn {_tile_name(tile)}" if count == 1 else f"{_tile_name(tile)} (drawn {_times(count)})"
+            problems.append(Problem(
+                "streams/drawn-tiles",
+                f"{what} is missing from the sheet" + ("" if missing == count or count == 1 else f" {_times(missing)}"),
+            ))
+    return problems
+
+
+def check_draw(drawn: Sequence[Tile], rules: StreamsRules | None = None) -> list[Problem]:
+    """Checks that a recorded draw is one the bag can produce."""
+    rules = rules or standard_rules()
+    problems = []
+    allowed = rules.bag_counts()
+    seen: dict[Tile, list[int]] = {}
+    for turn, tile in enumerate(drawn, start=1):
+        seen.setdefault(tile, []).append(turn)
+    for tile, turns in seen.items():
+        if len(turns) > allowed[tile]:
+            limit = "no" if allowed[tile] == 0 else {1: "one", 2: "two"}.get(allowed[tile], str(allowed[tile]))
+            problems.append(Problem(
+                "streams/draw",
+                f"the draw list has {_tile_name(tile)} at turns {', '.join(map(str, turns))}, "
+                f"but the bag has {limit} {'wild' if tile == WILD else tile}",
+            ))
+    return problems
+
+
+@dataclass(frozen=True)
+class ClaimedSeries:
+    """A series as the player marked it: boxes start..end (1-based) and the points written."""
+
+    start: int
+    end: int
+    points: int | None = None
+
+
+def _ascending_with_wild(run: Sequence[Tile]) -> bool:
+    # The wild takes one value, so it fits anywhere its numbered neighbours are in order.
+    numbers = [t for t in run if t != WILD]
+    return all(a <= b for a, b in zip(numbers, numbers[1:]))  # type: ignore[operator]
+
+
+def check_claims(
+    cells: Sequence[Tile],
+    actual: Score,
+    claimed_series: Sequence[ClaimedSeries] | None,
+    claimed_total: int | None,
+    rules: StreamsRules | None = None,
+) -> list[Problem]:
+    """Checks what the player wrote (series cuts, points, total) against the rules; every mismatch."""
+    rules = rules or standard_rules()
+    problems = []
+    if claimed_series is not None:
+        claim_sum = 0
+        cut_ok = True
+        used: dict[int, int] = {}
+        for number, claim in enumerate(claimed_series, start=1):
+            label = f"claimed series {number} (boxes {claim.start}-{claim.end})"
+            if not 1 <= claim.start <= claim.end <= len(cells):
+                problems.append(Problem(
+                    "streams/claim-series", f"{label} is not a run of boxes within 1-{len(cells)}"
+                ))
+                cut_ok = False
+                continue
+            overlap = sorted({used[b] for b in range(claim.start, claim.end + 1) if b in used})
+            if overlap:
+                problems.append(Problem(
+                    "streams/claim-series",
+                    f"{label} overlaps claimed series {', '.join(map(str, overlap))}",
+                ))
+                cut_ok = False
+            for b in range(claim.start, claim.end + 1):
+                used.setdefault(b, number)
+            run = cells[claim.start - 1 : claim.end]
+            if not _ascending_with_wild(run):
+                problems.append(Problem(
+                    "streams/claim-series",
+                    f"{label} is not ascending: {' '.join(map(str, run))}",
+                ))
+                cut_ok = False
+                continue
+            due = rules.points[len(run)]
+            claim_sum += due
+            if claim.points is not None and claim.points != due:
+                problems.append(Problem(
+                    "streams/claim-points",
+                    f"{label} claims {claim.points} points, but a series of {len(run)} scores {due}",
+                ))
+        if cut_ok and claim_sum < actual.total:
+            problems.append(Problem(
+                "streams/claim-cut",
+                f"the claimed series score {claim_sum} together, but the best cut scores {actual.total}",
+            ))
+    if claimed_total is not None and claimed_total != actual.total:
+        problems.append(Problem(
+            "streams/claim-total", f"the claimed total is {claimed_total}, but the sheet scores {actual.total}"
+        ))
+    return problems

@@ -1,0 +1,165 @@
+"""Streams sheet files (SPEC §5): reading them, finding their draw, and refereeing them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from paperplay.errors import InputError, Problem
+from paperplay.jsonfile import validate
+from paperplay.seeds import canonical_seed, game_code
+from paperplay.streams import rules
+from paperplay.streams.rules import WILD, ClaimedSeries, Score, Tile
+
+SCHEMA = "streams-sheet"
+_WILD_WORDS = {"*", "x", "X"}
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A filled-in Streams sheet as read from a file or typed with --cells."""
+
+    source: str
+    cells: tuple[Tile, ...]
+    player: str | None = None
+    code: str | None = None
+    seed: str | None = None
+    draw: tuple[Tile, ...] | None = None
+    claimed_total: int | None = None
+    claimed_series: tuple[ClaimedSeries, ...] | None = None
+
+
+def sheet_from_json(data: Any, source: str) -> Sheet:
+    """Builds a Sheet from parsed JSON, which must match the streams-sheet schema."""
+    if isinstance(data, dict) and "game" in data and data["game"] != "streams":
+        raise InputError(f"{source}: is a {data['game']!r} file, not a Streams sheet (field game)")
+    validate(data, SCHEMA, source)
+    claims = data.get("claimed_series")
+    return Sheet(
+        source=source,
+        cells=tuple(data["cells"]),
+        player=data.get("player"),
+        code=canonical_seed(data["code"]) if "code" in data else None,
+        seed=_seed_field(data["seed"], source) if "seed" in data else None,
+        draw=tuple(data["draw"]) if "draw" in data else None,
+        claimed_total=data.get("claimed_total"),
+        claimed_series=None if claims is None else tuple(
+            ClaimedSeries(c["start"], c["end"], c.get("points")) for c in claims
+        ),
+    )
+
+
+def _seed_field(text: str, source: str) -> str:
+    try:
+        return canonical_seed(text)
+    except InputError as exc:
+        raise InputError(f"{source}: field seed: {exc}") from None
+
+
+def parse_tiles(text: str, option: str, count: int = 20) -> tuple[Tile, ...]:
+    """Parses a typed list of tiles such as ``"11 3 * 5 …"`` or ``"11,3,X,5,…"``."""
+    items = [item for item in re.split(r"[\s,;]+", text.strip()) if item]
+    tiles: list[Tile] = []
+    for position, item in enumerate(items, start=1):
+        if item in _WILD_WORDS:
+            tiles.append(WILD)
+        elif item.isdigit() and 1 <= int(item) <= 30:
+            tiles.append(int(item))
+        else:
+            raise InputError(
+                f"{option}: entry {position} is {item!r}; expected an integer 1-30 or * (or X) for the wild"
+            )
+    if len(tiles) != count:
+        raise InputError(f"{option}: has {len(tiles)} entries; expected exactly {count}")
+    if option == "--cells" and tiles.count(WILD) > 1:
+        raise InputError(f"{option}: has {tiles.count(WILD)} wilds; a sheet holds at most one")
+    return tuple(tiles)
+
+
+@dataclass(frozen=True)
+class SheetResult:
+    """The referee's verdict on one sheet."""
+
+    sheet: Sheet
+    seed: str | None
+    checked_against: str
+    score: Score
+    problems: tuple[Problem, ...] = field(default=())
+
+    @property
+    def valid(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": self.sheet.source,
+            "player": self.sheet.player,
+            "seed": self.seed,
+            "checked_against": self.checked_against,
+            "valid": self.valid,
+            "total": self.score.total,
+            "series": [s.to_json() for s in self.score.series],
+            "wild_value": self.score.wild_value,
+            "problems": [p.to_json() for p in self.problems],
+        }
+
+
+def _resolve_draw(
+    sheet: Sheet, seed: str | None, drawn: Sequence[Tile] | None
+) -> tuple[str | None, tuple[Tile, ...] | None, str]:
+    """Finds the sheet's draw from its own fields and the command line; disagreements are input errors."""
+    src = sheet.source
+    if sheet.seed and seed and sheet.seed != seed:
+        raise InputError(f"{src}: field seed is {sheet.seed}, but --seed gives {seed}")
+    seed = sheet.seed or seed
+    seed_draw = rules.draw(seed) if seed else None
+    if sheet.code and seed and sheet.code != game_code("streams", seed):
+        raise InputError(
+            f"{src}: field code is {sheet.code}, but seed {seed} has game code {game_code('streams', seed)}"
+        )
+    if sheet.draw is not None and drawn is not None and tuple(sheet.draw) != tuple(drawn):
+        raise InputError(f"{src}: field draw differs from the draw given with --draw")
+    recorded = sheet.draw if sheet.draw is not None else (tuple(drawn) if drawn is not None else None)
+    if seed_draw is not None and recorded is not None and seed_draw != recorded:
+        turn = next(i for i, (a, b) in enumerate(zip(seed_draw, recorded), start=1) if a != b)
+        raise InputError(
+            f"{src}: the draw list differs from seed {seed}'s draw at turn {turn} "
+            f"({recorded[turn - 1]} recorded, {seed_draw[turn - 1]} drawn by the seed)"
+        )
+    if seed_draw is not None:
+        return seed, seed_draw, "seed"
+    if recorded is not None:
+        return None, recorded, "draw"
+    return None, None, "bag"
+
+
+def referee(sheet: Sheet, seed: str | None = None, drawn: Sequence[Tile] | None = None) -> SheetResult:
+    """Checks and scores a sheet against its seed, a draw list, or (with neither) the bag alone.
+
+    Raises InputError when the sources of the draw disagree; every rule broken is collected.
+    """
+    seed, draw, against = _resolve_draw(sheet, seed, drawn)
+    problems: list[Problem] = []
+    if against == "draw":
+        assert draw is not None
+        problems += rules.check_draw(draw)
+    problems += rules.check_tiles(sheet.cells, draw)
+    result = rules.score(sheet.cells)
+    problems += rules.check_claims(sheet.cells, result, sheet.claimed_series, sheet.claimed_total)
+    return SheetResult(sheet, seed, against, result, tuple(problems))
+
+
+def ranking(results: Iterable[SheetResult]) -> list[dict[str, Any]]:
+    """Ranks valid sheets, highest total first; equal totals share a place and the next is skipped."""
+    ordered = sorted((r for r in results if r.valid), key=lambda r: -r.score.total)
+    places = []
+    for index, result in enumerate(ordered):
+        if index and result.score.total == ordered[index - 1].score.total:
+            place = places[-1]["place"]
+        else:
+            place = index + 1
+        places.append({"place": place, "player": result.sheet.player or result.sheet.source,
+                       "total": result.score.total})
+    return places

@@ -31,6 +31,14 @@ def _register_fonts() -> None:
     pdfmetrics.registerFont(TTFont(FONT_BOLD, str(folder / "VeraBd.ttf")))
 
 
+@cache
+def _color(hex_code: str) -> object:
+    # reportlab parses colour strings with a safe evaluator on every call; parse each one once.
+    from reportlab.lib.colors import HexColor
+
+    return HexColor(hex_code)
+
+
 def qr_modules(payload: str) -> list[list[bool]]:
     """Returns the QR code of a payload as rows of dark (True) and light modules, without border.
 
@@ -66,10 +74,10 @@ class _Painter:
     def _style(self, stroke: float, fill: str | None, color: str) -> tuple[int, int]:
         c = self.c
         if stroke:
-            c.setStrokeColor(color)  # type: ignore[attr-defined]
+            c.setStrokeColor(_color(color))  # type: ignore[attr-defined]
             c.setLineWidth(stroke)  # type: ignore[attr-defined]
         if fill:
-            c.setFillColor(fill)  # type: ignore[attr-defined]
+            c.setFillColor(_color(fill))  # type: ignore[attr-defined]
         return (1 if stroke else 0), (1 if fill else 0)
 
     def draw(self, item: Item) -> None:
@@ -83,7 +91,7 @@ class _Painter:
             else:
                 c.rect(x, y, item.w * PT_PER_MM, item.h * PT_PER_MM, stroke=stroke, fill=fill)  # type: ignore[attr-defined]
         elif isinstance(item, Line):
-            c.setStrokeColor(item.color)  # type: ignore[attr-defined]
+            c.setStrokeColor(_color(item.color))  # type: ignore[attr-defined]
             c.setLineWidth(item.width)  # type: ignore[attr-defined]
             c.setDash(list(item.dash) if item.dash else [])  # type: ignore[attr-defined]
             c.line(*self._xy(item.x1, item.y1), *self._xy(item.x2, item.y2))  # type: ignore[attr-defined]
@@ -102,7 +110,7 @@ class _Painter:
             c.drawPath(path, stroke=stroke, fill=fill)  # type: ignore[attr-defined]
         elif isinstance(item, Text):
             c.setFont(FONT_BOLD if item.bold else FONT, item.size)  # type: ignore[attr-defined]
-            c.setFillColor(item.color)  # type: ignore[attr-defined]
+            c.setFillColor(_color(item.color))  # type: ignore[attr-defined]
             x, y = self._xy(item.x, item.y)
             draw = {"left": c.drawString, "center": c.drawCentredString, "right": c.drawRightString}  # type: ignore[attr-defined]
             draw[item.align](x, y, item.text)
@@ -112,13 +120,13 @@ class _Painter:
             raise TypeError(f"cannot draw {item!r}")
 
     def _qr(self, item: QR) -> None:
+        # Module units with integer coordinates: short operators that compress well, written
+        # directly (no per-number float formatting), one filled path for the whole code.
         modules = qr_modules(item.payload)
         n = len(modules)
         unit = item.size / n * PT_PER_MM
         left, top = self._xy(item.x, item.y)
-        c = self.c
-        c.setFillColor("#000000")  # type: ignore[attr-defined]
-        path = c.beginPath()  # type: ignore[attr-defined]
+        ops = []
         for r, row in enumerate(modules):
             col = 0
             while col < n:
@@ -126,16 +134,24 @@ class _Painter:
                     start = col
                     while col < n and row[col]:
                         col += 1
-                    path.rect(left + start * unit, top - (r + 1) * unit, (col - start) * unit, unit)
+                    ops.append(f"{start} {n - 1 - r} {col - start} 1 re")
                 else:
                     col += 1
-        c.drawPath(path, stroke=0, fill=1)  # type: ignore[attr-defined]
+        c = self.c
+        c.saveState()  # type: ignore[attr-defined]
+        c.setFillColor(_color("#000000"))  # type: ignore[attr-defined]
+        c.transform(unit, 0, 0, unit, left, top - n * unit)  # type: ignore[attr-defined]
+        c.addLiteral("\n".join(ops) + "\nf")  # type: ignore[attr-defined]
+        c.restoreState()  # type: ignore[attr-defined]
 
 
 def render_bytes(doc: Document) -> bytes:
     """Renders a document model to PDF bytes (identical bytes for an identical model)."""
+    from reportlab import rl_config
     from reportlab.pdfgen.canvas import Canvas
 
+    # Binary (not ASCII85) streams: a quarter smaller, and every PDF reader handles them.
+    rl_config.useA85 = 0
     _register_fonts()
     buffer = io.BytesIO()
     first = doc.pages[0]

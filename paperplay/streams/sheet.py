@@ -151,15 +151,15 @@ def referee(sheet: Sheet, seed: str | None = None, drawn: Sequence[Tile] | None 
     return SheetResult(sheet, seed, against, result, tuple(problems))
 
 
-def ranking(results: Iterable[SheetResult]) -> list[dict[str, Any]]:
-    """Ranks valid sheets, highest total first; equal totals share a place and the next is skipped."""
-    ordered = sorted((r for r in results if r.valid), key=lambda r: -r.score.total)
-    places = []
-    for index, result in enumerate(ordered):
-        if index and result.score.total == ordered[index - 1].score.total:
-            place = places[-1]["place"]
-        else:
-            place = index + 1
-        places.append({"place": place, "player": result.sheet.player or result.sheet.source,
-                       "total": result.score.total})
+def ranking(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Ranks the valid sheets among JSON results, highest total first.
+
+    Equal totals share a place and the next place is skipped (1, 1, 3); the rules have no tie-break.
+    """
+    ordered = sorted((r for r in results if r.get("valid")), key=lambda r: -r["total"])
+    places: list[dict[str, Any]] = []
+    for index, row in enumerate(ordered):
+        shared = index > 0 and row["total"] == ordered[index - 1]["total"]
+        place = places[-1]["place"] if shared else index + 1
+        places.append({"place": place, "player": row["player"] or row["file"], "total": row["total"]})
     return places

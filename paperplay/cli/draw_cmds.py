@@ -1,0 +1,120 @@
+"""Commands that reveal or call a seed's draw: draw and call."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from paperplay.cli.app import app
+from paperplay.cli.common import Game, guarded, print_json
+from paperplay.errors import InputError
+from paperplay.seeds import canonical_seed, display_code, game_code
+
+
+@app.command()
+@guarded
+def draw(
+    game: Game = typer.Argument(..., help="Which game: streams, streetcar or sequence."),
+    seed: str = typer.Option(..., "--seed", "-s", help="The seed whose draw to show."),
+    players: int = typer.Option(None, "--players", "-n", help="Streetcar: number of seats dealt."),
+    card_set: int = typer.Option(2, "--set", help="Streetcar: route card set, 2 or 3 stops."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+) -> None:
+    """Shows what a seed deals: for Streams, the 20 tiles in draw order.
+
+    This reveals the draw: it is for the organiser, or for checking after the game.
+
+    Example: paperplay draw streams --seed 7KQ2-M9XD --json
+    """
+    canonical = canonical_seed(seed)
+    if game is not Game.streams:
+        raise InputError(f"draw {game.value}: not available in this version of paperplay; try: draw streams")
+    from paperplay.streams.rules import WILD, draw as streams_draw
+
+    tiles = streams_draw(canonical)
+    if as_json:
+        print_json({"game": "streams", "seed": canonical, "draw": list(tiles)})
+        return
+    typer.echo(f"Streams draw for seed {display_code(canonical)} (game code {display_code(game_code('streams', canonical))})")
+    for turn, tile in enumerate(tiles, start=1):
+        typer.echo(f"{turn:>4}. {'* (wild)' if tile == WILD else tile}")
+
+
+_BIG = {
+    "0": [" ### ", "#   #", "#   #", "#   #", " ### "],
+    "1": ["  #  ", " ##  ", "  #  ", "  #  ", " ### "],
+    "2": [" ### ", "#   #", "  ## ", " #   ", "#####"],
+    "3": ["#### ", "    #", " ### ", "    #", "#### "],
+    "4": ["#   #", "#   #", "#####", "    #", "    #"],
+    "5": ["#####", "#    ", "#### ", "    #", "#### "],
+    "6": [" ### ", "#    ", "#### ", "#   #", " ### "],
+    "7": ["#####", "    #", "   # ", "  #  ", "  #  "],
+    "8": [" ### ", "#   #", " ### ", "#   #", " ### "],
+    "9": [" ### ", "#   #", " ####", "    #", " ### "],
+    "*": ["# # #", " ### ", "#####", " ### ", "# # #"],
+}
+
+
+def big_text(text: str) -> list[str]:
+    """Returns text in a five-line block font, so a room can read it off a screen."""
+    rows = []
+    for r in range(5):
+        rows.append("  ".join(_BIG[ch][r] for ch in text).replace("#", "█"))
+    return rows
+
+
+@app.command()
+@guarded
+def call(
+    game: Game = typer.Argument(..., help="The game to call: streams."),
+    seed: str = typer.Option(..., "--seed", "-s", help="The seed whose draw to call."),
+    start: int = typer.Option(1, "--from", help="Resume at this turn (1-20)."),
+) -> None:
+    """Calls the draw one tile at a time in the terminal: Enter shows the next tile.
+
+    Keys: Enter for the next tile, b then Enter to go back one, q then Enter to stop.
+    Stopped early? Resume later with --from K.
+
+    Example: paperplay call streams --seed 7KQ2-M9XD --from 12
+    """
+    if game is not Game.streams:
+        raise InputError(f"call {game.value}: only Streams is called tile by tile")
+    canonical = canonical_seed(seed)
+    from paperplay.streams.rules import WILD, draw as streams_draw
+
+    tiles = streams_draw(canonical)
+    if not 1 <= start <= len(tiles):
+        raise InputError(f"--from: is {start}; expected a turn 1-{len(tiles)}")
+    clear = sys.stdout.isatty() and os.environ.get("TERM") not in (None, "dumb")
+    code = display_code(game_code("streams", canonical))
+    turn = start
+    typer.echo(f"Calling Streams, game {code}. Enter: next tile · b: back · q: quit")
+    while True:
+        try:
+            answer = input(f"[Enter for turn {turn}/{len(tiles)}] " if turn <= len(tiles) else "").strip().lower()
+        except (EOFError, KeyboardInterrupt):
+            answer = "q"
+        if answer == "q":
+            if turn <= len(tiles):
+                typer.echo(f"\nStopped before turn {turn}. Resume with: paperplay call streams --seed {canonical} --from {turn}")
+            return
+        if answer == "b":
+            turn = max(1, turn - 2) if turn > 1 else 1
+        if turn > len(tiles):
+            typer.echo("All 20 tiles are called. Time to score: paperplay score SHEET.json --seed SEED")
+            return
+        tile = tiles[turn - 1]
+        if clear:
+            typer.echo("\033[2J\033[H", nl=False)
+        typer.echo(f"\n  Game {code}    turn {turn}/{len(tiles)}\n")
+        for row in big_text("*" if tile == WILD else str(tile)):
+            typer.echo("    " + row)
+        typer.echo(f"\n  {'WILD' if tile == WILD else tile}" + ("  (the wild: any one number)" if tile == WILD else ""))
+        done = ", ".join("*" if t == WILD else str(t) for t in tiles[:turn])
+        typer.echo(f"  called so far: {done}\n")
+        turn += 1
+        if turn > len(tiles):
+            typer.echo("That was the last tile. Time to score: paperplay score SHEET.json --seed SEED")
+            return

@@ -1,0 +1,108 @@
+"""Commands that print kits: sheets and kit."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+
+from paperplay.cli.app import app
+from paperplay.cli.common import FORCE_HELP, OUT_HELP, SEED_HELP, Game, Paper, guarded, output_path, seed_or_new, size_text
+from paperplay.errors import InputError
+from paperplay.seeds import display_code, game_code
+
+MAX_PLAYERS = 200
+
+
+def _names(names: str | None) -> list[str]:
+    if not names:
+        return []
+    return [n.strip() for n in names.split(",")]
+
+
+def _players(players: int | None, names: list[str], low: int = 1, high: int = MAX_PLAYERS) -> int:
+    if players is None:
+        if not names:
+            raise InputError("--players: missing; say how many players, e.g. --players 8 (or give --names)")
+        players = len(names)
+    if not low <= players <= high:
+        raise InputError(f"--players: is {players}; expected {low}-{high}")
+    if len(names) > players:
+        raise InputError(f"--names: gives {len(names)} names for {players} players")
+    return players
+
+
+def _report(path: Path, size: int, pages: int, seed: str, generated: bool, game: str, started: float) -> None:
+    typer.echo(f"Wrote {path} ({pages} page{'s' if pages != 1 else ''}, {size_text(size)}, "
+               f"{time.perf_counter() - started:.2f} s)")
+    typer.echo(f"Game code: {display_code(game_code(game, seed))}  (printed on every page; players may see it)")
+    typer.echo(f"Seed:      {display_code(seed)}  ({'new; ' if generated else ''}for the organiser only: "
+               "reveal it after the game to check the sheets)")
+
+
+@app.command()
+@guarded
+def sheets(
+    players: int = typer.Option(None, "--players", "-n", help="Number of players, 1-200: one page each."),
+    seed: str = typer.Option(None, "--seed", "-s", help=SEED_HELP),
+    names: str = typer.Option(None, "--names", help="Player names, comma-separated, printed on the sheets."),
+    paper: Paper = typer.Option(Paper.a4, "--paper", help="Paper size."),
+    out: Path = typer.Option(None, "--out", "-o", help=OUT_HELP, dir_okay=False),
+    force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
+) -> None:
+    """Prints Streams score sheets, one page per player.
+
+    Each page has the train of 20 boxes, the scoring table, the game code and a QR code; never
+    the seed or the draw. Same seed and options give a byte-identical PDF.
+
+    Example: paperplay sheets --players 8 --names "Ann,Bob,Søren" --seed 7KQ2-M9XD
+    """
+    from paperplay.render.pdf import check_writable, write_pdf
+    from paperplay.streams.pages import sheets_document
+
+    started = time.perf_counter()
+    name_list = _names(names)
+    count = _players(players, name_list)
+    canonical, generated = seed_or_new(seed)
+    path = output_path(out, "streams", canonical, "sheets")
+    check_writable(path, force)
+    doc = sheets_document(game_code("streams", canonical), count, name_list, paper.value)
+    size = write_pdf(doc, path, force)
+    _report(path, size, len(doc.pages), canonical, generated, "streams", started)
+
+
+@app.command()
+@guarded
+def kit(
+    game: Game = typer.Argument(..., help="Which game: streams, streetcar or sequence."),
+    players: int = typer.Option(None, "--players", "-n", help="Number of players (Streams: one sheet each)."),
+    seed: str = typer.Option(None, "--seed", "-s", help=SEED_HELP),
+    names: str = typer.Option(None, "--names", help="Player names, comma-separated (Streams sheets)."),
+    paper: Paper = typer.Option(Paper.a4, "--paper", help="Paper size."),
+    out: Path = typer.Option(None, "--out", "-o", help=OUT_HELP, dir_okay=False),
+    force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
+) -> None:
+    """Prints a game's whole print-and-play kit.
+
+    Streams: the caller's sheet (seed and draw, for the organiser only), the 40 tiles to cut
+    out for a physical bag, and one score sheet per player.
+
+    Example: paperplay kit streams --players 4 --seed 7KQ2-M9XD
+    """
+    from paperplay.render.pdf import check_writable, write_pdf
+
+    started = time.perf_counter()
+    canonical, generated = seed_or_new(seed)
+    path = output_path(out, game.value, canonical, "kit")
+    if game is not Game.streams:
+        raise InputError(f"kit {game.value}: not available in this version of paperplay; try: kit streams")
+    from paperplay.streams.pages import kit_document
+    from paperplay.streams.rules import draw
+
+    name_list = _names(names)
+    count = _players(players if players is not None or name_list else 4, name_list)
+    check_writable(path, force)
+    doc = kit_document(canonical, game_code("streams", canonical), draw(canonical), count, name_list, paper.value)
+    size = write_pdf(doc, path, force)
+    _report(path, size, len(doc.pages), canonical, generated, game.value, started)

@@ -69,8 +69,8 @@ class Rng:
 
     def randbelow(self, n: int) -> int:
         """Returns a uniform integer in [0, n) by rejection of the words at or above the limit."""
-        if n <= 0:
-            raise ValueError(f"randbelow needs a positive bound, not {n}")
+        if not 0 < n <= _WORD_MODULUS:
+            raise ValueError(f"randbelow needs a bound in 1..2**64, not {n}")
         limit = _WORD_MODULUS - (_WORD_MODULUS % n)
         for word in self._words:
             if word < limit:

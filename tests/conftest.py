@@ -1,0 +1,52 @@
+"""Shared fixtures: paths, a CLI runner, and a helper to run paperplay as a whole process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from paperplay.cli.app import app
+
+DATA = Path(__file__).parent / "data"
+SPEC_SHEET = {
+    "game": "streams",
+    "code": "P2QP-HGPH",
+    "seed": "7KQ2-M9XD",
+    "player": "Ann",
+    "cells": [4, 3, 6, 5, 1, 7, 15, 11, 13, 15, 17, 16, 18, 8, 23, 20, 25, 27, 28, 24],
+    "claimed_total": 16,
+}
+
+
+@pytest.fixture
+def cli():
+    """Invokes the CLI in-process; returns the click Result (stdout, stderr, exit_code)."""
+    runner = CliRunner()
+
+    def invoke(*args: str, input: str | None = None):
+        return runner.invoke(app, list(args), input=input)
+
+    return invoke
+
+
+@pytest.fixture
+def write_json(tmp_path):
+    """Writes a JSON document to a file in tmp_path and returns its path."""
+
+    def write(name: str, document: object) -> Path:
+        path = tmp_path / name
+        path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+        return path
+
+    return write
+
+
+def run_paperplay(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Runs ``python -m paperplay`` as a separate process."""
+    return subprocess.run([sys.executable, "-m", "paperplay", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120)

@@ -53,7 +53,7 @@ def _describe(error: Any) -> str:
     if error.validator in ("minItems", "maxItems"):
         return f"field {where} has {len(instance)} entries; expected {description or error.message}"
     if error.validator in ("maxContains", "minContains", "contains"):
-        return f"field {where} has {sum(1 for x in instance if x == '*')} wilds; expected {description}"
+        return f"field {where} has {sum(1 for x in instance if x == '*')} wilds; expected at most one wild (\"*\")"
     if error.validator == "type" and where == "the top level":
         return f"the file holds a JSON {type(instance).__name__}; expected an object with a \"game\" field"
     found = json.dumps(instance, ensure_ascii=False)

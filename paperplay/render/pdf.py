@@ -202,7 +202,10 @@ def write_atomic(path: Path, data: bytes, force: bool) -> None:
     A crash mid-write leaves no file at path (and no stray temporary file once it is cleaned up).
     """
     check_writable(path, force)
-    handle, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        handle, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    except OSError as exc:
+        raise InputError(f"{path.parent}: cannot write in the output folder ({exc.strerror})") from None
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)

@@ -1,0 +1,213 @@
+"""The command line for Streams: draw, call, score, verify, schema, and every kind of bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import SPEC_SHEET, run_paperplay
+from paperplay import __version__
+
+SPEC_DRAW = [11, 3, 5, 17, 27, 25, 6, 4, 13, 15, 16, 1, 28, 15, 7, 18, 23, 8, 20, 24]
+
+
+def test_version_and_help(cli):
+    assert cli("--version").stdout.strip() == f"paperplay {__version__}"
+    for command in ("sheets", "kit", "draw", "call", "score", "verify", "schema"):
+        result = cli(command, "--help")
+        assert result.exit_code == 0
+        assert "Example" in result.stdout, command
+
+
+def test_python_dash_m_works():
+    result = run_paperplay("draw", "streams", "--seed", "7KQ2-M9XD", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"game": "streams", "seed": "7KQ2M9XD", "draw": SPEC_DRAW}
+
+
+def test_draw_json_shows_the_wild_as_star(cli):
+    result = cli("draw", "streams", "--seed", "1", "--json")
+    assert json.loads(result.stdout)["draw"][17] == "*"
+
+
+def test_draw_text(cli):
+    result = cli("draw", "streams", "--seed", "7kq2-m9xd")
+    assert result.exit_code == 0
+    assert "7KQ2-M9XD" in result.stdout and "P2QP-HGPH" in result.stdout
+    assert "  20. 24" in result.stdout
+
+
+def test_draw_rejects_a_seed_of_punctuation(cli):
+    result = cli("draw", "streams", "--seed", "-!-")
+    assert result.exit_code == 2
+    assert "seed '-!-'" in result.stderr
+
+
+def _shown_turns(stdout: str) -> list[str]:
+    return [line.split("turn ")[1].split("/")[0] for line in stdout.splitlines() if line.startswith("  Game ")]
+
+
+def test_call_shows_each_tile_and_can_resume(cli):
+    result = cli("call", "streams", "--seed", "7KQ2M9XD", input="\n\n\nq\n")
+    assert result.exit_code == 0
+    assert _shown_turns(result.stdout) == ["1", "2", "3"]
+    assert "called so far: 11, 3, 5" in result.stdout
+    assert "--from 4" in result.stdout
+    resumed = cli("call", "streams", "--seed", "7KQ2M9XD", "--from", "20", input="\n")
+    assert "turn 20/20" in resumed.stdout and "last tile" in resumed.stdout
+
+
+def test_call_goes_back_one_tile(cli):
+    result = cli("call", "streams", "--seed", "7KQ2M9XD", input="\n\nb\nq\n")
+    assert _shown_turns(result.stdout) == ["1", "2", "1"]
+
+
+def test_call_ends_cleanly_without_input(cli):
+    result = cli("call", "streams", "--seed", "7KQ2M9XD", input="")
+    assert result.exit_code == 0
+    assert "Resume with" in result.stdout
+
+
+def test_call_rejects_a_turn_out_of_range(cli):
+    assert cli("call", "streams", "--seed", "1", "--from", "21").exit_code == 2
+
+
+def test_score_json_matches_spec(cli, write_json):
+    path = write_json("ann.json", SPEC_SHEET)
+    result = cli("score", str(path), "--json")
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    (row,) = document["results"]
+    assert row["valid"] is True and row["total"] == 16 and row["player"] == "Ann"
+    assert row["seed"] == "7KQ2M9XD" and row["wild_value"] is None and row["problems"] == []
+    assert row["series"][:2] == [{"start": 2, "end": 3, "length": 2, "points": 1},
+                                 {"start": 5, "end": 7, "length": 3, "points": 3}]
+
+
+def test_score_several_files_ranks_valid_sheets(cli, write_json):
+    ann = write_json("ann.json", SPEC_SHEET)
+    bob = write_json("bob.json", {**SPEC_SHEET, "player": "Bob", "claimed_total": None} | {"claimed_total": 16})
+    bad = write_json("cy.json", {**SPEC_SHEET, "player": "Cy", "cells": [30] + SPEC_SHEET["cells"][1:]})
+    result = cli("score", str(ann), str(bob), str(bad), "--json")
+    assert result.exit_code == 1
+    document = json.loads(result.stdout)
+    assert document["ranking"] == [{"place": 1, "player": "Ann", "total": 16}, {"place": 1, "player": "Bob", "total": 16}]
+    assert [r["valid"] for r in document["results"]] == [True, True, False]
+
+
+def test_score_cells_on_the_command_line(cli):
+    cells = " ".join(map(str, SPEC_SHEET["cells"]))
+    result = cli("score", "--cells", cells, "--seed", "7KQ2-M9XD")
+    assert result.exit_code == 0
+    assert "16 points, valid" in result.stdout
+
+
+def test_score_cells_with_the_wild_as_x(cli):
+    result = cli("score", "--cells", "5 12 X 14 " + " ".join(map(str, range(20, 30))) + " 1 2 3 4 6 7", "--json")
+    row = json.loads(result.stdout)["results"][0]
+    assert row["wild_value"] == 12 and row["checked_against"] == "bag"
+
+
+def test_score_with_a_draw_list(cli):
+    cells = " ".join(map(str, SPEC_SHEET["cells"]))
+    result = cli("score", "--cells", cells, "--draw", ",".join(map(str, SPEC_DRAW)), "--json")
+    assert json.loads(result.stdout)["results"][0]["checked_against"] == "draw"
+    assert result.exit_code == 0
+
+
+def test_a_draw_list_the_bag_cannot_produce_exits_1(cli):
+    drawn = [3] + SPEC_DRAW[1:]
+    cells = [3] + SPEC_SHEET["cells"][:6] + SPEC_SHEET["cells"][7:]  # replace 11 by another 3
+    result = cli("score", "--cells", " ".join(map(str, cells)), "--draw", ",".join(map(str, drawn)), "--json")
+    assert result.exit_code == 1
+    assert "streams/draw" in {p["rule"] for p in json.loads(result.stdout)["results"][0]["problems"]}
+
+
+def test_wrong_claim_exits_1_and_reports_the_computed_score(cli, write_json):
+    path = write_json("ann.json", {**SPEC_SHEET, "claimed_total": 20})
+    result = cli("score", str(path), "--json")
+    assert result.exit_code == 1
+    row = json.loads(result.stdout)["results"][0]
+    assert row["valid"] is False and row["total"] == 16
+    assert row["problems"] == [{"rule": "streams/claim-total", "message": "the claimed total is 20, but the sheet scores 16"}]
+
+
+def test_verify_streams_sheet(cli, write_json):
+    path = write_json("ann.json", SPEC_SHEET)
+    result = cli("verify", str(path), "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["results"][0]["total"] == 16
+
+
+def test_highest_exit_code_wins(cli, write_json):
+    good = write_json("good.json", SPEC_SHEET)
+    broken = write_json("broken.json", {**SPEC_SHEET, "claimed_total": 1})
+    result = cli("verify", str(good), str(broken), "missing.json", "--json")
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["results"][2]["error"].startswith("missing.json")
+    assert "missing.json: no such file" in result.stderr
+
+
+def test_schema_prints_the_sheet_schema(cli):
+    result = cli("schema", "streams-sheet")
+    assert json.loads(result.stdout)["title"] == "Streams score sheet"
+    assert "streams-sheet" in cli("schema").stdout
+    assert cli("schema", "nonsense").exit_code == 2
+
+
+BAD_SHEETS = [
+    ("not JSON", "{\"game\": \"streams\", cells: }", "is not valid JSON"),
+    ("wrong type", {**SPEC_SHEET, "cells": "1 2 3"}, "field cells is \"1 2 3\""),
+    ("19 boxes", {**SPEC_SHEET, "cells": SPEC_SHEET["cells"][:19]}, "field cells has 19 entries"),
+    ("value 31", {**SPEC_SHEET, "cells": [31] + SPEC_SHEET["cells"][1:]}, "field cells[0] is 31; expected an integer 1-30"),
+    ("two wilds", {**SPEC_SHEET, "cells": ["*", "*"] + SPEC_SHEET["cells"][2:]}, "has 2 wilds"),
+    ("unknown field", {**SPEC_SHEET, "colour": "red"}, "unknown field 'colour'"),
+    ("seed of punctuation", {**SPEC_SHEET, "seed": "--!"}, "field seed"),
+    ("missing cells", {"game": "streams"}, "missing field 'cells'"),
+    ("another game", {"game": "streetcar", "board": "standard", "tiles": []}, "not a Streams sheet"),
+    ("not an object", [1, 2, 3], "JSON list"),
+    ("code disagrees with seed", {**SPEC_SHEET, "code": "AAAA-AAAA"}, "field code is AAAAAAAA"),
+    ("draw disagrees with seed", {**SPEC_SHEET, "draw": [3] + SPEC_DRAW[1:]}, "differs from seed 7KQ2M9XD's draw at turn 1"),
+    ("claim points negative", {**SPEC_SHEET, "claimed_total": -1}, "field claimed_total is -1"),
+]
+
+
+@pytest.mark.parametrize("name, document, message", BAD_SHEETS, ids=[b[0] for b in BAD_SHEETS])
+def test_bad_sheet_files_exit_2_with_one_clear_line(cli, tmp_path, name, document, message):
+    path = tmp_path / "sheet.json"
+    path.write_text(document if isinstance(document, str) else json.dumps(document), encoding="utf-8")
+    result = cli("score", str(path))
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert str(path) in result.stderr
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_file_seed_disagreeing_with_option_seed_is_an_input_error(cli, write_json):
+    path = write_json("ann.json", SPEC_SHEET)
+    result = cli("score", str(path), "--seed", "OTHER")
+    assert result.exit_code == 2 and "--seed gives OTHER" in result.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["score"], "give one or more sheet files"),
+    (["score", "--cells", "1 2 3"], "--cells: has 3 entries"),
+    (["score", "--cells", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 31"], "entry 20 is '31'"),
+    (["score", "--cells", "* * 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20"], "2 wilds"),
+    (["score", "--cells", " ".join(["1"] * 20), "--seed", "A", "--draw", "1"], "not both"),
+    (["sheets", "--players", "0"], "--players: is 0"),
+    (["sheets", "--players", "201"], "--players: is 201"),
+    (["sheets", "--players", "2", "--names", "A,B,C"], "3 names for 2 players"),
+    (["sheets", "--players", "2", "--seed", "..."], "no ASCII letters"),
+    (["kit", "streams", "--seed", "x" * 40], "at most 32"),
+])
+def test_bad_options_exit_2(cli, args, message):
+    result = cli(*args)
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+def test_unknown_game_and_paper_are_usage_errors(cli):
+    assert cli("kit", "chess").exit_code == 2
+    assert cli("sheets", "--players", "2", "--paper", "a5").exit_code == 2

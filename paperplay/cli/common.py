@@ -47,7 +47,7 @@ def output_path(out: Path | None, game: str, seed: str, what: str) -> Path:
 
 def print_json(document: Any) -> None:
     """Prints one JSON document on stdout (the only thing --json prints there)."""
-    sys.stdout.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
 
 
 def size_text(n: int) -> str:

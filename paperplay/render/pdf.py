@@ -10,6 +10,7 @@ import io
 import os
 import tempfile
 from functools import cache
+from itertools import groupby
 from pathlib import Path
 
 from paperplay.errors import InputError
@@ -50,7 +51,7 @@ def qr_modules(payload: str) -> list[list[bool]]:
     code = qrcode.QRCode(error_correction=ERROR_CORRECT_M, border=0, mask_pattern=0)
     code.add_data(payload)
     code.make(fit=True)
-    return [list(row) for row in code.get_matrix()]
+    return code.get_matrix()
 
 
 def text_width(text: str, size: float, bold: bool = False) -> float:
@@ -128,15 +129,13 @@ class _Painter:
         left, top = self._xy(item.x, item.y)
         ops = []
         for r, row in enumerate(modules):
+            y = n - 1 - r
             col = 0
-            while col < n:
-                if row[col]:
-                    start = col
-                    while col < n and row[col]:
-                        col += 1
-                    ops.append(f"{start} {n - 1 - r} {col - start} 1 re")
-                else:
-                    col += 1
+            for dark, run in groupby(row):
+                length = len(list(run))
+                if dark:
+                    ops.append(f"{col} {y} {length} 1 re")
+                col += length
         c = self.c
         c.saveState()  # type: ignore[attr-defined]
         c.setFillColor(_color("#000000"))  # type: ignore[attr-defined]

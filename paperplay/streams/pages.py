@@ -59,13 +59,14 @@ def sheet_form(width: float, height: float, code: str, rules: StreamsRules) -> t
     # Series points: one box per series (at most 10 series of 2 or more fit in 20 boxes), and the total.
     row = TRAIN_TOP + BOX_HEIGHT + 18
     items.append(Text(MARGIN, row - 2, "Series points", size=11, bold=True))
-    cell = 15.0
+    cell, gap = 14.0, 5.0
     for i in range(10):
-        x = MARGIN + LOCO_WIDTH + i * (cell + 2)
+        x = MARGIN + LOCO_WIDTH + i * (cell + gap)
         items.append(Rect(x, row - 8, cell, 11, stroke=0.7))
         items.append(Text(x + 1, row - 5.5, f"{i + 1}", size=5, color="#777777"))
-        items.append(Text(x + cell + 1, row - 1.2, "+" if i < 9 else "=", size=10, color="#777777"))
-    total_x = MARGIN + LOCO_WIDTH + 10 * (cell + 2) + 2
+        items.append(Text(x + cell + gap / 2, row - 1.2, "+" if i < 9 else "=", size=10, align="center",
+                          color="#777777"))
+    total_x = MARGIN + LOCO_WIDTH + 10 * (cell + gap)
     items.append(Rect(total_x, row - 10, 34, 15, stroke=1.6, color=ACCENT))
     items.append(Text(total_x + 1.5, row - 6.8, "TOTAL", size=6, bold=True, color=ACCENT))
 

@@ -1,0 +1,71 @@
+"""Prints paperplay's speed and size figures on this machine (not a test: nothing here fails).
+
+Run: python benchmarks/run.py            (all figures)
+     python benchmarks/run.py streams    (only the Streams ones)
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def whole_process(args: list[str], repeat: int = 5) -> tuple[float, int]:
+    """Median wall time of a whole `python -m paperplay …` process, and the PDF's size."""
+    times = []
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "out.pdf"
+        for _ in range(repeat):
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "paperplay", *args, "--out", str(out), "--force"],
+                           check=True, capture_output=True)
+            times.append(time.perf_counter() - started)
+        return statistics.median(times), out.stat().st_size
+
+
+def streams() -> None:
+    from paperplay.render.pdf import render_bytes
+    from paperplay.seeds import shuffled
+    from paperplay.streams.pages import sheets_document
+    from paperplay.streams.rules import draw, score
+
+    print("Streams")
+    t8, size8 = whole_process(["sheets", "--players", "8", "--seed", "BENCH"])
+    t200, size200 = whole_process(["sheets", "--players", "200", "--seed", "BENCH"], repeat=3)
+    print(f"  paperplay sheets --players 8    whole process {t8:.3f} s   {size8 / 1024:.1f} KB   (target < 0.3 s)")
+    print(f"  paperplay sheets --players 200  whole process {t200:.3f} s   {size200 / 1024:.1f} KB")
+
+    # In-process render cost per page: the difference between 200 and 8 pages, over 192 pages.
+    render_bytes(sheets_document("P2QPHGPH", 2))  # warm up fonts and imports
+    timings = {}
+    for players in (8, 200):
+        doc = sheets_document("P2QPHGPH", players)
+        runs = []
+        for _ in range(3):
+            started = time.perf_counter()
+            data = render_bytes(doc)
+            runs.append(time.perf_counter() - started)
+        timings[players] = (min(runs), len(data))
+    ms = (timings[200][0] - timings[8][0]) / 192 * 1000
+    kb = (timings[200][1] - timings[8][1]) / 192 / 1024
+    print(f"  each additional page            {ms:.2f} ms   {kb:.2f} KB   (targets < 2 ms, < 2 KB)")
+    print(f"  whole process, per page (200)   {t200 / 200 * 1000:.2f} ms   {size200 / 200 / 1024:.2f} KB")
+
+    sheets = [shuffled(list(draw(f"S{i}")), "bench", f"S{i}") for i in range(10_000)]
+    started = time.perf_counter()
+    for cells in sheets:
+        score(cells)
+    elapsed = time.perf_counter() - started
+    print(f"  scoring 10,000 sheets           {elapsed:.3f} s   {10_000 / elapsed:,.0f} sheets/s   (target < 1 s)")
+
+
+SUITES = {"streams": streams}
+
+if __name__ == "__main__":
+    chosen = sys.argv[1:] or list(SUITES)
+    for name in chosen:
+        SUITES[name]()

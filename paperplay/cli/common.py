@@ -20,6 +20,13 @@ class Game(str, enum.Enum):
     sequence = "sequence"
 
 
+class Level(str, enum.Enum):
+    add = "add"
+    add_sub = "add-sub"
+    mul_div = "mul-div"
+    mixed = "mixed"
+
+
 class Paper(str, enum.Enum):
     a4 = "a4"
     letter = "letter"

@@ -8,7 +8,7 @@ import sys
 import typer
 
 from paperplay.cli.app import app
-from paperplay.cli.common import Game, guarded, print_json
+from paperplay.cli.common import Game, Level, guarded, print_json
 from paperplay.errors import InputError
 from paperplay.seeds import canonical_seed, display_code, game_code
 
@@ -20,15 +20,22 @@ def draw(
     seed: str = typer.Option(..., "--seed", "-s", help="The seed whose draw to show."),
     players: int = typer.Option(None, "--players", "-n", help="Streetcar: number of seats dealt."),
     card_set: int = typer.Option(2, "--set", help="Streetcar: route card set, 2 or 3 stops."),
+    numbers: str = typer.Option("1-48", "--numbers", help="Sequence: the kit's --numbers option."),
+    level: Level = typer.Option(Level.mixed, "--level", help="Sequence: the kit's --level option."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
-    """Shows what a seed deals: for Streams, the 20 tiles in draw order.
+    """Shows what a seed deals: Streams' 20 tiles in order; Sequence's board and deck order.
 
     This reveals the draw: it is for the organiser, or for checking after the game.
 
-    Example: paperplay draw streams --seed 7KQ2-M9XD --json
+    Examples: paperplay draw streams --seed 7KQ2-M9XD --json
+
+              paperplay draw sequence --seed 7KQ2-M9XD --level add
     """
     canonical = canonical_seed(seed)
+    if game is Game.sequence:
+        _draw_sequence(canonical, numbers, level.value, as_json)
+        return
     if game is not Game.streams:
         raise InputError(f"draw {game.value}: not available in this version of paperplay; try: draw streams")
     from paperplay.streams.rules import WILD, draw as streams_draw
@@ -40,6 +47,35 @@ def draw(
     typer.echo(f"Streams draw for seed {display_code(canonical)} (game code {display_code(game_code('streams', canonical))})")
     for turn, tile in enumerate(tiles, start=1):
         typer.echo(f"{turn:>4}. {'* (wild)' if tile == WILD else tile}")
+
+
+def _draw_sequence(seed: str, numbers: str, level: str, as_json: bool) -> None:
+    from paperplay.sequence.pages import card_order
+    from paperplay.sequence.rules import make_board, make_deck, number_set, number_set_name
+
+    values = number_set(numbers)
+    board = make_board(seed, values)
+    deck = make_deck(seed, values, level)
+    if as_json:
+        print_json({"game": "sequence", "seed": seed, "numbers": number_set_name(values), "level": level,
+                    "board": [list(row) for row in board], "deck": [card.text for card in deck]})
+        return
+    code = display_code(game_code("sequence", seed))
+    typer.echo(f"Sequence Numbers board for seed {display_code(seed)} (game code {code}), "
+               f"numbers {number_set_name(values)}, level {level}")
+    typer.echo("      " + " ".join(f"{c:>4}" for c in range(len(board))))
+    for r, row in enumerate(board):
+        typer.echo(f"  {r:>2}  " + " ".join(f"{'FREE' if v is None else v:>4}" for v in row))
+    printed = card_order(deck)
+    number_of: dict[str, list[int]] = {}
+    for i, card in enumerate(printed, start=1):
+        number_of.setdefault(card.text, []).append(i)
+    typer.echo("Deck order, top first (card number as printed, then the card):")
+    used: dict[str, int] = {}
+    for position, card in enumerate(deck, start=1):
+        k = used.get(card.text, 0)
+        used[card.text] = k + 1
+        typer.echo(f"  {position:>3}. #{number_of[card.text][k]:<4} {card.text}")
 
 
 _BIG = {

@@ -8,7 +8,9 @@ from pathlib import Path
 import typer
 
 from paperplay.cli.app import app
-from paperplay.cli.common import FORCE_HELP, OUT_HELP, SEED_HELP, Game, Paper, guarded, output_path, seed_or_new, size_text
+from paperplay.cli.common import (
+    FORCE_HELP, OUT_HELP, SEED_HELP, Game, Level, Paper, guarded, output_path, seed_or_new, size_text,
+)
 from paperplay.errors import InputError
 from paperplay.seeds import display_code, game_code
 
@@ -31,6 +33,16 @@ def _players(players: int | None, names: list[str], low: int = 1, high: int = MA
     if len(names) > players:
         raise InputError(f"--names: gives {len(names)} names for {players} players")
     return players
+
+
+def _offset(text: str) -> tuple[float, float]:
+    try:
+        x, y = (float(v) for v in text.split(","))
+    except ValueError:
+        raise InputError(f"--back-offset: is {text!r}; expected X,Y in mm, e.g. 1.5,-0.5") from None
+    if abs(x) > 20 or abs(y) > 20:
+        raise InputError(f"--back-offset: {text!r} is more than 20 mm; expected a small drift such as 1.5,-0.5")
+    return x, y
 
 
 def _report(path: Path, size: int, pages: int, seed: str, generated: bool, game: str, started: float) -> None:
@@ -82,19 +94,43 @@ def kit(
     paper: Paper = typer.Option(Paper.a4, "--paper", help="Paper size."),
     out: Path = typer.Option(None, "--out", "-o", help=OUT_HELP, dir_okay=False),
     force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
+    numbers: str = typer.Option("1-48", "--numbers", help="Sequence: board numbers: 1-48, 0-47, times-tables "
+                                "or 48 numbers separated by commas."),
+    level: Level = typer.Option(Level.mixed, "--level", help="Sequence: equation level."),
+    poster: bool = typer.Option(False, "--poster", help="Sequence: also print the board as a tiled poster."),
+    ink_saver: bool = typer.Option(False, "--ink-saver", help="White backgrounds and outlines instead of fills."),
+    back_offset: str = typer.Option("0,0", "--back-offset", help="Shift card backs by X,Y mm (duplex drift)."),
 ) -> None:
     """Prints a game's whole print-and-play kit.
 
     Streams: the caller's sheet (seed and draw, for the organiser only), the 40 tiles to cut
     out for a physical bag, and one score sheet per player.
 
-    Example: paperplay kit streams --players 4 --seed 7KQ2-M9XD
+    Sequence: the organiser's page (seed, deck order), the board, 100 equation cards nine to a
+    page with mirrored duplex backs, chips in three colours and shapes, and the rules.
+
+    Examples: paperplay kit streams --players 4 --seed 7KQ2-M9XD
+
+              paperplay kit sequence --level add-sub --numbers 0-47 --poster
     """
     from paperplay.render.pdf import check_writable, write_pdf
 
     started = time.perf_counter()
     canonical, generated = seed_or_new(seed)
     path = output_path(out, game.value, canonical, "kit")
+    if game is Game.sequence:
+        from paperplay.sequence.pages import kit_document as sequence_kit
+        from paperplay.sequence.rules import make_board, make_deck, number_set, number_set_name
+
+        values = number_set(numbers)
+        offset = _offset(back_offset)
+        check_writable(path, force)
+        doc = sequence_kit(canonical, game_code("sequence", canonical), make_board(canonical, values),
+                           make_deck(canonical, values, level.value), number_set_name(values), level.value,
+                           paper.value, poster, ink_saver, offset)
+        size = write_pdf(doc, path, force)
+        _report(path, size, len(doc.pages), canonical, generated, game.value, started)
+        return
     if game is not Game.streams:
         raise InputError(f"kit {game.value}: not available in this version of paperplay; try: kit streams")
     from paperplay.streams.pages import kit_document

@@ -25,6 +25,16 @@ def _streams_outcome(source: str, data: Any, seed: str | None, drawn: Any) -> Ou
     return Outcome(source, 0 if result.valid else 1, result.to_json(), tuple(result_lines(result)))
 
 
+def _sequence_outcome(source: str, data: Any) -> Outcome:
+    from paperplay.sequence.referee import verify_record
+
+    try:
+        result = verify_record(data, source)
+    except InputError as exc:
+        return input_error(source, exc)
+    return Outcome(source, 0 if result.valid else 1, result.to_json(), tuple(result.text_lines()))
+
+
 def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]] | None) -> None:
     for outcome in outcomes:
         if "error" in outcome.result:
@@ -97,7 +107,7 @@ def score(
 @app.command()
 @guarded
 def verify(
-    files: list[Path] = typer.Argument(..., help="Game records: Streams sheets (more games to come).",
+    files: list[Path] = typer.Argument(..., help="Game records: Streams sheets, Sequence positions and game logs.",
                                        show_default=False),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
@@ -119,6 +129,8 @@ def verify(
             continue
         if game == "streams":
             outcomes.append(_streams_outcome(source, data, None, None))
+        elif game == "sequence":
+            outcomes.append(_sequence_outcome(source, data))
         else:
             outcomes.append(input_error(source, InputError(
                 f"{source}: {game} records are not refereed by this version of paperplay")))

@@ -96,13 +96,26 @@ class QR:
 
 
 @dataclass(frozen=True)
+class Group:
+    """Items drawn shifted by (dx, dy), and clipped to a rectangle (x, y, w, h) of the page if given.
+
+    Used to print a part of a large model on one page (tiling) and to shift duplex backs.
+    """
+
+    items: tuple["Item", ...]
+    dx: float = 0.0
+    dy: float = 0.0
+    clip: tuple[float, float, float, float] | None = None
+
+
+@dataclass(frozen=True)
 class UseForm:
     """Draws a shared form (items drawn once per document, reused on every page)."""
 
     name: str
 
 
-Item = Union[Rect, Line, Circle, Polygon, Text, QR, UseForm]
+Item = Union[Rect, Line, Circle, Polygon, Text, QR, UseForm, Group]
 
 
 @dataclass(frozen=True)
@@ -135,4 +148,6 @@ class Document:
                 out.append(item.payload)
             elif isinstance(item, UseForm):
                 out.extend(i.text for i in self.forms[item.name] if isinstance(i, Text))
+            elif isinstance(item, Group):
+                out.extend(self.texts(Page(page.width, page.height, item.items)))
         return out

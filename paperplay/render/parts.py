@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from paperplay.render.model import MM_PER_INCH, QR, Item, Line, Rect, Text
+from paperplay.render.model import MM_PER_INCH, QR, Group, Item, Line, Rect, Text
 
 MARGIN = 10.0
 """Page margin in mm (home printers cannot print closer than about 5 mm)."""
@@ -70,3 +70,85 @@ def grid_lines(xs: Sequence[float], ys: Sequence[float], width: float = 0.3, col
     for y in ys:
         items.append(Line(min(xs), y, max(xs), y, width=width, color=color))
     return items
+
+
+CARD_W, CARD_H = 63.0, 88.0
+"""Poker-size cards, in mm."""
+
+
+def card_grid(width: float, height: float, cols: int = 3, rows: int = 3,
+              card_w: float = CARD_W, card_h: float = CARD_H) -> tuple[list[float], list[float]]:
+    """Cut lines (xs, ys) of a grid of cards centred on the page; neighbouring cards share a cut."""
+    left = (width - cols * card_w) / 2
+    top = (height - rows * card_h) / 2
+    return [left + i * card_w for i in range(cols + 1)], [top + j * card_h for j in range(rows + 1)]
+
+
+def card_sheets(fronts: list[tuple[Item, ...]], back: tuple[Item, ...], width: float, height: float,
+                corner: Callable[[int, bool], list[Item]], back_offset: tuple[float, float] = (0.0, 0.0),
+                cols: int = 3, rows: int = 3) -> list[tuple[list[Item], bool]]:
+    """Lays cards nine to a page, each front page followed by its backs, mirrored for duplex.
+
+    fronts and back hold items in card coordinates (mm from the card's top-left corner). The back
+    of the card in column c is printed in column cols-1-c (long-edge flip), shifted by back_offset
+    because duplex printers drift. corner(page_number, is_back) adds the page's code corner.
+    Returns (items, is_back) per page.
+    """
+    xs, ys = card_grid(width, height, cols, rows)
+    per_page = cols * rows
+    pages: list[tuple[list[Item], bool]] = []
+    for start in range(0, len(fronts), per_page):
+        chunk = fronts[start : start + per_page]
+        front: list[Item] = []
+        back_items: list[Item] = []
+        for i, card in enumerate(chunk):
+            r, c = divmod(i, cols)
+            front.append(Group(card, xs[c], ys[r]))
+            back_items.append(Group(back, xs[cols - 1 - c] + back_offset[0], ys[r] + back_offset[1]))
+        front += grid_lines(xs, ys)
+        front += crop_marks(xs, ys, width, height)
+        number = start // per_page
+        pages.append((front + corner(number, False), False))
+        pages.append((back_items + corner(number, True), True))
+    return pages
+
+
+def poster_pages(items: tuple[Item, ...], total_w: float, total_h: float, width: float, height: float,
+                 overlap: float = 8.0, margin: float = MARGIN) -> list[tuple[list[Item], str]]:
+    """Splits a drawing larger than the sheet over pages that overlap by about `overlap` mm.
+
+    Each page shows its part of the drawing clipped to the printable area, alignment marks
+    (crosses) where the next page's part begins, and a page map naming its row and column.
+    Returns (items, label) per page, reading order.
+    """
+    area_w, area_h = width - 2 * margin, height - 2 * margin - 12  # room for the page map below
+    step_w, step_h = area_w - overlap, area_h - overlap
+    cols = max(1, -(-int((total_w - overlap) * 1000) // int(step_w * 1000)))
+    rows = max(1, -(-int((total_h - overlap) * 1000) // int(step_h * 1000)))
+    pages: list[tuple[list[Item], str]] = []
+    for r in range(rows):
+        for c in range(cols):
+            ox, oy = c * step_w, r * step_h
+            page: list[Item] = [Group(items, margin - ox, margin - oy, clip=(margin, margin, area_w, area_h))]
+            page.append(Rect(margin, margin, area_w, area_h, stroke=0.25, color="#999999"))
+            # Alignment marks: crosses at the overlap's edges, matched on the neighbouring page.
+            for mx in ([margin + overlap / 2] if c > 0 else []) + ([margin + area_w - overlap / 2] if c < cols - 1 else []):
+                for my in (margin + area_h * 0.25, margin + area_h * 0.75):
+                    page += [Line(mx - 3, my, mx + 3, my, width=0.5, color="#d00000"),
+                             Line(mx, my - 3, mx, my + 3, width=0.5, color="#d00000")]
+            for my in ([margin + overlap / 2] if r > 0 else []) + ([margin + area_h - overlap / 2] if r < rows - 1 else []):
+                for mx in (margin + area_w * 0.25, margin + area_w * 0.75):
+                    page += [Line(mx - 3, my, mx + 3, my, width=0.5, color="#d00000"),
+                             Line(mx, my - 3, mx, my + 3, width=0.5, color="#d00000")]
+            # Page map: a small grid with this page filled.
+            cell = 4.0
+            map_y = height - margin - 9
+            for rr in range(rows):
+                for cc in range(cols):
+                    page.append(Rect(margin + cc * cell, map_y + rr * cell, cell, cell, stroke=0.4,
+                                     fill="#333333" if (rr, cc) == (r, c) else None))
+            label = f"row {r + 1} of {rows}, column {c + 1} of {cols}"
+            page.append(Text(margin + cols * cell + 3, map_y + 3, f"Poster page {label}: overlap the red crosses "
+                             "of neighbouring pages, then tape.", size=7))
+            pages.append((page, label))
+    return pages

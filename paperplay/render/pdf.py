@@ -14,7 +14,7 @@ from itertools import groupby
 from pathlib import Path
 
 from paperplay.errors import InputError
-from paperplay.render.model import QR, Circle, Document, Item, Line, Page, Polygon, Rect, Text, UseForm
+from paperplay.render.model import QR, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, UseForm
 
 PT_PER_MM = 72.0 / 25.4
 FONT = "PaperplaySans"
@@ -117,6 +117,17 @@ class _Painter:
             draw[item.align](x, y, item.text)
         elif isinstance(item, QR):
             self._qr(item)
+        elif isinstance(item, Group):
+            c.saveState()
+            if item.clip is not None:
+                x, y, w, h = item.clip
+                path = c.beginPath()
+                path.rect(*self._xy(x, y + h), w * PT_PER_MM, h * PT_PER_MM)
+                c.clipPath(path, stroke=0, fill=0)
+            c.translate(item.dx * PT_PER_MM, -item.dy * PT_PER_MM)
+            for inner in item.items:
+                self.draw(inner)
+            c.restoreState()
         else:
             raise TypeError(f"cannot draw {item!r}")
 

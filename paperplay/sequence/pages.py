@@ -1,0 +1,270 @@
+"""Sequence Numbers pages as models: board (or poster), cards with duplex backs, chips, rules, organiser page."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from paperplay.render.model import QR, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size
+from paperplay.render.parts import (
+    CARD_H, CARD_W, MARGIN, calibration_ruler, card_sheets, code_corner, poster_pages, qr_payload,
+)
+from paperplay.seeds import display_code
+from paperplay.sequence.rules import MINUS, PLUS, Board, Card, SequenceRules, standard_rules
+
+ACCENT = "#7a3e9d"
+
+
+def _star(cx: float, cy: float, outer: float, fill: str = "#f2c230") -> Polygon:
+    points = []
+    for k in range(10):
+        radius = outer if k % 2 == 0 else outer * 0.45
+        angle = math.pi / 2 + k * math.pi / 5
+        points.append((round(cx + radius * math.cos(angle), 3), round(cy - radius * math.sin(angle), 3)))
+    return Polygon(tuple(points), stroke=0.6, fill=fill)
+
+
+def board_drawing(board: Board, square: float, ink_saver: bool = False) -> tuple[Item, ...]:
+    """The board at a given square size, from (0, 0): numbers, free corners, row and column labels."""
+    items: list[Item] = []
+    size = len(board)
+    label = 5.0
+    for r in range(size):
+        items.append(Text(label / 2, label + (r + 0.5) * square + 1.2, str(r), size=6, align="center", color="#888888"))
+        items.append(Text(label + (r + 0.5) * square, label - 1.5, str(r), size=6, align="center", color="#888888"))
+        for c in range(size):
+            x, y = label + c * square, label + r * square
+            value = board[r][c]
+            shade = None if ink_saver else ("#f4eef8" if (r + c) % 2 else "#ffffff")
+            items.append(Rect(x, y, square, square, stroke=0.8, fill=shade, color=ACCENT))
+            if value is None:
+                items.append(_star(x + square / 2, y + square / 2 - 1, square * 0.3, "#ffffff" if ink_saver else "#f2c230"))
+                items.append(Text(x + square / 2, y + square - 2, "FREE", size=square * 0.28, bold=True, align="center"))
+            else:
+                items.append(Text(x + square / 2, y + square / 2 + square * 0.16, str(value), size=square * 1.15,
+                                  bold=True, align="center"))
+    return tuple(items)
+
+
+def _options_text(numbers_name: str, level: str) -> str:
+    return f"numbers {numbers_name} · level {level}"
+
+
+def board_page(board: Board, code: str, numbers_name: str, level: str, paper: str, ink_saver: bool) -> Page:
+    width, height = paper_size(paper)
+    square = min((width - 2 * MARGIN - 5) / len(board), (height - 2 * MARGIN - 60) / len(board))
+    left = (width - (square * len(board) + 5)) / 2
+    items: list[Item] = [
+        Text(MARGIN, MARGIN + 9, "Sequence Numbers", size=22, bold=True, color=ACCENT),
+        Text(MARGIN, MARGIN + 15, f"Board · {_options_text(numbers_name, level)}", size=9),
+        Group(board_drawing(board, square, ink_saver), left, MARGIN + 20),
+    ]
+    items += code_corner(width, height, qr_payload("sequence", code=code, numbers=numbers_name, level=level,
+                                                   page="board"), [f"Game {display_code(code)}", "board"])
+    return Page(width, height, tuple(items), "player", "board")
+
+
+CARD_QR = 11.0
+
+
+def _card_front(card: Card, index: int, code: str, ink_saver: bool) -> tuple[Item, ...]:
+    w, h = CARD_W, CARD_H
+    edge = "#ffffff" if ink_saver else "#efe6f5"
+    items: list[Item] = [Rect(-2.5, -2.5, w + 5, h + 5, stroke=0, fill=edge)]  # bleed past the cut
+    items.append(Rect(3, 3, w - 6, h - 6, stroke=1.0, color=ACCENT, fill="#ffffff", radius=3))
+    if card.kind == PLUS:
+        items += [Rect(w / 2 - 14, h / 2 - 4, 28, 8, stroke=0, fill="#1f7a3f"),
+                  Rect(w / 2 - 4, h / 2 - 14, 8, 28, stroke=0, fill="#1f7a3f"),
+                  Text(w / 2, 16, "PLUS", size=16, bold=True, align="center"),
+                  Text(w / 2, h - 16, "Place a chip on", size=8, align="center"),
+                  Text(w / 2, h - 11, "any open square", size=8, align="center")]
+    elif card.kind == MINUS:
+        items += [Rect(w / 2 - 14, h / 2 - 4, 28, 8, stroke=0, fill="#b02a2a"),
+                  Text(w / 2, 16, "MINUS", size=16, bold=True, align="center"),
+                  Text(w / 2, h - 20, "Remove an opponent's chip", size=7.5, align="center"),
+                  Text(w / 2, h - 15, "(not in a sequence).", size=7.5, align="center"),
+                  Text(w / 2, h - 10, "Your turn ends.", size=7.5, align="center")]
+    else:
+        text = card.text.replace(" x ", " × ").replace(" / ", " ÷ ")
+        size = 22 if len(text) <= 9 else 17 if len(text) <= 12 else 14
+        items += [Text(w / 2, h / 2 + 3, text, size=size, bold=True, align="center"),
+                  Text(6, 10, text, size=7, color="#555555"),
+                  Line(10, h / 2 + 9, w - 10, h / 2 + 9, width=0.4, color="#cccccc"),
+                  Text(w / 2, h / 2 + 16, "= ?", size=10, align="center", color="#777777")]
+    items.append(Text(w - 6, h - 6, f"#{index}", size=6, align="right", color="#888888"))
+    # The cards lie edge to edge, so each card carries the QR code (with its number) itself.
+    items.append(QR(5.5, h - 5.5 - CARD_QR, CARD_QR, qr_payload("sequence", code=code, card=str(index))))
+    return tuple(items)
+
+
+def _card_back(code: str, ink_saver: bool) -> tuple[Item, ...]:
+    w, h = CARD_W, CARD_H
+    fill = "#ffffff" if ink_saver else ACCENT
+    ink = ACCENT if ink_saver else "#ffffff"
+    items: list[Item] = [Rect(-2.5, -2.5, w + 5, h + 5, stroke=0, fill=fill)]
+    stripes = tuple(Line(k * 8.0 - h, h + 2.5, k * 8.0, -2.5, width=0.3,
+                         color="#dddddd" if ink_saver else "#9d6bbd") for k in range(0, 20))
+    items.append(Group(stripes, clip=(-2.5, -2.5, w + 5, h + 5)))
+    items += [Rect(8, h / 2 - 12, w - 16, 24, stroke=1, fill=fill, color=ink, radius=3),
+              Text(w / 2, h / 2 - 2, "SEQUENCE", size=12, bold=True, align="center", color=ink),
+              Text(w / 2, h / 2 + 6, "NUMBERS", size=12, bold=True, align="center", color=ink),
+              Rect(w / 2 - CARD_QR / 2 - 1.5, h - 9 - CARD_QR - 1.5, CARD_QR + 3, CARD_QR + 3, stroke=0, fill="#ffffff"),
+              QR(w / 2 - CARD_QR / 2, h - 9 - CARD_QR, CARD_QR, qr_payload("sequence", code=code)),
+              Text(w / 2, h - 4.5, f"game {display_code(code)}", size=6, align="center", color=ink)]
+    return tuple(items)
+
+
+def card_order(deck: Sequence[Card]) -> list[Card]:
+    """The printing order of the cards: by value, then text; Plus and Minus last."""
+    return sorted(deck, key=lambda c: (c.kind != "equation", c.value if c.value is not None else 0, c.text))
+
+
+def card_pages(deck: Sequence[Card], code: str, paper: str, ink_saver: bool,
+               back_offset: tuple[float, float]) -> list[Page]:
+    width, height = paper_size(paper)
+    fronts = [_card_front(card, i, code, ink_saver) for i, card in enumerate(card_order(deck), start=1)]
+
+    def corner(number: int, is_back: bool) -> list[Item]:
+        side = "backs" if is_back else "fronts"
+        return [Text(MARGIN, height - MARGIN + 2, f"Cards {number + 1}: {side}"
+                     + (" (print on the back of the page before, long-edge flip)" if is_back else ""), size=7),
+                Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)}", size=7, align="right")]
+
+    sheets = card_sheets(fronts, _card_back(code, ink_saver), width, height, corner, back_offset)
+    pages = []
+    for number, (items, is_back) in enumerate(sheets):
+        # The QR code sits on the front pages, outside the cards (in the margin below the grid).
+        extra: list[Item] = []
+        if not is_back:
+            extra.append(Text(MARGIN, MARGIN - 3, "Sequence Numbers cards", size=8, bold=True))
+        pages.append(Page(width, height, tuple(items + extra), "player", f"cards {number // 2 + 1} "
+                          + ("backs" if is_back else "fronts")))
+    return pages
+
+
+CHIP = 13.5
+PITCH = 15.5
+
+
+def _chip(shape: str, letter: str, fill: str, cx: float, cy: float, ink_saver: bool) -> list[Item]:
+    r = CHIP / 2
+    colour = "#ffffff" if ink_saver else fill
+    ink = fill if ink_saver else "#ffffff"
+    if shape == "circle":
+        body: Item = Circle(cx, cy, r, stroke=0.8, fill=colour, color="#000000")
+    elif shape == "square":
+        body = Rect(cx - r * 0.9, cy - r * 0.9, r * 1.8, r * 1.8, stroke=0.8, fill=colour, color="#000000")
+    else:
+        body = Polygon(((cx, cy - r), (cx + r, cy + r * 0.8), (cx - r, cy + r * 0.8)), stroke=0.8, fill=colour)
+    return [body, Text(cx, cy + (2.8 if shape == "triangle" else 2.2), letter, size=9, bold=True, align="center",
+                       color=ink if not ink_saver else "#000000")]
+
+
+def chips_page(code: str, paper: str, ink_saver: bool, rules: SequenceRules) -> Page:
+    width, height = paper_size(paper)
+    cols = int((width - 2 * MARGIN) // PITCH)
+    items: list[Item] = [Text(MARGIN, MARGIN + 7, "Chips", size=18, bold=True, color=ACCENT),
+                         Text(MARGIN + 28, MARGIN + 7, "Cut out one set per team; each colour has its own shape "
+                              "and letter.", size=8)]
+    top = MARGIN + 14
+    for block, colour in enumerate(rules.colours):
+        y0 = top + block * (4 * PITCH + 9)
+        items.append(Text(MARGIN, y0 + 4, f"{colour['name']}: {colour['shape']}s marked {colour['letter']}", size=8,
+                          bold=True))
+        for i in range(4 * cols):
+            r, c = divmod(i, cols)
+            cx, cy = MARGIN + (c + 0.5) * PITCH, y0 + 7 + (r + 0.5) * PITCH
+            items += _chip(colour["shape"], colour["letter"], colour["fill"], cx, cy, ink_saver)
+    items += code_corner(width, height, qr_payload("sequence", code=code, page="chips"),
+                         [f"Game {display_code(code)}", "chips"])
+    return Page(width, height, tuple(items), "player", "chips")
+
+
+RULES_TEXT = (
+    "Sequence Numbers: quick rules (paperplay)",
+    "",
+    "Players: 2 or 3 play alone; 4 play as 2 teams, 6 as 2 teams of 3 or 3 teams of 2. Teams are",
+    "equal, so 5 cannot play. Team members alternate with opponents around the table.",
+    "Hand: 5 cards with 2-3 players, 4 cards with 4-6. To win: 1 sequence with 2-3 players, 2 with 4-6.",
+    "",
+    "Turn: play a card, place a chip on an open square showing its answer (every number is on the",
+    "board twice), then draw. Forget to draw before the next player has drawn and the draw is lost.",
+    "Plus: place a chip on any open square. Minus: remove one opponent chip that is not part of a",
+    "completed sequence; that ends the turn and places no chip.",
+    "Dead card: when both squares of its number are covered you may, once per turn and before",
+    "playing, discard it and draw a replacement.",
+    "",
+    "Sequence: five squares in a row, column or diagonal with your team's chips. The four corners",
+    "are free and count for everyone. A sequence is fixed when made and its chips cannot be removed.",
+    "A second sequence may share one square (no more) with the first, so a line of 9 makes two.",
+    "When the draw pile runs out, the discard piles are shuffled into a new one.",
+    "",
+    "Rulings paperplay applies when refereeing: a move that completes several lines fixes the first",
+    "in reading order (top row first, then left to right) and any others sharing at most one square",
+    "with every fixed sequence; a position without history counts the best choice of lines.",
+)
+
+
+def rules_page(code: str, paper: str) -> Page:
+    width, height = paper_size(paper)
+    items: list[Item] = []
+    for i, line in enumerate(RULES_TEXT):
+        items.append(Text(MARGIN, MARGIN + 10 + i * 6, line, size=14 if i == 0 else 9, bold=i == 0,
+                          color=ACCENT if i == 0 else "#000000"))
+    items += calibration_ruler(MARGIN, MARGIN + 10 + len(RULES_TEXT) * 6 + 8)
+    items += code_corner(width, height, qr_payload("sequence", code=code, page="rules"),
+                         [f"Game {display_code(code)}", "rules"])
+    return Page(width, height, tuple(items), "player", "rules")
+
+
+def organiser_page(seed: str, code: str, numbers_name: str, level: str, deck: Sequence[Card], paper: str) -> Page:
+    width, height = paper_size(paper)
+    ids = {id(card): i for i, card in enumerate(card_order(deck), start=1)}
+    printed = card_order(deck)
+    index_of: dict[str, list[int]] = {}
+    for i, card in enumerate(printed, start=1):
+        index_of.setdefault(card.text, []).append(i)
+    order: list[str] = []
+    used: dict[str, int] = {}
+    for card in deck:
+        k = used.get(card.text, 0)
+        order.append(f"#{index_of[card.text][k]}")
+        used[card.text] = k + 1
+    del ids
+    items: list[Item] = [
+        Text(MARGIN, MARGIN + 9, "Sequence Numbers · organiser", size=20, bold=True, color=ACCENT),
+        Text(MARGIN, MARGIN + 16, "For the organiser only: the seed rebuilds the board and the deck order.", size=9),
+        Text(MARGIN, MARGIN + 26, f"Seed {display_code(seed)}", size=16, bold=True),
+        Text(MARGIN, MARGIN + 33, f"Game code {display_code(code)} · {_options_text(numbers_name, level)}", size=10),
+        Text(MARGIN, MARGIN + 43, "To deal the seeded game, stack the cards in this order (top first), then deal one",
+             size=8),
+        Text(MARGIN, MARGIN + 47, "at a time in seating order. Card numbers (#) are printed on the cards.", size=8),
+    ]
+    per_row = 14
+    for row in range(0, len(order), per_row):
+        items.append(Text(MARGIN, MARGIN + 55 + (row // per_row) * 5, " ".join(f"{t:>4}" for t in order[row:row + per_row]),
+                          size=8))
+    items += code_corner(width, height, qr_payload("sequence", seed=seed, numbers=numbers_name, level=level),
+                         [f"Seed {display_code(seed)}", "organiser only"])
+    return Page(width, height, tuple(items), "organiser", "organiser")
+
+
+def kit_document(seed: str, code: str, board: Board, deck: Sequence[Card], numbers_name: str, level: str,
+                 paper: str = "a4", poster: bool = False, ink_saver: bool = False,
+                 back_offset: tuple[float, float] = (0.0, 0.0), rules: SequenceRules | None = None) -> Document:
+    """The whole Sequence Numbers kit."""
+    rules = rules or standard_rules()
+    width, height = paper_size(paper)
+    pages = [organiser_page(seed, code, numbers_name, level, deck, paper),
+             board_page(board, code, numbers_name, level, paper, ink_saver)]
+    if poster:
+        drawing = board_drawing(board, 38.0, ink_saver)
+        total = 5 + 38.0 * len(board)
+        for items, label in poster_pages(drawing, total, total, width, height):
+            items += [Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)}", size=7, align="right")]
+            pages.append(Page(width, height, tuple(items), "player", f"poster {label}"))
+    pages += card_pages(deck, code, paper, ink_saver, back_offset)
+    pages.append(chips_page(code, paper, ink_saver, rules))
+    pages.append(rules_page(code, paper))
+    return Document(title=f"Sequence Numbers kit, game {display_code(code)}", pages=tuple(pages),
+                    subject=f"Sequence Numbers, {_options_text(numbers_name, level)}, game code {display_code(code)}")

@@ -1,0 +1,98 @@
+"""Plays whole legal Sequence Numbers games from a seed: example logs, tests and benchmarks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from paperplay.seeds import Rng, canonical_seed
+from paperplay.sequence.referee import _Game, _play_turn
+from paperplay.sequence.rules import MINUS, PLUS, Square, make_board, make_deck, number_set, standard_rules, windows
+
+COLOURS = ("red", "blue", "green")
+
+
+def _potential(game: _Game, team: str, square: Square) -> int:
+    """How much a chip on a square helps: own chips in the runs of five through it."""
+    score = 0
+    corners = game.rules.corners
+    for window in windows(game.rules.size, game.rules.length):
+        if square not in window:
+            continue
+        holders = [game.chips.get(s) for s in window if s not in corners and s != square]
+        if any(h is not None and h != team for h in holders):
+            continue
+        mine = sum(1 for h in holders if h == team) + sum(1 for s in window if s in corners)
+        score += 4 ** mine
+    return score
+
+
+def play_game(seed: str, players: int = 2, teams: int | None = None, level: str = "mixed",
+              numbers: str = "1-48", max_turns: int = 400, forget_every: int = 0) -> dict[str, Any]:
+    """Plays a legal game with a greedy strategy and returns its log (schema sequence-log)."""
+    rules = standard_rules()
+    seed = canonical_seed(seed)
+    team_count = teams or max(rules.player_count(players).teams)
+    names = [f"P{i + 1}" for i in range(players)]
+    colour = {name: COLOURS[i % team_count] for i, name in enumerate(names)}
+    values = number_set(numbers)
+    game = _Game(rules, seed, make_board(seed, values, rules), list(make_deck(seed, values, level, rules)),
+                 names, colour, rules.player_count(players).to_win)
+    for name in names:
+        game.hands[name] = []
+    for _ in range(rules.player_count(players).hand):
+        for name in names:
+            card = game.draw()
+            if card is not None:
+                game.hands[name].append(card)
+    rng = Rng("selfplay", seed)
+    turns: list[dict[str, Any]] = []
+    for number in range(max_turns):
+        name = names[number % players]
+        team = colour[name]
+        hand = game.hands[name]
+        turn: dict[str, Any] = {"player": name}
+        open_squares = [(r, c) for r in range(rules.size) for c in range(rules.size)
+                        if (r, c) not in rules.corners and (r, c) not in game.chips]
+        dead = [c for c in hand if c.kind == "equation" and all(s in game.chips for s in game.squares_of(c.value))]
+        if dead:
+            turn["dead_cards"] = [dead[0].text]
+        options: list[tuple[int, int, dict[str, Any]]] = []
+        playable = [c for c in hand if c not in dead[:1]] if dead else list(hand)
+        locked = game.locked()
+        for index, card in enumerate(playable):
+            if card.kind == "equation":
+                for square in game.squares_of(card.value):
+                    if square not in game.chips:
+                        options.append((_potential(game, team, square), -index,
+                                        {"card": card.text, "square": list(square)}))
+            elif card.kind == PLUS and open_squares:
+                best = max(open_squares, key=lambda s: _potential(game, team, s))
+                options.append((_potential(game, team, best) - 8, -index, {"card": PLUS, "square": list(best)}))
+            elif card.kind == MINUS:
+                targets = [s for s, c in game.chips.items() if c != team and s not in locked]
+                if targets:
+                    target = max(targets, key=lambda s: _potential(game, game.chips[s], s))
+                    options.append((_potential(game, game.chips[target], target) - 16, -index,
+                                    {"card": MINUS, "remove": list(target)}))
+        if not options and not dead:
+            if hand:
+                break  # nothing playable: stop the log here (rare)
+            turn["pass"] = True
+        elif options:
+            turn.update(max(options, key=lambda o: (o[0], o[1]))[2])
+        else:
+            break
+        if forget_every and rng.randbelow(forget_every) == 0:
+            turn["draw"] = False
+        _play_turn(game, turn, name)
+        turns.append(turn)
+        if len(game.fixed.get(team, [])) >= game.to_win:
+            break
+    return {
+        "game": "sequence",
+        "seed": seed,
+        "numbers": numbers,
+        "level": level,
+        "players": [{"name": n, "colour": colour[n]} for n in names],
+        "turns": turns,
+    }

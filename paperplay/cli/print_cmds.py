@@ -50,7 +50,7 @@ def _report(path: Path, size: int, pages: int, seed: str, generated: bool, game:
                f"{time.perf_counter() - started:.2f} s)")
     typer.echo(f"Game code: {display_code(game_code(game, seed))}  (printed on every page; players may see it)")
     typer.echo(f"Seed:      {display_code(seed)}  ({'new; ' if generated else ''}for the organiser only: "
-               "reveal it after the game to check the sheets)")
+               "reveal it after the game so anyone can check the draw)")
 
 
 @app.command()

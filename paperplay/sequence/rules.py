@@ -304,6 +304,8 @@ def equations_for(n: int, level: str, rng: Rng, rules: SequenceRules | None = No
         if two != one:
             break
         two = _equation(n, kinds[1], rng, rules)
+    if two == one and level != "add":
+        two = _equation(n, "-", rng, rules)  # a subtraction always differs from any other form
     return one, two
 
 

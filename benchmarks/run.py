@@ -63,7 +63,32 @@ def streams() -> None:
     print(f"  scoring 10,000 sheets           {elapsed:.3f} s   {10_000 / elapsed:,.0f} sheets/s   (target < 1 s)")
 
 
-SUITES = {"streams": streams}
+def sequence() -> None:
+    from paperplay.sequence.referee import verify_log
+    from paperplay.sequence.rules import best_sequences
+    from paperplay.sequence.selfplay import play_game
+
+    print("Sequence Numbers")
+    crowded = [{(r, c) for r in range(10) for c in range(10) if (r * 7 + c * 3 + k) % 3 != 0} for k in range(3)]
+    runs = 2000
+    started = time.perf_counter()
+    for i in range(runs):
+        best_sequences(crowded[i % 3])
+    per = (time.perf_counter() - started) / runs * 1000
+    print(f"  sequence counting, crowded board   {per:.3f} ms per position   (target < 1 ms)")
+    logs = [play_game(f"G{i}", players) for i, players in enumerate([2, 3, 4, 6] * 5)]
+    verify_log(logs[0], "warm-up")
+    started = time.perf_counter()
+    for log in logs:
+        assert verify_log(log, "bench").valid
+    per = (time.perf_counter() - started) / len(logs) * 1000
+    turns = sum(len(log["turns"]) for log in logs) / len(logs)
+    print(f"  full game replay (avg {turns:.0f} turns)    {per:.1f} ms per game   (target < 50 ms)")
+    kit, size = whole_process(["kit", "sequence", "--seed", "BENCH"], repeat=3)
+    print(f"  paperplay kit sequence             whole process {kit:.3f} s   {size / 1024:.0f} KB   (target < 1.5 s)")
+
+
+SUITES = {"streams": streams, "sequence": sequence}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SUITES)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +63,16 @@ def _describe(error: Any) -> str:
     return f"field {where} is {found}; expected {description or error.message}"
 
 
-def validate(instance: Any, schema_name: str, source: str) -> None:
-    """Checks instance against a shipped schema; raises an InputError naming the source and field."""
+@cache
+def _validator(schema_name: str) -> Any:
     from jsonschema import Draft202012Validator
 
-    validator = Draft202012Validator(load_schema(schema_name))
+    return Draft202012Validator(load_schema(schema_name))
+
+
+def validate(instance: Any, schema_name: str, source: str) -> None:
+    """Checks instance against a shipped schema; raises an InputError naming the source and field."""
+    validator = _validator(schema_name)
     errors = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
     if not errors:
         return

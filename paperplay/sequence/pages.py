@@ -258,8 +258,11 @@ def kit_document(seed: str, code: str, board: Board, deck: Sequence[Card], numbe
     pages = [organiser_page(seed, code, numbers_name, level, deck, paper),
              board_page(board, code, numbers_name, level, paper, ink_saver)]
     if poster:
-        drawing = board_drawing(board, 38.0, ink_saver)
-        total = 5 + 38.0 * len(board)
+        # Twice the size of the one-page board, as large as fits on two by two pages.
+        fit = min(2 * (width - 2 * MARGIN) - 8, 2 * (height - 2 * MARGIN - 12) - 8) - 5.5
+        square = math.floor(fit / len(board) * 10) / 10
+        drawing = board_drawing(board, square, ink_saver)
+        total = 5 + square * len(board)
         for items, label in poster_pages(drawing, total, total, width, height):
             items += [Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)}", size=7, align="right")]
             pages.append(Page(width, height, tuple(items), "player", f"poster {label}"))

@@ -63,6 +63,19 @@ class Circle:
 
 
 @dataclass(frozen=True)
+class Arc:
+    """An arc of a circle around (x, y): start angle and extent in degrees, counter-clockwise from east."""
+
+    x: float
+    y: float
+    r: float
+    start: float
+    extent: float
+    width: float = 0.6
+    color: str = "#000000"
+
+
+@dataclass(frozen=True)
 class Polygon:
     """A closed polygon through the points."""
 
@@ -106,6 +119,8 @@ class Group:
     dx: float = 0.0
     dy: float = 0.0
     clip: tuple[float, float, float, float] | None = None
+    tag: str = ""
+    """What the group draws, e.g. "tile:curve" (for checks of a layout; not printed)."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +130,7 @@ class UseForm:
     name: str
 
 
-Item = Union[Rect, Line, Circle, Polygon, Text, QR, UseForm, Group]
+Item = Union[Rect, Line, Circle, Arc, Polygon, Text, QR, UseForm, Group]
 
 
 @dataclass(frozen=True)

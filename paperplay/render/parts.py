@@ -84,12 +84,12 @@ def card_grid(width: float, height: float, cols: int = 3, rows: int = 3,
     return [left + i * card_w for i in range(cols + 1)], [top + j * card_h for j in range(rows + 1)]
 
 
-def card_sheets(fronts: list[tuple[Item, ...]], back: tuple[Item, ...], width: float, height: float,
+def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]], width: float, height: float,
                 corner: Callable[[int, bool], list[Item]], back_offset: tuple[float, float] = (0.0, 0.0),
                 cols: int = 3, rows: int = 3) -> list[tuple[list[Item], bool]]:
     """Lays cards nine to a page, each front page followed by its backs, mirrored for duplex.
 
-    fronts and back hold items in card coordinates (mm from the card's top-left corner). The back
+    fronts and backs (one per card) hold items in card coordinates (mm from the top-left corner). The back
     of the card in column c is printed in column cols-1-c (long-edge flip), shifted by back_offset
     because duplex printers drift. corner(page_number, is_back) adds the page's code corner.
     Returns (items, is_back) per page.
@@ -103,8 +103,9 @@ def card_sheets(fronts: list[tuple[Item, ...]], back: tuple[Item, ...], width: f
         back_items: list[Item] = []
         for i, card in enumerate(chunk):
             r, c = divmod(i, cols)
-            front.append(Group(card, xs[c], ys[r]))
-            back_items.append(Group(back, xs[cols - 1 - c] + back_offset[0], ys[r] + back_offset[1]))
+            front.append(Group(card, xs[c], ys[r], tag="card"))
+            back_items.append(Group(backs[start + i], xs[cols - 1 - c] + back_offset[0], ys[r] + back_offset[1],
+                                    tag="back"))
         front += grid_lines(xs, ys)
         front += crop_marks(xs, ys, width, height)
         number = start // per_page

@@ -14,7 +14,7 @@ from itertools import groupby
 from pathlib import Path
 
 from paperplay.errors import InputError
-from paperplay.render.model import QR, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, UseForm
+from paperplay.render.model import QR, Arc, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, UseForm
 
 PT_PER_MM = 72.0 / 25.4
 FONT = "PaperplaySans"
@@ -101,6 +101,12 @@ class _Painter:
         elif isinstance(item, Circle):
             stroke, fill = self._style(item.stroke, item.fill, item.color)
             c.circle(*self._xy(item.x, item.y), item.r * PT_PER_MM, stroke=stroke, fill=fill)  # type: ignore[attr-defined]
+        elif isinstance(item, Arc):
+            c.setStrokeColor(_color(item.color))  # type: ignore[attr-defined]
+            c.setLineWidth(item.width)  # type: ignore[attr-defined]
+            x, y = self._xy(item.x, item.y)
+            r = item.r * PT_PER_MM
+            c.arc(x - r, y - r, x + r, y + r, item.start, item.extent)  # type: ignore[attr-defined]
         elif isinstance(item, Polygon):
             stroke, fill = self._style(item.stroke, item.fill, item.color)
             path = c.beginPath()  # type: ignore[attr-defined]

@@ -130,7 +130,7 @@ def card_pages(deck: Sequence[Card], code: str, paper: str, ink_saver: bool,
                      + (" (print on the back of the page before, long-edge flip)" if is_back else ""), size=7),
                 Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)}", size=7, align="right")]
 
-    sheets = card_sheets(fronts, _card_back(code, ink_saver), width, height, corner, back_offset)
+    sheets = card_sheets(fronts, [_card_back(code, ink_saver)] * len(fronts), width, height, corner, back_offset)
     pages = []
     for number, (items, is_back) in enumerate(sheets):
         # The QR code sits on the front pages, outside the cards (in the margin below the grid).

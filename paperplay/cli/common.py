@@ -32,6 +32,12 @@ class Paper(str, enum.Enum):
     letter = "letter"
 
 
+class KitPaper(str, enum.Enum):
+    a4 = "a4"
+    letter = "letter"
+    a3 = "a3"
+
+
 def fail(message: str) -> NoReturn:
     """Reports an input error on stderr and exits with code 2."""
     typer.echo(f"paperplay: error: {message}", err=True)

@@ -18,17 +18,19 @@ from paperplay.seeds import canonical_seed, display_code, game_code
 def draw(
     game: Game = typer.Argument(..., help="Which game: streams, streetcar or sequence."),
     seed: str = typer.Option(..., "--seed", "-s", help="The seed whose draw to show."),
-    players: int = typer.Option(None, "--players", "-n", help="Streetcar: number of seats dealt."),
+    players: int = typer.Option(None, "--players", "-n", help="Streetcar: number of seats dealt (2-6, default 4)."),
     card_set: int = typer.Option(2, "--set", help="Streetcar: route card set, 2 or 3 stops."),
     numbers: str = typer.Option("1-48", "--numbers", help="Sequence: the kit's --numbers option."),
     level: Level = typer.Option(Level.mixed, "--level", help="Sequence: the kit's --level option."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
-    """Shows what a seed deals: Streams' 20 tiles in order; Sequence's board and deck order.
+    """Shows what a seed deals: Streams' tiles; Streetcar's cards per seat and bag; Sequence's board and deck.
 
     This reveals the draw: it is for the organiser, or for checking after the game.
 
     Examples: paperplay draw streams --seed 7KQ2-M9XD --json
+
+              paperplay draw streetcar --seed 7KQ2-M9XD --players 4 --set 3
 
               paperplay draw sequence --seed 7KQ2-M9XD --level add
     """
@@ -36,8 +38,9 @@ def draw(
     if game is Game.sequence:
         _draw_sequence(canonical, numbers, level.value, as_json)
         return
-    if game is not Game.streams:
-        raise InputError(f"draw {game.value}: not available in this version of paperplay; try: draw streams")
+    if game is Game.streetcar:
+        _draw_streetcar(canonical, players if players is not None else 4, card_set, as_json)
+        return
     from paperplay.streams.rules import WILD, draw as streams_draw
 
     tiles = streams_draw(canonical)
@@ -47,6 +50,24 @@ def draw(
     typer.echo(f"Streams draw for seed {display_code(canonical)} (game code {display_code(game_code('streams', canonical))})")
     for turn, tile in enumerate(tiles, start=1):
         typer.echo(f"{turn:>4}. {'* (wild)' if tile == WILD else tile}")
+
+
+def _draw_streetcar(seed: str, players: int, card_set: int, as_json: bool) -> None:
+    from paperplay.streetcar.deal import bag, deal
+
+    seats = deal(seed, players, card_set)
+    tiles = bag(seed, players)
+    if as_json:
+        print_json({"game": "streetcar", "seed": seed, "players": players, "set": card_set,
+                    "seats": [s.to_json() for s in seats], "bag": tiles})
+        return
+    typer.echo(f"Streetcar deal for seed {display_code(seed)} (game code "
+               f"{display_code(game_code('streetcar', seed))}), {players} players, {card_set}-stop route cards")
+    for seat in seats:
+        typer.echo(f"  seat {seat.seat}: line {seat.line}, route card {seat.route_card}: {' - '.join(seat.stops)}")
+    typer.echo(f"Bag order ({len(tiles)} tiles, drawn from the front):")
+    for start in range(0, len(tiles), 6):
+        typer.echo("  " + ", ".join(f"{start + i + 1}. {t}" for i, t in enumerate(tiles[start:start + 6])))
 
 
 def _draw_sequence(seed: str, numbers: str, level: str, as_json: bool) -> None:

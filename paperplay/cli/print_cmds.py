@@ -9,7 +9,7 @@ import typer
 
 from paperplay.cli.app import app
 from paperplay.cli.common import (
-    FORCE_HELP, OUT_HELP, SEED_HELP, Game, Level, Paper, guarded, output_path, seed_or_new, size_text,
+    FORCE_HELP, OUT_HELP, SEED_HELP, Game, KitPaper, Level, Paper, guarded, output_path, seed_or_new, size_text,
 )
 from paperplay.errors import InputError
 from paperplay.seeds import display_code, game_code
@@ -91,7 +91,8 @@ def kit(
     players: int = typer.Option(None, "--players", "-n", help="Number of players (Streams: one sheet each)."),
     seed: str = typer.Option(None, "--seed", "-s", help=SEED_HELP),
     names: str = typer.Option(None, "--names", help="Player names, comma-separated (Streams sheets)."),
-    paper: Paper = typer.Option(Paper.a4, "--paper", help="Paper size."),
+    paper: KitPaper = typer.Option(KitPaper.a4, "--paper", help="Paper size (a3: Streetcar's board whole)."),
+    card_set: int = typer.Option(2, "--set", help="Streetcar: route cards dealt, 2 or 3 stops."),
     out: Path = typer.Option(None, "--out", "-o", help=OUT_HELP, dir_okay=False),
     force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
     numbers: str = typer.Option("1-48", "--numbers", help="Sequence: board numbers: 1-48, 0-47, times-tables "
@@ -109,7 +110,13 @@ def kit(
     Sequence: the organiser's page (seed, deck order), the board, 100 equation cards nine to a
     page with mirrored duplex backs, chips in three colours and shapes, and the rules.
 
+    Streetcar: the deal master (organiser) and deal slips, the board (tiled over pages with
+    overlap, or whole on --paper a3), 6 line and 12 route cards with mirrored backs, the 126
+    tiles (starting hands first), 13 stop signs, the speed track and the rules.
+
     Examples: paperplay kit streams --players 4 --seed 7KQ2-M9XD
+
+              paperplay kit streetcar --players 3 --set 3 --paper a3
 
               paperplay kit sequence --level add-sub --numbers 0-47 --poster
     """
@@ -118,6 +125,20 @@ def kit(
     started = time.perf_counter()
     canonical, generated = seed_or_new(seed)
     path = output_path(out, game.value, canonical, "kit")
+    if paper is KitPaper.a3 and game is not Game.streetcar:
+        raise InputError("--paper a3 is for the Streetcar board; use a4 or letter")
+    if game is Game.streetcar:
+        from paperplay.streetcar.deal import deal as streetcar_deal
+        from paperplay.streetcar.pages import kit_document as streetcar_kit
+
+        seats = streetcar_deal(canonical, players if players is not None else 4, card_set)
+        offset = _offset(back_offset)
+        check_writable(path, force)
+        doc = streetcar_kit(canonical, game_code("streetcar", canonical), seats, card_set, paper.value, ink_saver,
+                            offset)
+        size = write_pdf(doc, path, force)
+        _report(path, size, len(doc.pages), canonical, generated, game.value, started)
+        return
     if game is Game.sequence:
         from paperplay.sequence.pages import kit_document as sequence_kit
         from paperplay.sequence.rules import make_board, make_deck, number_set, number_set_name
@@ -131,8 +152,6 @@ def kit(
         size = write_pdf(doc, path, force)
         _report(path, size, len(doc.pages), canonical, generated, game.value, started)
         return
-    if game is not Game.streams:
-        raise InputError(f"kit {game.value}: not available in this version of paperplay; try: kit streams")
     from paperplay.streams.pages import kit_document
     from paperplay.streams.rules import draw
 

@@ -1,0 +1,394 @@
+"""The Streetcar print-and-play kit as page models: cards, board, tiles, stop signs, deal.
+
+Everything comes from the engine's data files (templates/streetcar/): one source of truth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from paperplay.render.model import (
+    Arc, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size,
+)
+from paperplay.render.parts import (
+    CARD_H, CARD_W, MARGIN, calibration_ruler, card_sheets, code_corner, crop_marks, grid_lines, poster_pages,
+    qr_payload,
+)
+from paperplay.seeds import display_code
+from paperplay.streetcar.data import Board, Edge, LineStyle, TileKind, line_styles, route_cards, standard_board, tile_kinds
+from paperplay.streetcar.deal import Seat
+
+SQUARE = 21.0
+"""Board square and tile size in mm (the whole board then fits an A3 sheet)."""
+TRACK = "#4a4a4a"
+ACCENT = "#b5651d"
+
+
+def swatch(x: float, y: float, w: float, h: float, style: LineStyle, ink_saver: bool = False) -> list[Item]:
+    """A line's colour and pattern in a rectangle: colour-blind players tell lines apart by the pattern."""
+    base = "#ffffff" if ink_saver else style.colour
+    ink = style.colour if ink_saver else "#ffffff"
+    marks: list[Item] = []
+    if style.pattern == "stripes":
+        marks = [Line(x + k * 3 - h, y + h, x + k * 3, y, width=1.2, color=ink) for k in range(int((w + h) / 3) + 2)]
+    elif style.pattern == "dots":
+        marks = [Circle(x + 1.5 + i * 3, y + 1.5 + j * 3, 0.7, stroke=0, fill=ink)
+                 for i in range(int(w / 3) + 1) for j in range(int(h / 3) + 1)]
+    elif style.pattern == "checks":
+        marks = [Rect(x + i * 3, y + j * 3, 1.5, 1.5, stroke=0, fill=ink)
+                 for i in range(int(w / 3) + 1) for j in range(int(h / 3) + 1)]
+    elif style.pattern == "zigzag":
+        marks = [Line(x + i * 2, y + j * 3 + (i % 2) * 1.5, x + i * 2 + 2, y + j * 3 + ((i + 1) % 2) * 1.5,
+                      width=0.8, color=ink) for i in range(int(w / 2) + 1) for j in range(int(h / 3) + 1)]
+    elif style.pattern == "rings":
+        marks = [Circle(x + 2 + i * 4, y + 2 + j * 4, 1.2, stroke=0.6, color=ink)
+                 for i in range(int(w / 4) + 1) for j in range(int(h / 4) + 1)]
+    return [Rect(x, y, w, h, stroke=0.6, fill=base, color=style.colour),
+            Group(tuple(marks), clip=(x, y, w, h)), Rect(x, y, w, h, stroke=0.6, color="#000000")]
+
+
+_MID = {Edge.N: (0.5, 0.0), Edge.E: (1.0, 0.5), Edge.S: (0.5, 1.0), Edge.W: (0.0, 0.5)}
+# For a curve between two neighbouring edges: the corner it bends around and its angles (visual,
+# counter-clockwise from east, as the PDF draws them).
+_CURVES = {
+    frozenset({Edge.N, Edge.E}): ((1.0, 0.0), 180.0),
+    frozenset({Edge.E, Edge.S}): ((1.0, 1.0), 90.0),
+    frozenset({Edge.S, Edge.W}): ((0.0, 1.0), 0.0),
+    frozenset({Edge.W, Edge.N}): ((0.0, 0.0), 270.0),
+}
+
+
+def track_items(pieces: Sequence[frozenset[Edge]], s: float, width: float = 7.0) -> list[Item]:
+    """Track pieces in an s × s square: straights as lines, curves as quarter arcs."""
+    items: list[Item] = []
+    for piece in pieces:
+        a, b = sorted(piece)
+        if piece in _CURVES:
+            (cx, cy), start = _CURVES[piece]
+            items.append(Arc(cx * s, cy * s, s / 2, start, 90.0, width=width, color=TRACK))
+        else:
+            (ax, ay), (bx, by) = _MID[a], _MID[b]
+            items.append(Line(ax * s, ay * s, bx * s, by * s, width=width, color=TRACK))
+    for piece in pieces:  # a thin centre line shows where each piece runs where pieces cross
+        if piece in _CURVES:
+            (cx, cy), start = _CURVES[piece]
+            items.append(Arc(cx * s, cy * s, s / 2, start, 90.0, width=0.6, color="#ffffff"))
+        else:
+            a, b = sorted(piece)
+            (ax, ay), (bx, by) = _MID[a], _MID[b]
+            items.append(Line(ax * s, ay * s, bx * s, by * s, width=0.6, color="#ffffff"))
+    return items
+
+
+def _tree(cx: float, cy: float) -> list[Item]:
+    return [Rect(cx - 0.35, cy, 0.7, 1.6, stroke=0, fill="#6b4a2b"),
+            Circle(cx, cy - 0.4, 1.6, stroke=0.3, fill="#3a9a3a", color="#1f5f1f")]
+
+
+def tile_drawing(kind: TileKind, s: float = SQUARE, ink_saver: bool = False) -> tuple[Item, ...]:
+    """One tile at rotation 0, from (0, 0): its track pieces, and two trees if it has them."""
+    items: list[Item] = [Rect(0, 0, s, s, stroke=0, fill=None if ink_saver else "#f3ecd9")]
+    items += track_items(kind.pieces, s, width=s * 0.3)
+    if kind.trees:
+        items += _tree(s * 0.15, s * 0.15) + _tree(s * 0.85, s * 0.85)
+    return tuple(items)
+
+
+def board_drawing(board: Board, s: float = SQUARE, ink_saver: bool = False) -> tuple[Item, ...]:
+    """The board from (0, 0): grid, locations, terminals with their line numbers, coordinates."""
+    styles = line_styles()
+    d = s * 0.5  # terminals sit outside the grid
+    ox, oy = d + 4, d + 4
+    items: list[Item] = []
+    for r in range(board.rows):
+        items.append(Text(ox - d - 2.5, oy + (r + 0.5) * s + 1, str(r), size=6, align="center", color="#888888"))
+        for c in range(board.cols):
+            items.append(Rect(ox + c * s, oy + r * s, s, s, stroke=0.5, color="#9a9a9a",
+                              fill=None if ink_saver else "#ffffff"))
+    for c in range(board.cols):
+        items.append(Text(ox + (c + 0.5) * s, oy - d - 1.5, str(c), size=6, align="center", color="#888888"))
+    for letter, (r, c) in board.locations.items():
+        x, y = ox + c * s, oy + r * s
+        items.append(Rect(x, y, s, s, stroke=0.8, fill="#ffffff" if ink_saver else "#d9c7a3", color="#5a4a2a"))
+        items.append(Text(x + s / 2, y + s * 0.68, letter, size=s * 1.3, bold=True, align="center", color="#3a2a10"))
+    for t in board.terminals:
+        (r1, c1), (r2, c2) = sorted(t.squares)
+        style = styles[t.line]
+        if t.side in (Edge.E, Edge.W):
+            x = ox + board.cols * s if t.side is Edge.E else ox - d
+            box = (x, oy + r1 * s + s * 0.2, d, (r2 - r1 + 1) * s - s * 0.4)
+        else:
+            y = oy + board.rows * s if t.side is Edge.S else oy - d
+            box = (ox + c1 * s + s * 0.2, y, (c2 - c1 + 1) * s - s * 0.4, d)
+        items += swatch(*box, style, ink_saver)
+        cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
+        items.append(Circle(cx, cy, 3.6, stroke=0.6, fill="#ffffff"))
+        items.append(Text(cx, cy + 1.3, f"{t.line}", size=9, bold=True, align="center"))
+    return tuple(items)
+
+
+def board_size(board: Board, s: float = SQUARE) -> tuple[float, float]:
+    d = s * 0.5
+    return board.cols * s + 2 * d + 8, board.rows * s + 2 * d + 8
+
+
+def _corner(code: str, page: str, width: float, height: float) -> list[Item]:
+    return code_corner(width, height, qr_payload("streetcar", code=code, page=page), [f"Game {display_code(code)}", page])
+
+
+def _line_card(line: int, board: Board, ink_saver: bool) -> tuple[Item, ...]:
+    style = line_styles()[line]
+    w, h = CARD_W, CARD_H
+    items: list[Item] = [Rect(-2.5, -2.5, w + 5, h + 5, stroke=0, fill=None if ink_saver else "#f7f2e6")]
+    items += swatch(4, 4, w - 8, 18, style, ink_saver)
+    items += [Rect(w / 2 - 16, 7, 32, 12, stroke=0.6, fill="#ffffff"),
+              Text(w / 2, 16, f"LINE {line}", size=13, bold=True, align="center")]
+    cell = 3.6
+    left, top = (w - board.cols * cell) / 2, 30
+    for r in range(board.rows):
+        for c in range(board.cols):
+            items.append(Rect(left + c * cell, top + r * cell, cell, cell, stroke=0.2, color="#aaaaaa"))
+    for letter, (r, c) in board.locations.items():
+        items.append(Rect(left + c * cell, top + r * cell, cell, cell, stroke=0.2, fill="#d9c7a3", color="#aaaaaa"))
+        items.append(Text(left + (c + 0.5) * cell, top + (r + 0.8) * cell, letter, size=5, bold=True, align="center"))
+    for t in board.terminals_of(line):
+        (r1, c1), (r2, c2) = sorted(t.squares)
+        if t.side in (Edge.E, Edge.W):
+            x = left + board.cols * cell if t.side is Edge.E else left - 3
+            box = (x, top + r1 * cell, 3, (r2 - r1 + 1) * cell)
+        else:
+            y = top + board.rows * cell if t.side is Edge.S else top - 3
+            box = (left + c1 * cell, y, (c2 - c1 + 1) * cell, 3)
+        items += swatch(*box, style, ink_saver)
+        bx = box[0] + box[2] / 2 + (4 if t.side is Edge.E else -4 if t.side is Edge.W else 0)
+        by = box[1] + box[3] / 2 + (4.5 if t.side is Edge.S else -3 if t.side is Edge.N else 1)
+        items.append(Text(bx, by, str(t.number), size=6, bold=True, align="center"))
+    items.append(Text(w / 2, h - 5, "Your terminals are marked on the map.", size=6, align="center"))
+    return tuple(items)
+
+
+def _route_card(card_set: int, number: int, ink_saver: bool) -> tuple[Item, ...]:
+    w, h = CARD_W, CARD_H
+    styles = line_styles()
+    items: list[Item] = [Rect(-2.5, -2.5, w + 5, h + 5, stroke=0, fill=None if ink_saver else "#eef3f7"),
+                         Text(w / 2, 10, f"ROUTE CARD {number}", size=11, bold=True, align="center"),
+                         Text(w / 2, 15, f"{card_set} stops", size=8, align="center")]
+    for i, stops in enumerate(route_cards(card_set)[number - 1]):
+        line = i + 1
+        y = 21 + i * 10.5
+        items += swatch(5, y, 9, 8, styles[line], ink_saver)
+        items.append(Text(17, y + 6, f"Line {line}", size=8, bold=True))
+        items.append(Text(w - 5, y + 6.2, " - ".join(stops), size=11, bold=True, align="right"))
+    items.append(Text(w / 2, h - 4, "Stop at each location's stop sign.", size=6, align="center"))
+    return tuple(items)
+
+
+def _back(label: str, sub: str, ink_saver: bool) -> tuple[Item, ...]:
+    w, h = CARD_W, CARD_H
+    fill = "#ffffff" if ink_saver else "#3b4a5a"
+    ink = "#3b4a5a" if ink_saver else "#ffffff"
+    return (Rect(-2.5, -2.5, w + 5, h + 5, stroke=0, fill=fill),
+            Rect(6, 6, w - 12, h - 12, stroke=1, color=ink, radius=3),
+            Text(w / 2, h / 2 - 2, "STREETCAR", size=12, bold=True, align="center", color=ink),
+            Text(w / 2, h / 2 + 8, label, size=14, bold=True, align="center", color=ink),
+            Text(w / 2, h / 2 + 15, sub, size=9, align="center", color=ink))
+
+
+def card_pages(code: str, paper: str, ink_saver: bool, back_offset: tuple[float, float]) -> list[Page]:
+    width, height = paper_size(paper)
+    board = standard_board()
+    fronts = [_line_card(line, board, ink_saver) for line in range(1, 7)]
+    backs = [_back("LINE", "", ink_saver)] * 6
+    for card_set in (2, 3):
+        for number in range(1, 7):
+            fronts.append(_route_card(card_set, number, ink_saver))
+            backs.append(_back("ROUTE", f"({card_set} stops)", ink_saver))
+
+    def corner(number: int, is_back: bool) -> list[Item]:
+        return [Text(MARGIN, height - MARGIN + 2, f"Cards {number + 1}: {'backs (long-edge flip)' if is_back else 'fronts'}",
+                     size=7),
+                Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)}", size=7, align="right")]
+
+    pages = []
+    for items, is_back in card_sheets(fronts, backs, width, height, corner, back_offset):
+        pages.append(Page(width, height, tuple(items), "player", "card backs" if is_back else "cards"))
+    return pages
+
+
+def tile_pages(code: str, paper: str, ink_saver: bool, players: int) -> list[Page]:
+    """Tiles at the board's square size with shared cut lines: first the starting hands, one row
+    per seat, then every other tile of the 126."""
+    width, height = paper_size(paper)
+    kinds = {k.id: k for k in tile_kinds()}
+    hands = [["straight"] * 3 + ["curve"] * 2 for _ in range(6)]
+    rest: list[str] = []
+    for kind in tile_kinds():
+        rest += [kind.id] * (kind.count - sum(h.count(kind.id) for h in hands))
+    pages: list[Page] = []
+    left = MARGIN + 14
+    cols = int((width - left - MARGIN - 4) // SQUARE)
+    rows = int((height - 2 * MARGIN - 40) // SQUARE)
+
+    def grid_page(ids: list[str], title: str, labels: list[str], per_row: int) -> Page:
+        top = MARGIN + 14
+        items: list[Item] = [Text(MARGIN, MARGIN + 6, title, size=14, bold=True, color=ACCENT)]
+        n_rows = -(-len(ids) // per_row)
+        for i, tile_id in enumerate(ids):
+            r, c = divmod(i, per_row)
+            items.append(Group(tile_drawing(kinds[tile_id], SQUARE, ink_saver), left + c * SQUARE, top + r * SQUARE,
+                               tag=f"tile:{tile_id}"))
+        for r, label in enumerate(labels):
+            items.append(Text(MARGIN, top + (r + 0.5) * SQUARE + 1, label, size=6, bold=True))
+        xs = [left + c * SQUARE for c in range(min(per_row, len(ids)) + 1)]
+        ys = [top + r * SQUARE for r in range(n_rows + 1)]
+        items += grid_lines(xs, ys, color="#9a9a9a")
+        items += crop_marks(xs, ys, width, height)
+        items += _corner(code, "tiles", width, height)
+        return Page(width, height, tuple(items), "player", "tiles")
+
+    hand_ids = [t for hand in hands for t in hand]
+    pages.append(grid_page(hand_ids, "Streetcar tiles: starting hands (one row per seat)",
+                           [f"seat {i + 1}" for i in range(6)], 5))
+    per_page = cols * rows
+    for start in range(0, len(rest), per_page):
+        pages.append(grid_page(rest[start:start + per_page], "Streetcar tiles", [], cols))
+    return pages
+
+
+def board_pages(code: str, paper: str, ink_saver: bool) -> list[Page]:
+    board = standard_board()
+    drawing = board_drawing(board, SQUARE, ink_saver)
+    total_w, total_h = board_size(board)
+    width, height = paper_size(paper)
+    if paper == "a3":
+        left, top = (width - total_w) / 2, MARGIN + 14
+        items: list[Item] = [Text(MARGIN, MARGIN + 8, "Streetcar board", size=16, bold=True, color=ACCENT),
+                             Group(drawing, left, top, tag="board")]
+        items += _corner(code, "board", width, height)
+        return [Page(width, height, tuple(items), "player", "board")]
+    pages = []
+    for items, label in poster_pages(drawing, total_w, total_h, width, height):
+        items += [Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)} · board {label}", size=7,
+                       align="right")]
+        pages.append(Page(width, height, tuple(items), "player", f"board {label}"))
+    return pages
+
+
+def _octagon(cx: float, cy: float, r: float) -> Polygon:
+    import math
+
+    return Polygon(tuple((round(cx + r * math.cos(math.pi / 8 + k * math.pi / 4), 3),
+                          round(cy + r * math.sin(math.pi / 8 + k * math.pi / 4), 3)) for k in range(8)),
+                   stroke=0.8, fill="#c62828", color="#7a1010")
+
+
+def extras_page(code: str, paper: str, ink_saver: bool) -> Page:
+    """The 13 stop signs and the speed track (the small board that counts the last move)."""
+    width, height = paper_size(paper)
+    items: list[Item] = [Text(MARGIN, MARGIN + 8, "Stop signs and speed track", size=16, bold=True, color=ACCENT)]
+    size = 14.0
+    xs = [MARGIN + i * size for i in range(14)]
+    ys = [MARGIN + 20, MARGIN + 20 + size]
+    for i in range(13):
+        cx, cy = xs[i] + size / 2, ys[0] + size / 2
+        items.append(_octagon(cx, cy, size * 0.42))
+        items.append(Text(cx, cy + 1.2, "STOP", size=6, bold=True, align="center", color="#ffffff"))
+    items += grid_lines(xs[:14], ys, color="#9a9a9a")
+    items.append(Text(MARGIN, ys[1] + 8, "13 stop signs: 12 for the locations, 1 to mark the speed track.", size=8))
+    top = ys[1] + 22
+    items.append(Text(MARGIN, top - 3, "Speed track: put the spare stop sign on the number of spaces the last "
+                      "streetcar move went.", size=8))
+    items.append(Text(MARGIN, top + 1, "The next move may go one more (the first move of the game: 1).", size=8))
+    box = 11.0
+    for n in range(0, 17):
+        x, y = MARGIN + n * box, top + 5
+        items.append(Rect(x, y, box, box, stroke=0.6, fill=None if ink_saver or n % 2 else "#f3ecd9"))
+        items.append(Text(x + box / 2, y + box / 2 + 1.8, str(n), size=10, bold=True, align="center"))
+    items += calibration_ruler(MARGIN, top + 30)
+    items += _corner(code, "extras", width, height)
+    return Page(width, height, tuple(items), "player", "stop signs")
+
+
+RULES_TEXT = (
+    "Streetcar (Linie 1): quick rules with paperplay's rulings",
+    "",
+    "Each player secretly holds a line card (two terminals) and a route card (the stops of each line).",
+    "A turn: lay two tiles (or exchange) and draw back to five, OR, once your route is complete, move.",
+    "Laying (rules A-D): every track end leads into an empty square, a tile whose track meets it, or a",
+    "terminal; never off the board elsewhere, into a location, or into a tile edge without track; all",
+    "track already leading into the square must be met.",
+    "Exchange: the new tile keeps every track piece of the old one (it may add); no tiles with trees.",
+    "Each exchange is one of the turn's two plays and means one tile fewer drawn.",
+    "Stop signs: the first tile laid next to a location (not diagonally) gets its stop sign.",
+    "Route: from one of your terminals to the other through the stop-sign tiles of your stops, in any",
+    "order (ordered variant: in the printed order). Cars follow track only; terminals count as one space.",
+    "Speed: the first move of the game may go 1 space; later moves up to 1 more than the last move.",
+    "Stop at every stop sign you enter (that ends the move). Arriving needs no exact count.",
+    "Dice variant: move up to the roll; 5 or 6 takes you to the next stop sign or your end terminal.",
+    "Win: the first car to reach its end terminal having stopped at all its stops.",
+    "Starting hands: 3 straights and 2 curves per player (the first tile page, one row per seat).",
+)
+
+
+def rules_page(code: str, paper: str) -> Page:
+    width, height = paper_size(paper)
+    items: list[Item] = [Text(MARGIN, MARGIN + 10 + i * 6, line, size=13 if i == 0 else 8.5, bold=i == 0,
+                              color=ACCENT if i == 0 else "#000000") for i, line in enumerate(RULES_TEXT)]
+    items += calibration_ruler(MARGIN, MARGIN + 16 + len(RULES_TEXT) * 6)
+    items += _corner(code, "rules", width, height)
+    return Page(width, height, tuple(items), "player", "rules")
+
+
+def deal_pages(seed: str, code: str, seats: Sequence[Seat], card_set: int, paper: str,
+               ink_saver: bool) -> list[Page]:
+    """The organiser's deal master (seed, QR) and the seat slips, each showing only its own seat."""
+    width, height = paper_size(paper)
+    styles = line_styles()
+    master: list[Item] = [
+        Text(MARGIN, MARGIN + 9, "Streetcar · deal master", size=20, bold=True, color=ACCENT),
+        Text(MARGIN, MARGIN + 16, "For the organiser only: the seed deals every seat's cards and orders the bag.",
+             size=9),
+        Text(MARGIN, MARGIN + 26, f"Seed {display_code(seed)}", size=16, bold=True),
+        Text(MARGIN, MARGIN + 33, f"Game code {display_code(code)} · {len(seats)} players · {card_set}-stop route cards",
+             size=10),
+    ]
+    for i, seat in enumerate(seats):
+        y = MARGIN + 44 + i * 11
+        master += swatch(MARGIN, y, 9, 8, styles[seat.line], ink_saver)
+        master.append(Text(MARGIN + 12, y + 6, f"Seat {seat.seat}: line {seat.line}, route card {seat.route_card} "
+                           f"({card_set} stops): {' - '.join(seat.stops)}", size=10))
+    master += code_corner(width, height, qr_payload("streetcar", seed=seed, players=str(len(seats)),
+                                                    set=str(card_set)), [f"Seed {display_code(seed)}", "organiser only"])
+    slips: list[Item] = [Text(MARGIN, MARGIN + 6, "Deal slips: cut apart along the dashed lines, fold each slip "
+                              "closed, hand it to its seat.", size=9, bold=True)]
+    slip_h = 34.0
+    for i, seat in enumerate(seats):
+        y = MARGIN + 12 + i * slip_h
+        slips.append(Line(MARGIN, y, width - MARGIN, y, width=0.5, dash=(3, 2)))
+        half = (width - 2 * MARGIN) / 2
+        slips.append(Text(MARGIN + 4, y + 10, f"Seat {seat.seat}", size=16, bold=True))
+        slips.append(Text(MARGIN + 4, y + 17, "fold here, then open only your own slip", size=7))
+        slips.append(Line(MARGIN + half, y + 2, MARGIN + half, y + slip_h - 2, width=0.4, dash=(1, 1.5)))
+        slips += swatch(MARGIN + half + 4, y + 4, 12, slip_h - 8, styles[seat.line], ink_saver)
+        slips.append(Text(MARGIN + half + 20, y + 10, f"Line {seat.line}", size=14, bold=True))
+        slips.append(Text(MARGIN + half + 20, y + 17, f"Route card {seat.route_card} ({card_set} stops)", size=9))
+        slips.append(Text(MARGIN + half + 20, y + 26, "Stops: " + " - ".join(seat.stops), size=13, bold=True))
+    slips.append(Line(MARGIN, MARGIN + 12 + len(seats) * slip_h, width - MARGIN, MARGIN + 12 + len(seats) * slip_h,
+                      width=0.5, dash=(3, 2)))
+    slips += _corner(code, "deal slips", width, height)
+    return [Page(width, height, tuple(master), "organiser", "deal master"),
+            Page(width, height, tuple(slips), "player", "deal slips")]
+
+
+def kit_document(seed: str, code: str, seats: Sequence[Seat], card_set: int, paper: str = "a4",
+                 ink_saver: bool = False, back_offset: tuple[float, float] = (0.0, 0.0)) -> Document:
+    """The whole Streetcar kit."""
+    card_paper = "a4" if paper == "a3" else paper  # cards and tiles print on A4 even with an A3 board
+    pages = deal_pages(seed, code, seats, card_set, card_paper, ink_saver)
+    pages += board_pages(code, paper, ink_saver)
+    pages += card_pages(code, card_paper, ink_saver, back_offset)
+    pages += tile_pages(code, card_paper, ink_saver, len(seats))
+    pages.append(extras_page(code, card_paper, ink_saver))
+    pages.append(rules_page(code, card_paper))
+    return Document(title=f"Streetcar kit, game {display_code(code)}", pages=tuple(pages),
+                    subject=f"Streetcar (Linie 1), {len(seats)} players, game code {display_code(code)}")

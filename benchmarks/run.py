@@ -88,7 +88,15 @@ def sequence() -> None:
     print(f"  paperplay kit sequence             whole process {kit:.3f} s   {size / 1024:.0f} KB   (target < 1.5 s)")
 
 
-SUITES = {"streams": streams, "sequence": sequence}
+def streetcar() -> None:
+    print("Streetcar")
+    for paper in ("a4", "a3"):
+        kit, size = whole_process(["kit", "streetcar", "--seed", "BENCH", "--paper", paper], repeat=3)
+        print(f"  paperplay kit streetcar --paper {paper}  whole process {kit:.3f} s   {size / 1024:.0f} KB   "
+              "(targets < 1.5 s, < 1 MB)")
+
+
+SUITES = {"streams": streams, "sequence": sequence, "streetcar": streetcar}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SUITES)

@@ -133,7 +133,8 @@ def board_size(board: Board, s: float = SQUARE) -> tuple[float, float]:
 
 
 def _corner(code: str, page: str, width: float, height: float) -> list[Item]:
-    return code_corner(width, height, qr_payload("streetcar", code=code, page=page), [f"Game {display_code(code)}", page])
+    payload = qr_payload("streetcar", code=code, page=page.replace(" ", "-"))  # fields are split at spaces
+    return code_corner(width, height, payload, [f"Game {display_code(code)}", page])
 
 
 def _line_card(line: int, board: Board, ink_saver: bool) -> tuple[Item, ...]:

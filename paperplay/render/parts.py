@@ -153,3 +153,10 @@ def poster_pages(items: tuple[Item, ...], total_w: float, total_h: float, width:
                              "of neighbouring pages, then tape.", size=7))
             pages.append((page, label))
     return pages
+
+
+def text_lines(lines: Sequence[str], accent: str, x: float = MARGIN, y: float = MARGIN + 10) -> list[Item]:
+    """A titled block of text, one line every 6 mm (the first line is the title), then the ruler."""
+    items: list[Item] = [Text(x, y + i * 6, line, size=13 if i == 0 else 8.5, bold=i == 0,
+                              color=accent if i == 0 else "#000000") for i, line in enumerate(lines)]
+    return items + calibration_ruler(x, y + 6 + len(lines) * 6)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from paperplay.render.model import QR, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size
 from paperplay.render.parts import (
-    CARD_H, CARD_W, MARGIN, calibration_ruler, card_sheets, code_corner, poster_pages, qr_payload,
+    CARD_H, CARD_W, MARGIN, calibration_ruler, card_sheets, text_lines, code_corner, poster_pages, qr_payload,
 )
 from paperplay.seeds import display_code
 from paperplay.sequence.rules import MINUS, PLUS, Board, Card, SequenceRules, standard_rules
@@ -207,11 +207,7 @@ RULES_TEXT = (
 
 def rules_page(code: str, paper: str) -> Page:
     width, height = paper_size(paper)
-    items: list[Item] = []
-    for i, line in enumerate(RULES_TEXT):
-        items.append(Text(MARGIN, MARGIN + 10 + i * 6, line, size=14 if i == 0 else 9, bold=i == 0,
-                          color=ACCENT if i == 0 else "#000000"))
-    items += calibration_ruler(MARGIN, MARGIN + 10 + len(RULES_TEXT) * 6 + 8)
+    items = text_lines(RULES_TEXT, ACCENT)
     items += code_corner(width, height, qr_payload("sequence", code=code, page="rules"),
                          [f"Game {display_code(code)}", "rules"])
     return Page(width, height, tuple(items), "player", "rules")

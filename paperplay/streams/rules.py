@@ -161,6 +161,10 @@ def _tile_name(tile: Tile) -> str:
     return "the wild" if tile == WILD else str(tile)
 
 
+def _how_many(n: int) -> str:
+    return {0: "no", 1: "one", 2: "two"}.get(n, str(n))
+
+
 def _times(n: int) -> str:
     return {1: "once", 2: "twice"}.get(n, f"{n} times")
 
@@ -179,10 +183,9 @@ def check_tiles(cells: Sequence[Tile], drawn: Sequence[Tile] | None, rules: Stre
         allowed = rules.bag_counts()
         for tile, boxes in where.items():
             if len(boxes) > allowed[tile]:
-                has = "no" if allowed[tile] == 0 else {1: "one", 2: "two"}.get(allowed[tile], str(allowed[tile]))
                 problems.append(Problem(
                     "streams/bag",
-                    f"{_box_list(boxes)} hold {_tile_name(tile)}, but the bag has {has} "
+                    f"{_box_list(boxes)} hold {_tile_name(tile)}, but the bag has {_how_many(allowed[tile])} "
                     f"{'wild' if tile == WILD else tile}",
                 ))
         return problems
@@ -220,11 +223,10 @@ def check_draw(drawn: Sequence[Tile], rules: StreamsRules | None = None) -> list
         seen.setdefault(tile, []).append(turn)
     for tile, turns in seen.items():
         if len(turns) > allowed[tile]:
-            limit = "no" if allowed[tile] == 0 else {1: "one", 2: "two"}.get(allowed[tile], str(allowed[tile]))
             problems.append(Problem(
                 "streams/draw",
                 f"the draw list has {_tile_name(tile)} at turns {', '.join(map(str, turns))}, "
-                f"but the bag has {limit} {'wild' if tile == WILD else tile}",
+                f"but the bag has {_how_many(allowed[tile])} {'wild' if tile == WILD else tile}",
             ))
     return problems
 

@@ -12,7 +12,7 @@ from paperplay.render.model import (
 )
 from paperplay.render.parts import (
     CARD_H, CARD_W, MARGIN, calibration_ruler, card_sheets, code_corner, crop_marks, grid_lines, poster_pages,
-    qr_payload,
+    qr_payload, text_lines,
 )
 from paperplay.seeds import display_code
 from paperplay.streetcar.data import Board, Edge, LineStyle, TileKind, line_styles, route_cards, standard_board, tile_kinds
@@ -333,9 +333,7 @@ RULES_TEXT = (
 
 def rules_page(code: str, paper: str) -> Page:
     width, height = paper_size(paper)
-    items: list[Item] = [Text(MARGIN, MARGIN + 10 + i * 6, line, size=13 if i == 0 else 8.5, bold=i == 0,
-                              color=ACCENT if i == 0 else "#000000") for i, line in enumerate(RULES_TEXT)]
-    items += calibration_ruler(MARGIN, MARGIN + 16 + len(RULES_TEXT) * 6)
+    items = text_lines(RULES_TEXT, ACCENT)
     items += _corner(code, "rules", width, height)
     return Page(width, height, tuple(items), "player", "rules")
 

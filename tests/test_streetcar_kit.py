@@ -133,3 +133,8 @@ def test_kit_is_byte_identical(tmp_path, kit_pdf):
 def test_every_page_prints_the_game_code(kit_pdf):
     for text in page_texts(kit_pdf)[1:]:
         assert re.search(r"Game [A-Z0-9]{4}-[A-Z0-9]{4}", text)
+
+
+def test_board_poster_pages_and_card_pages_carry_a_qr_code(kit_pdf):
+    assert qr_texts(kit_pdf, 2, dpi=300)[0].endswith("page=board part=1.1")
+    assert qr_texts(kit_pdf, 6, dpi=300)[0].endswith("page=cards")

@@ -86,16 +86,18 @@ def card_grid(width: float, height: float, cols: int = 3, rows: int = 3,
 
 def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]], width: float, height: float,
                 corner: Callable[[int, bool], list[Item]], back_offset: tuple[float, float] = (0.0, 0.0),
-                cols: int = 3, rows: int = 3) -> list[tuple[list[Item], bool]]:
+                cols: int = 3, rows: int = 3, payload: str = "") -> list[tuple[list[Item], bool]]:
     """Lays cards nine to a page, each front page followed by its backs, mirrored for duplex.
 
     fronts and backs (one per card) hold items in card coordinates (mm from the top-left corner). The back
     of the card in column c is printed in column cols-1-c (long-edge flip), shifted by back_offset
-    because duplex printers drift. corner(page_number, is_back) adds the page's code corner.
+    because duplex printers drift. corner(page_number, is_back) adds the page's code corner; a QR
+    code of payload goes in the top margin where the paper leaves room (A4 does, Letter does not).
     Returns (items, is_back) per page.
     """
     xs, ys = card_grid(width, height, cols, rows)
     per_page = cols * rows
+    margin_marks = MARGIN / 2
     pages: list[tuple[list[Item], bool]] = []
     for start in range(0, len(fronts), per_page):
         chunk = fronts[start : start + per_page]
@@ -109,13 +111,16 @@ def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]
         front += grid_lines(xs, ys)
         front += crop_marks(xs, ys, width, height)
         number = start // per_page
+        if payload and ys[0] - CROP_GAP - margin_marks >= 9.5:
+            # A small QR code in the top margin, between the crop marks of the first two columns.
+            front.append(QR(xs[0] + (xs[1] - xs[0]) / 2 - 4.5, margin_marks + 0.2, 9, payload))
         pages.append((front + corner(number, False), False))
         pages.append((back_items + corner(number, True), True))
     return pages
 
 
 def poster_pages(items: tuple[Item, ...], total_w: float, total_h: float, width: float, height: float,
-                 overlap: float = 8.0, margin: float = MARGIN) -> list[tuple[list[Item], str]]:
+                 overlap: float = 8.0, margin: float = MARGIN, payload: str = "") -> list[tuple[list[Item], str]]:
     """Splits a drawing larger than the sheet over pages that overlap by about `overlap` mm.
 
     Each page shows its part of the drawing clipped to the printable area, alignment marks
@@ -151,6 +156,8 @@ def poster_pages(items: tuple[Item, ...], total_w: float, total_h: float, width:
             label = f"row {r + 1} of {rows}, column {c + 1} of {cols}"
             page.append(Text(margin + cols * cell + 3, map_y + 3, f"Poster page {label}: overlap the red crosses "
                              "of neighbouring pages, then tape.", size=7))
+            if payload:
+                page.append(QR(width - margin - 10, height - margin - 10.5, 10, f"{payload} part={r + 1}.{c + 1}"))
             pages.append((page, label))
     return pages
 

@@ -259,7 +259,8 @@ def kit_document(seed: str, code: str, board: Board, deck: Sequence[Card], numbe
         square = math.floor(fit / len(board) * 10) / 10
         drawing = board_drawing(board, square, ink_saver)
         total = 5 + square * len(board)
-        for items, label in poster_pages(drawing, total, total, width, height):
+        for items, label in poster_pages(drawing, total, total, width, height,
+                                         payload=qr_payload("sequence", code=code, page="board")):
             items += [Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)}", size=7, align="right")]
             pages.append(Page(width, height, tuple(items), "player", f"poster {label}"))
     pages += card_pages(deck, code, paper, ink_saver, back_offset)

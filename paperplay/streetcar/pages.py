@@ -211,7 +211,8 @@ def card_pages(code: str, paper: str, ink_saver: bool, back_offset: tuple[float,
                 Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)}", size=7, align="right")]
 
     pages = []
-    for items, is_back in card_sheets(fronts, backs, width, height, corner, back_offset):
+    payload = qr_payload("streetcar", code=code, page="cards")
+    for items, is_back in card_sheets(fronts, backs, width, height, corner, back_offset, payload=payload):
         pages.append(Page(width, height, tuple(items), "player", "card backs" if is_back else "cards"))
     return pages
 
@@ -268,7 +269,8 @@ def board_pages(code: str, paper: str, ink_saver: bool) -> list[Page]:
         items += _corner(code, "board", width, height)
         return [Page(width, height, tuple(items), "player", "board")]
     pages = []
-    for items, label in poster_pages(drawing, total_w, total_h, width, height):
+    for items, label in poster_pages(drawing, total_w, total_h, width, height,
+                                     payload=qr_payload("streetcar", code=code, page="board")):
         items += [Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)} · board {label}", size=7,
                        align="right")]
         pages.append(Page(width, height, tuple(items), "player", f"board {label}"))

@@ -136,7 +136,7 @@ def test_lines_of_9_and_10_make_two():
 
 def test_two_sequences_may_share_one_square_not_two():
     cross = row(4, range(0, 5)) | {(r, 2) for r in range(0, 9) if r != 4} | {(4, 2)}
-    assert len(best_sequences(cross)) == 3  # the row and two columns runs through (4, 2)? see below
+    assert len(best_sequences(cross)) == 3  # the row, and column 2 (rows 0-8) split into two runs
     found = best_sequences(cross)
     for a, b in itertools.combinations(found, 2):
         assert len(set(a) & set(b)) <= 1

@@ -44,8 +44,6 @@ def test_kit_pages(kit_pdf):
 def test_kit_board_page_shows_options_and_code(kit_pdf):
     texts = page_texts(kit_pdf)
     assert "numbers 1-48 · level add-sub" in texts[1]
-    code = json.loads(run_paperplay("draw", "sequence", "--seed", "7KQ2M9XD", "--json").stdout) and None
-    del code
     payloads = qr_texts(kit_pdf, 1)
     assert len(payloads) == 1 and payloads[0].startswith("PAPERPLAY/1 sequence code=")
     assert "numbers=1-48 level=add-sub page=board" in payloads[0]

@@ -71,7 +71,7 @@ def _draw_streetcar(seed: str, players: int, card_set: int, as_json: bool) -> No
 
 
 def _draw_sequence(seed: str, numbers: str, level: str, as_json: bool) -> None:
-    from paperplay.sequence.pages import card_order
+    from paperplay.sequence.pages import deck_card_numbers
     from paperplay.sequence.rules import make_board, make_deck, number_set, number_set_name
 
     values = number_set(numbers)
@@ -87,16 +87,9 @@ def _draw_sequence(seed: str, numbers: str, level: str, as_json: bool) -> None:
     typer.echo("      " + " ".join(f"{c:>4}" for c in range(len(board))))
     for r, row in enumerate(board):
         typer.echo(f"  {r:>2}  " + " ".join(f"{'FREE' if v is None else v:>4}" for v in row))
-    printed = card_order(deck)
-    number_of: dict[str, list[int]] = {}
-    for i, card in enumerate(printed, start=1):
-        number_of.setdefault(card.text, []).append(i)
     typer.echo("Deck order, top first (card number as printed, then the card):")
-    used: dict[str, int] = {}
-    for position, card in enumerate(deck, start=1):
-        k = used.get(card.text, 0)
-        used[card.text] = k + 1
-        typer.echo(f"  {position:>3}. #{number_of[card.text][k]:<4} {card.text}")
+    for position, (card, number) in enumerate(zip(deck, deck_card_numbers(deck)), start=1):
+        typer.echo(f"  {position:>3}. #{number:<4} {card.text}")
 
 
 _BIG = {

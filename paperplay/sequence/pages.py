@@ -213,20 +213,17 @@ def rules_page(code: str, paper: str) -> Page:
     return Page(width, height, tuple(items), "player", "rules")
 
 
+def deck_card_numbers(deck: Sequence[Card]) -> list[int]:
+    """The printed card number (#) of each card in deck order (equal cards take their numbers in turn)."""
+    numbers: dict[str, list[int]] = {}
+    for i, card in enumerate(card_order(deck), start=1):
+        numbers.setdefault(card.text, []).append(i)
+    return [numbers[card.text].pop(0) for card in deck]
+
+
 def organiser_page(seed: str, code: str, numbers_name: str, level: str, deck: Sequence[Card], paper: str) -> Page:
     width, height = paper_size(paper)
-    ids = {id(card): i for i, card in enumerate(card_order(deck), start=1)}
-    printed = card_order(deck)
-    index_of: dict[str, list[int]] = {}
-    for i, card in enumerate(printed, start=1):
-        index_of.setdefault(card.text, []).append(i)
-    order: list[str] = []
-    used: dict[str, int] = {}
-    for card in deck:
-        k = used.get(card.text, 0)
-        order.append(f"#{index_of[card.text][k]}")
-        used[card.text] = k + 1
-    del ids
+    order = [f"#{n}" for n in deck_card_numbers(deck)]
     items: list[Item] = [
         Text(MARGIN, MARGIN + 9, "Sequence Numbers · organiser", size=20, bold=True, color=ACCENT),
         Text(MARGIN, MARGIN + 16, "For the organiser only: the seed rebuilds the board and the deck order.", size=9),

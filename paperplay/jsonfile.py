@@ -64,10 +64,21 @@ def _describe(error: Any) -> str:
 
 
 @cache
+def _registry() -> Any:
+    """All shipped schemas by their $id, so one schema can $ref another without any network access."""
+    from referencing import Registry, Resource
+
+    from paperplay.resources import schema_names
+
+    schemas = [load_schema(n) for n in schema_names()]
+    return Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas)
+
+
+@cache
 def _validator(schema_name: str) -> Any:
     from jsonschema import Draft202012Validator
 
-    return Draft202012Validator(load_schema(schema_name))
+    return Draft202012Validator(load_schema(schema_name), registry=_registry())
 
 
 def validate(instance: Any, schema_name: str, source: str) -> None:

@@ -1,0 +1,576 @@
+"""Replays a Streetcar game log turn by turn and names the first illegal action (SPEC §6).
+
+The log format is paperplay's own (schema streetcar-log, documented in the README). A `Game` holds
+everything on and around the table; `play_turn` applies one turn or raises `Illegal`. The self-play
+generator drives the same `Game`, so what it makes is legal by the referee's own rules.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from paperplay.errors import InputError, Problem
+from paperplay.jsonfile import validate
+from paperplay.seeds import Rng, canonical_seed
+from paperplay.streetcar.data import Edge, Square, Terminal, route_cards, starting_hand, tile_kinds
+from paperplay.streetcar.deal import bag as seeded_bag
+from paperplay.streetcar.deal import deal as seeded_deal
+from paperplay.streetcar.route import Car, Network
+from paperplay.streetcar.state import load_board, tile_at
+from paperplay.streetcar.track import (
+    Geometry, Placed, double_exchange_faults, geometry, kinds_by_id, legal_plays, name, neighbour, play_faults,
+    side_by_side, signs_for,
+)
+
+HAND = 5
+DICE = ("none", "roll", "roll-or-repeat")
+
+
+class Illegal(Exception):
+    """A turn breaks a rule; carries the Problem."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.problem = Problem(rule, message)
+
+
+@dataclass
+class Player:
+    """One seat: cards, hand, and the car once the inaugural run has begun."""
+
+    name: str
+    line: int
+    stops: tuple[str, ...]
+    hand: list[str] = field(default_factory=list)
+    running: bool = False
+    car: Car | None = None
+    start: Terminal | None = None
+    moved: int = 0  # spaces moved in the run so far
+
+
+@dataclass
+class Game:
+    """Everything on and around the table during a game."""
+
+    geo: Geometry
+    players: list[Player]
+    ordered: bool = False
+    dice: str = "none"
+    bag: list[str] | None = None  # the seeded bag in draw order, or None when draws are recorded
+    supply: Counter[str] = field(default_factory=Counter)  # what is left in the bag, by kind
+    rolls: Rng | None = None
+    layout: dict[Square, Placed] = field(default_factory=dict)
+    stop_signs: dict[str, Square] = field(default_factory=dict)
+    turn: int = 0
+    last_move: int = 0  # spaces moved by the previous move, by anyone (0 before the first)
+    last_roll: int | None = None
+    winner: str | None = None
+    laid: int = 0
+    exchanges: int = 0
+    moves: int = 0
+    _network: Network | None = None
+
+    @property
+    def network(self) -> Network:
+        if self._network is None:
+            self._network = Network(self.geo, self.layout, self.stop_signs)
+        return self._network
+
+    def scratch(self) -> "Game":
+        """A copy to try plays on: its own layout, stop signs and hands; the bag is shared, read-only."""
+        players = [replace(p, hand=list(p.hand)) for p in self.players]
+        return replace(self, players=players, layout=dict(self.layout), stop_signs=dict(self.stop_signs),
+                       supply=Counter(self.supply), _network=None)
+
+    def _changed(self) -> None:
+        self._network = None
+
+    def player(self, name_: str) -> Player:
+        for p in self.players:
+            if p.name == name_:
+                return p
+        raise KeyError(name_)
+
+    @property
+    def to_play(self) -> Player:
+        return self.players[self.turn % len(self.players)]
+
+    def ends(self, player: Player) -> tuple[Terminal, ...]:
+        return self.geo.board.terminals_of(player.line)
+
+    def full(self, player: Player) -> int:
+        return len(player.stops) if self.ordered else (1 << len(player.stops)) - 1
+
+    # -- building ---------------------------------------------------------------------------------
+
+    def lay(self, player: Player, plays: Sequence[tuple[Square, Placed]]) -> None:
+        """Lays or exchanges up to two tiles from the hand, in order (a double exchange together)."""
+        hand = player.hand
+        double = (len(plays) == 2 and all(sq in self.layout for sq, _ in plays)
+                  and side_by_side(plays[0][0], plays[1][0]))
+        if double:
+            needed = Counter(t.kind.id for _, t in plays)
+            short = needed - Counter(hand)
+            if short:
+                raise Illegal("hand", f"{player.name} exchanges with {_tiles(needed)} but holds {_tiles(Counter(hand))}")
+            problems = double_exchange_faults(self.geo, self.layout, (plays[0], plays[1]))
+            if problems:
+                raise Illegal(problems[0].rule, "double exchange: " + problems[0].message)
+            for sq, tile in plays:
+                hand.remove(tile.kind.id)
+                hand.append(self.layout[sq].kind.id)
+                self.layout[sq] = tile
+            self.exchanges += 2
+            self.laid += 2
+            self._changed()
+            return
+        for sq, tile in plays:
+            if tile.kind.id not in hand:
+                raise Illegal("hand", f"{player.name} lays a {tile.kind.id} but holds {_tiles(Counter(hand))}")
+            problems = play_faults(self.geo, self.layout, sq, tile)
+            if problems:
+                raise Illegal(problems[0].rule, problems[0].message)
+            hand.remove(tile.kind.id)
+            old = self.layout.get(sq)
+            if old is not None:
+                hand.append(old.kind.id)  # the old tile joins the hand and may be laid again this turn
+                self.exchanges += 1
+            else:
+                for letter in signs_for(self.geo, sq, self.stop_signs):
+                    self.stop_signs[letter] = sq
+            self.layout[sq] = tile
+            self.laid += 1
+            self._changed()
+
+    def check_pass(self, player: Player, laid: int) -> None:
+        """A player who lays fewer than two tiles claims no legal play was left; tries every one."""
+        if laid >= 2 or not player.hand:
+            return
+        for sq, tile in legal_plays(self.geo, self.layout, player.hand):
+            what = "exchange the" if sq in self.layout else "lay a"
+            raise Illegal("pass", f"{player.name} laid {laid} tile{'s' if laid != 1 else ''}, but could still "
+                                  f"{what} {tile.kind.id} at {tile.rotation}° on {name(sq)}")
+
+    def leftovers(self) -> int:
+        return sum(len(p.hand) for p in self.players if p.running)
+
+    def bag_left(self) -> int:
+        return sum(self.supply.values())
+
+    def draw_count(self, player: Player) -> int:
+        return min(HAND - len(player.hand), self.bag_left() + self.leftovers())
+
+    def draw(self, player: Player, draws: Sequence[str | tuple[str, str]] | None) -> None:
+        """Refills the hand to five: from the bag (the seeded order, or as recorded) or from a running
+        player's tiles. `draws=None` takes the bag's next tiles (seeded games only)."""
+        need = self.draw_count(player)
+        if draws is None:
+            draws = list(self.bag[len(self.bag) - self.bag_left():][:need]) if self.bag is not None else []
+        if len(draws) != need:
+            have = len(player.hand)
+            raise Illegal("draw-count", f"{player.name} draws {len(draws)} tile{'s' if len(draws) != 1 else ''} "
+                                        f"holding {have}; expected {need} (back to {HAND}, less nothing left to draw)")
+        for item in draws:
+            if isinstance(item, tuple):
+                giver_name, tile = item
+                giver = self.player(giver_name)
+                if not giver.running:
+                    raise Illegal("draw", f"{player.name} takes a {tile} from {giver.name}, who has not begun a run")
+                if tile not in giver.hand:
+                    raise Illegal("draw", f"{player.name} takes a {tile} from {giver.name}, who holds "
+                                          f"{_tiles(Counter(giver.hand))}")
+                giver.hand.remove(tile)
+            else:
+                tile = item
+                if self.bag is not None:
+                    at = len(self.bag) - self.bag_left()
+                    if at >= len(self.bag):
+                        raise Illegal("draw", f"{player.name} draws a {tile} from an empty bag")
+                    if self.bag[at] != tile:
+                        raise Illegal("draw", f"{player.name} draws a {tile}, but the bag's next tile "
+                                              f"(tile {at + 1} of the seeded bag) is a {self.bag[at]}")
+                elif self.supply[tile] <= 0:
+                    raise Illegal("draw", f"{player.name} draws a {tile}, but no {tile} is left in the bag")
+                self.supply[tile] -= 1
+            player.hand.append(tile)
+
+    # -- running ----------------------------------------------------------------------------------
+
+    def begin_run(self, player: Player, number: int) -> None:
+        """Places the car in terminal `number`; only with a complete route from there."""
+        ends = {t.number: t for t in self.ends(player)}
+        start = ends[number]
+        if self.network.shortest(player.line, player.stops, self.ordered, start=start) is None:
+            stops = (" then " if self.ordered else ", ").join(player.stops)
+            raise Illegal("run-start", f"{player.name} starts a run from line {player.line} terminal {number}, but "
+                                       f"no complete route leads from it through {stops or 'no stops'} "
+                                       "to the other terminal")
+        player.running = True
+        player.start = start
+        player.car = None
+        player.moved = 0
+
+    def allowance(self, player: Player, roll: int | None) -> int | None:
+        """Spaces a move may go: the speed rule, or the roll (None: to the next stop sign)."""
+        if self.dice == "none":
+            return self.last_move + 1
+        assert roll is not None
+        return None if roll >= 5 else roll
+
+    def move(self, player: Player, steps: Sequence[Square | tuple[int, int, str]], roll: int | None) -> None:
+        """Moves the car along `steps` (squares, and terminals as (line, number, "T")), checking every space."""
+        if not player.running or player.start is None:
+            raise Illegal("running", f"{player.name} moves a car without having begun a run")
+        if not steps:
+            raise Illegal("move", f"{player.name} moves 0 spaces; a running car moves at least one space a turn")
+        limit = self.allowance(player, roll)
+        ends = self.ends(player)
+        target = ends[1 - ends.index(player.start)]
+        car = player.car
+        progress = car.progress if car is not None else 0
+        # Where the car is: a tile entered by an edge, a terminal entered from square k, or its start.
+        at: tuple[Square, Edge] | None = None
+        in_terminal: tuple[Terminal, int] | None = None
+        if car is not None and car.terminal is not None:
+            in_terminal = (car.terminal, car.terminal.squares.index(car.square))
+        elif car is not None:
+            at = (car.square, car.edge)
+        for i, step in enumerate(steps, 1):
+            last = i == len(steps)
+            if limit is not None and i > limit:
+                raise Illegal("speed", f"{player.name}'s car moves {len(steps)} spaces; it may move at most {limit} "
+                                       + (f"(the roll)" if self.dice != "none" else
+                                          f"(1 more than the {self.last_move} of the previous move)"))
+            if isinstance(step, tuple) and len(step) == 3:
+                terminal = self._terminal(step)
+                if at is None:
+                    raise Illegal("track", f"{player.name}'s car cannot enter terminal {_tname(terminal)} from "
+                                           + ("another terminal" if in_terminal else "its start"))
+                square, edge = at
+                exits = self.layout[square].exits[edge]
+                k = next((k for k, sq in enumerate(terminal.squares)
+                          if sq == square and terminal.side in exits), None)
+                if k is None:
+                    raise Illegal("track", f"{player.name}'s car on {name(square)} has no track forward into "
+                                           f"terminal {_tname(terminal)}")
+                in_terminal, at = (terminal, k), None
+                if terminal == target and progress == self.full(player):
+                    if not last:
+                        raise Illegal("move", f"{player.name}'s car arrives in its end terminal "
+                                              f"{_tname(terminal)} and cannot move on")
+                    player.car = None
+                    player.moved += i
+                    self._finish_move(i, roll)
+                    self.winner = player.name
+                    return
+                continue
+            square = (step[0], step[1])
+            if in_terminal is not None:
+                terminal, k = in_terminal
+                if square != terminal.squares[1 - k]:
+                    raise Illegal("track", f"{player.name}'s car passes through terminal {_tname(terminal)} and must "
+                                           f"come out on {name(terminal.squares[1 - k])}, not {name(square)}")
+                edge = terminal.side
+            elif at is None:  # leaving the start terminal into one of its squares
+                if square not in player.start.squares:
+                    raise Illegal("track", f"{player.name}'s car starts in terminal {_tname(player.start)}, so its "
+                                           f"first space is {' or '.join(name(s) for s in player.start.squares)}, "
+                                           f"not {name(square)}")
+                edge = player.start.side
+            else:
+                here, entry = at
+                edge_out = next((e for e in Edge if neighbour(here, e) == square), None)
+                if edge_out is None:
+                    raise Illegal("track", f"{player.name}'s car jumps from {name(here)} to {name(square)}, "
+                                           "which is not next to it")
+                tile = self.layout[here]
+                if edge_out not in tile.exits[entry]:
+                    why = ("a sharp turn, which no track piece makes" if edge_out in tile.ends
+                           else "there is no track that way")
+                    raise Illegal("track", f"{player.name}'s car entered {name(here)} from the "
+                                           f"{entry.name} and cannot leave it to {name(square)}: {why}")
+                edge = Edge((edge_out + 2) % 4)
+            tile = self.layout.get(square)
+            if tile is None or edge not in tile.ends:
+                raise Illegal("track", f"{player.name}'s car cannot enter {name(square)} from the {edge.name}: "
+                                       + ("the square is empty" if tile is None else "no track meets it there"))
+            in_terminal, at = None, (square, edge)
+            progress = _advance(progress, square, player.stops, self.stop_signs, self.ordered)
+            if square in self.stop_signs.values() and not last:
+                letters = ", ".join(sorted(k for k, v in self.stop_signs.items() if v == square))
+                raise Illegal("forced-stop", f"{player.name}'s car enters the stop sign of {letters} on {name(square)} "
+                                             "and must stop there, ending its move")
+        if limit is None and (at is None or at[0] not in self.stop_signs.values()):
+            where = name(at[0]) if at is not None else f"terminal {_tname(in_terminal[0])}"  # type: ignore[index]
+            raise Illegal("dice", f"{player.name} rolled {roll}, which takes the car to the next stop sign or its end "
+                                  f"terminal, but it stops on {where}")
+        if in_terminal is not None:  # a terminal is a space like any other: the car may stop in it
+            terminal, k = in_terminal
+            player.car = Car(terminal.squares[k], terminal.side, progress, target, terminal)
+        else:
+            assert at is not None
+            player.car = Car(at[0], at[1], progress, target)
+        player.moved += len(steps)
+        self._finish_move(len(steps), roll)
+
+    def _finish_move(self, spaces: int, roll: int | None) -> None:
+        self.last_move = spaces
+        self.last_roll = roll
+        self.moves += 1
+
+    def _terminal(self, step: tuple[int, int, str]) -> Terminal:
+        for t in self.geo.board.terminals:
+            if (t.line, t.number) == (step[0], step[1]):
+                return t
+        raise InputError(f"terminal [{step[0]}, {step[1]}] is not on this board")
+
+    def restart(self, player: Player) -> None:
+        """Takes the car off; allowed only when the route cannot be completed from where it stands."""
+        if not player.running or player.car is None:
+            raise Illegal("restart", f"{player.name} has no car on the board to take off")
+        if self.network.shortest(player.line, player.stops, self.ordered, car=player.car) is not None:
+            raise Illegal("restart", f"{player.name} takes the car off {name(player.car.square)}, but it can still "
+                                     "complete its route from there")
+        player.car = None
+        player.start = None
+
+    def roll(self, turn: Mapping[str, Any], where: str) -> int | None:
+        """The roll a move uses: recorded, repeated from the previous roll, or the seed's next roll."""
+        if self.dice == "none":
+            if "roll" in turn or "repeat" in turn:
+                raise InputError(f"{where}: field {'roll' if 'roll' in turn else 'repeat'} is given, but no dice "
+                                 "variant is played")
+            return None
+        if turn.get("repeat"):
+            if self.dice != "roll-or-repeat":
+                raise Illegal("dice", "repeating the previous roll is allowed only in the roll-or-repeat variant")
+            if self.last_roll is None:
+                raise Illegal("dice", "there is no previous roll to repeat")
+            if "roll" in turn and turn["roll"] != self.last_roll:
+                raise Illegal("dice", f"repeats the previous roll {self.last_roll} but records {turn['roll']}")
+            return self.last_roll
+        seeded = self.rolls.randbelow(6) + 1 if self.rolls is not None else None
+        if "roll" in turn:
+            if seeded is not None and turn["roll"] != seeded:
+                raise Illegal("dice", f"records a roll of {turn['roll']}, but the seed rolls {seeded}")
+            return int(turn["roll"])
+        if seeded is None:
+            raise InputError(f"{where}: field roll is missing; without a seed the log must record each roll")
+        return seeded
+
+
+def _tname(terminal: Terminal) -> str:
+    return f"{terminal.line}.{terminal.number}"
+
+
+def _tiles(counts: Counter[str]) -> str:
+    return ", ".join(f"{n} {t}" for t, n in sorted(counts.items())) or "no tiles"
+
+
+def _advance(progress: int, square: Square, stops: Sequence[str], signs: Mapping[str, Square], ordered: bool) -> int:
+    if ordered:
+        while progress < len(stops) and signs.get(stops[progress]) == square:
+            progress += 1
+        return progress
+    for i, letter in enumerate(stops):
+        if signs.get(letter) == square:
+            progress |= 1 << i
+    return progress
+
+
+# -- reading a log --------------------------------------------------------------------------------
+
+
+def _seats(data: Mapping[str, Any], source: str, geo: Geometry, seed: str | None, card_set: int) -> list[Player]:
+    names = data["players"]
+    dealt = seeded_deal(seed, len(names), card_set) if seed is not None else None
+    if "deal" not in data and dealt is None:
+        raise InputError(f"{source}: give field seed or field deal: without either, nobody has cards")
+    recorded = data.get("deal")
+    if recorded is not None and len(recorded) != len(names):
+        raise InputError(f"{source}: field deal has {len(recorded)} seats; expected one per player ({len(names)})")
+    players = []
+    for i, player_name in enumerate(names):
+        if recorded is None:
+            assert dealt is not None
+            line, stops = dealt[i].line, dealt[i].stops
+        else:
+            seat = recorded[i]
+            line = seat["line"]
+            if ("route_card" in seat) == ("stops" in seat):
+                raise InputError(f"{source}: field deal[{i}] needs route_card or stops (one of them)")
+            if "route_card" in seat:
+                stops = route_cards(card_set)[seat["route_card"] - 1][line - 1] if line <= 6 else ()
+                if line > 6:
+                    raise InputError(f"{source}: field deal[{i}].line is {line}; route cards cover lines 1-6")
+            else:
+                stops = tuple(seat["stops"])
+            if dealt is not None and (dealt[i].line, dealt[i].stops) != (line, tuple(stops)):
+                raise InputError(f"{source}: field deal[{i}] gives line {line} stops {'-'.join(stops)}, but the seed "
+                                 f"deals seat {i + 1} line {dealt[i].line} stops {'-'.join(dealt[i].stops)}")
+        if len(geo.board.terminals_of(line)) != 2:
+            raise InputError(f"{source}: field deal[{i}].line is {line}, which has no terminals on this board")
+        for letter in stops:
+            if letter not in geo.board.locations:
+                raise InputError(f"{source}: field deal[{i}] names stop {letter}, which is not on this board")
+        players.append(Player(player_name, line, tuple(stops)))
+    lines = [p.line for p in players]
+    if len(set(lines)) != len(lines):
+        raise InputError(f"{source}: field deal gives line {Counter(lines).most_common(1)[0][0]} to two players")
+    return players
+
+
+def new_game(data: Mapping[str, Any], source: str, folder: Path | None = None) -> Game:
+    """Sets the table from a log's header: board, seats, cards, hands, bag and dice."""
+    seed = canonical_seed(data["seed"]) if "seed" in data else None
+    geo = geometry(load_board(data.get("board"), source, folder))
+    card_set = data.get("set", 2)
+    variants = data.get("variants", {})
+    players = _seats(data, source, geo, seed, card_set)
+    hand = starting_hand()
+    supply: Counter[str] = Counter()
+    for kind in tile_kinds():
+        supply[kind.id] = kind.count - hand.get(kind.id, 0) * len(players)
+    for p in players:
+        p.hand = [tile for tile, n in hand.items() for _ in range(n)]
+    dice = variants.get("dice", "none")
+    return Game(geo, players, ordered=variants.get("ordered", False), dice=dice,
+                bag=seeded_bag(seed, len(players)) if seed is not None else None, supply=supply,
+                rolls=Rng("streetcar/dice", seed) if seed is not None and dice != "none" else None)
+
+
+def _step(value: Any) -> Square | tuple[int, int, str]:
+    if isinstance(value, dict):
+        return (value["terminal"][0], value["terminal"][1], "T")
+    return (value[0], value[1])
+
+
+def play_turn(game: Game, turn: Mapping[str, Any], where: str) -> None:
+    """Applies one turn of a log to the game; raises Illegal at the first broken rule."""
+    try:
+        player = game.player(turn["player"])
+    except KeyError:
+        raise InputError(f"{where}.player is {turn['player']!r}; expected one of "
+                         f"{', '.join(p.name for p in game.players)}") from None
+    building = "lay" in turn or "draw" in turn
+    running = "start" in turn or "move" in turn
+    if building and (running or "restart" in turn) or (running and "restart" in turn):
+        raise InputError(f"{where}: a turn either lays tiles (lay, draw), or moves the car (start, move), "
+                         "or restarts; this one mixes them")
+    if not (building or running or "restart" in turn):
+        raise InputError(f"{where}: the turn does nothing; expected lay (and draw), move (with start), or restart")
+    if game.winner is not None:
+        raise Illegal("game-over", f"{game.winner} has already won; {player.name} plays after the end of the game")
+    expected = game.to_play
+    if player is not expected:
+        raise Illegal("turn-order", f"it is {expected.name}'s turn, not {player.name}'s")
+    if building:
+        if player.running:
+            raise Illegal("running", f"{player.name} has begun a run and may not lay tiles any more")
+        plays = [tile_at(p, f"lay[{i}]", where, game.geo) for i, p in enumerate(turn.get("lay", []))]
+        game.lay(player, plays)
+        game.check_pass(player, len(plays))
+        draws = turn.get("draw")
+        if draws is None and game.bag is None and game.draw_count(player) > 0:
+            raise InputError(f"{where}: field draw is missing; without a seed the log must record the tiles drawn")
+        parsed: list[str | tuple[str, str]] | None = None
+        if draws is not None:
+            parsed = []
+            for i, item in enumerate(draws):
+                tile = item if isinstance(item, str) else item["tile"]
+                if tile not in kinds_by_id():
+                    raise InputError(f"{where}.draw[{i}] is {tile!r}; expected a tile id such as straight or curve")
+                if isinstance(item, dict):
+                    if item["from"] not in [p.name for p in game.players]:
+                        raise InputError(f"{where}.draw[{i}].from is {item['from']!r}, who is not playing")
+                    parsed.append((item["from"], tile))
+                else:
+                    parsed.append(tile)
+        game.draw(player, parsed)
+    elif "restart" in turn:
+        game.restart(player)
+    else:
+        if "start" in turn:
+            if player.running and player.car is not None:
+                raise Illegal("run-start", f"{player.name}'s car is already running")
+            game.begin_run(player, turn["start"])
+        elif player.running and player.car is None and player.start is None:
+            raise Illegal("run-start", f"{player.name}'s car was taken off and must start again from a terminal")
+        elif not player.running:
+            raise Illegal("running", f"{player.name} moves a car without having begun a run (field start)")
+        roll = game.roll(turn, where)
+        steps = [_step(s) for s in turn.get("move", [])]
+        for s in steps:
+            if len(s) == 3:
+                try:
+                    game._terminal(s)  # type: ignore[arg-type]
+                except InputError as exc:
+                    raise InputError(f"{where}.move: {exc}") from None
+        game.move(player, steps, roll)
+    game.turn += 1
+
+
+@dataclass(frozen=True)
+class LogResult:
+    """The verdict on a game log: the first illegal action, or the winner and a summary."""
+
+    source: str
+    turns: int
+    winner: str | None
+    problem: Problem | None
+    problem_turn: int | None
+    problem_player: str | None
+    summary: dict[str, Any]
+
+    @property
+    def valid(self) -> bool:
+        return self.problem is None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"file": self.source, "game": "streetcar", "kind": "log", "valid": self.valid,
+                               "turns": self.turns, "winner": self.winner, "summary": self.summary, "problems": []}
+        if self.problem is not None:
+            out["problems"] = [{**self.problem.to_json(), "turn": self.problem_turn, "player": self.problem_player}]
+        return out
+
+    def text_lines(self) -> list[str]:
+        s = self.summary
+        if self.problem is not None:
+            return [f"{self.source}: Streetcar game, NOT VALID at turn {self.problem_turn} "
+                    f"({self.problem_player}), rule {self.problem.rule}: {self.problem.message}"]
+        head = f"{self.source}: Streetcar game, {self.turns} turns, " + (
+            f"{self.winner} wins" if self.winner else "no winner yet")
+        seats = "; ".join(f"{p['player']} line {p['line']} ({'-'.join(p['stops'])})" for p in s["players"])
+        return [head, f"  {seats}",
+                f"  {s['tiles_laid']} tiles laid ({s['exchanges']} by exchange), {s['moves']} moves, "
+                f"{len(s['stop_signs'])} stop signs out"]
+
+
+def verify_log(data: Any, source: str, folder: Path | None = None) -> LogResult:
+    """Replays a game log; stops at the first illegal action."""
+    validate(data, "streetcar-log", source)
+    game = new_game(data, source, folder)
+    problem = turn_no = who = None
+    for i, turn in enumerate(data["turns"]):
+        try:
+            play_turn(game, turn, f"{source}: field turns[{i}]")
+        except Illegal as exc:
+            problem, turn_no, who = exc.problem, i + 1, turn["player"]
+            break
+    return LogResult(source, game.turn, game.winner, problem, turn_no, who, summary(game))
+
+
+def summary(game: Game) -> dict[str, Any]:
+    return {
+        "players": [{"player": p.name, "line": p.line, "stops": list(p.stops), "running": p.running,
+                     "spaces_moved": p.moved} for p in game.players],
+        "tiles_laid": game.laid,
+        "exchanges": game.exchanges,
+        "moves": game.moves,
+        "stop_signs": {k: list(v) for k, v in sorted(game.stop_signs.items())},
+        "tiles_on_board": len(game.layout),
+    }

@@ -1,0 +1,228 @@
+"""Plays whole legal Streetcar games from a seed: the example game, property tests and benchmarks.
+
+Each builder plans a route over the board (existing track where it fits, empty squares where it
+does not) and lays hand tiles along it; when nothing on the plan can be laid it lays any legal
+tile. Every turn goes through the referee's own `play_turn`, so a generated log is legal by
+construction, and a bug in either shows up as an exception here.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any
+
+from paperplay.seeds import Rng, canonical_seed
+from paperplay.streetcar.data import Edge, Square
+from paperplay.streetcar.game import Game, Player, new_game, play_turn
+from paperplay.streetcar.route import Step
+from paperplay.streetcar.track import Placed, legal_plays, neighbour, orientations, play_faults
+
+EMPTY_COST, TRACK_COST = 5, 1
+
+
+def _plan(game: Game, player: Player) -> list[tuple[Square, frozenset[Edge]]]:
+    """A cheap route for the player over track and empty squares: the empty squares and the piece
+    each needs, in route order. Empty if the route is already complete or no plan exists."""
+    geo, layout = game.geo, game.layout
+    ends = game.ends(player)
+    stops = player.stops
+    # Where each stop is made: its stop sign, or (without one yet) any square beside the location.
+    where: list[set[Square]] = [
+        {game.stop_signs[s]} if s in game.stop_signs else set(geo.touching[s]) for s in stops]
+    full = (1 << len(stops)) - 1 if not game.ordered else len(stops)
+
+    def gain(progress: int, square: Square) -> int:
+        if game.ordered:
+            while progress < len(stops) and square in where[progress]:
+                progress += 1
+            return progress
+        for i, squares in enumerate(where):
+            if square in squares:
+                progress |= 1 << i
+        return progress
+
+    # state: (square, entry edge, progress, target index)
+    heap: list[tuple[int, int, Square, int, int, int]] = []
+    parent: dict[tuple[Square, int, int, int], tuple[Square, int, int, int] | None] = {}
+    best: dict[tuple[Square, int, int, int], int] = {}
+    counter = 0
+
+    def push(cost: int, square: Square, edge: Edge, progress: int, d: int,
+             before: tuple[Square, int, int, int] | None) -> None:
+        nonlocal counter
+        tile = layout.get(square)
+        if square in geo.locations or (tile is not None and edge not in tile.ends):
+            return
+        cost += EMPTY_COST if tile is None else TRACK_COST
+        key = (square, int(edge), gain(progress, square), d)
+        if best.get(key, 1 << 30) <= cost:
+            return
+        best[key] = cost
+        parent[key] = before
+        counter += 1
+        heapq.heappush(heap, (cost, counter, *key))  # type: ignore[arg-type]
+
+    for d, origin in enumerate(reversed(ends)):
+        for square in origin.squares:
+            push(0, square, origin.side, 0, d, None)
+    goal = None
+    while heap:
+        cost, _, square, edge_i, progress, d = heapq.heappop(heap)
+        key = (square, edge_i, progress, d)
+        if best.get(key) != cost:
+            continue
+        edge = Edge(edge_i)
+        tile = layout.get(square)
+        exits = tile.exits[edge] if tile is not None else tuple(e for e in Edge if e != edge)
+        for out in exits:
+            nxt = neighbour(square, out)
+            if geo.on_board(nxt):
+                push(cost, nxt, Edge((out + 2) % 4), progress, d, key)
+                continue
+            terminal = geo.ports.get((square, out))
+            if terminal is None:
+                continue
+            if terminal == ends[d] and progress == full:
+                goal = key
+                break
+            other = terminal.squares[1 - terminal.squares.index(square)]
+            push(cost + 1, other, terminal.side, progress, d, key)
+        if goal is not None:
+            break
+    if goal is None:
+        return []
+    chain: list[tuple[Square, int, int, int]] = []
+    at: tuple[Square, int, int, int] | None = goal
+    while at is not None:
+        chain.append(at)
+        at = parent[at]
+    chain.reverse()
+    needs = []
+    for i, (square, edge_i, _, _) in enumerate(chain):
+        if square in layout:
+            continue
+        if i + 1 < len(chain):
+            nxt = chain[i + 1][0]
+            out = next((e for e in Edge if neighbour(square, e) == nxt), None)
+            if out is None:  # through a terminal loop to the other square
+                out = Edge(chain[i + 1][1])
+        else:
+            out = ends[goal[3]].side
+        needs.append((square, frozenset((Edge(edge_i), out))))
+    return needs
+
+
+def _fits(game: Game, hand: list[str], square: Square, piece: frozenset[Edge]) -> Placed | None:
+    """A hand tile, turned to contain `piece`, that may be laid on the empty `square`; fewest ends first."""
+    options = [p for tile in sorted(set(hand)) for p in orientations(tile) if piece in p.pieces]
+    for tile in sorted(options, key=lambda p: (len(p.ends), p.kind.id, p.rotation)):
+        if not play_faults(game.geo, game.layout, square, tile):
+            return tile
+    return None
+
+
+def _build_turn(game: Game, player: Player, rng: Rng) -> dict[str, Any]:
+    """Two tiles along the plan where they fit, else any legal tile; then the draw."""
+    scratch = game.scratch()
+    me = scratch.player(player.name)
+    lay: list[dict[str, Any]] = []
+    for _ in range(2):
+        choice: tuple[Square, Placed] | None = None
+        for square, piece in _plan(scratch, me):
+            tile = _fits(scratch, me.hand, square, piece)
+            if tile is not None:
+                choice = (square, tile)
+                break
+        if choice is None:
+            options = list(legal_plays(scratch.geo, scratch.layout, me.hand))
+            if not options:
+                break
+            choice = options[rng.randbelow(len(options))]
+        scratch.lay(me, [choice])
+        lay.append(choice[1].to_json(choice[0]))
+    turn: dict[str, Any] = {"player": player.name, "lay": lay}
+    need = scratch.draw_count(me)
+    pool = [(p.name, t) for p in scratch.players if p.running for t in p.hand]
+    from_bag = min(need, scratch.bag_left())
+    if pool and need and (from_bag < need or rng.randbelow(4) == 0):
+        from_bag = min(from_bag, need - 1)  # now and then a tile from a running player's leftovers
+        assert game.bag is not None
+        at = len(game.bag) - game.bag_left()
+        draws: list[Any] = list(game.bag[at:at + from_bag])
+        for _ in range(need - from_bag):
+            giver, tile = pool.pop(rng.randbelow(len(pool)))
+            draws.append({"from": giver, "tile": tile})
+        turn["draw"] = draws
+    return turn
+
+
+def _run_turn(game: Game, player: Player, rng: Rng, dice: Rng | None) -> dict[str, Any] | None:
+    """Starts the run when the route is complete, then moves along a shortest route; None: keep building."""
+    turn: dict[str, Any] = {"player": player.name}
+    net = game.network
+    if player.start is None:  # not running yet, or the car was taken off
+        routes = [(r.length, t.number, r) for t in game.ends(player)
+                  if (r := net.shortest(player.line, player.stops, game.ordered, start=t)) is not None]
+        if not routes:
+            return None
+        _, number, route = min(routes, key=lambda x: (x[0], x[1]))
+        turn["start"] = number
+    else:
+        found = (net.shortest(player.line, player.stops, game.ordered, car=player.car) if player.car is not None
+                 else net.shortest(player.line, player.stops, game.ordered, start=player.start))
+        if found is None:
+            return {"player": player.name, "restart": True}
+        route = found
+    if game.dice == "none":
+        limit: int | None = game.last_move + 1
+        if limit > 1 and rng.randbelow(8) == 0:
+            limit -= 1 + rng.randbelow(limit - 1)  # now and then a slower move, as players do
+    else:
+        if game.dice == "roll-or-repeat" and game.last_roll is not None and game.last_roll >= 4:
+            turn["repeat"] = True
+            roll = game.last_roll
+        else:
+            assert dice is not None
+            roll = dice.randbelow(6) + 1  # the same stream the referee rolls from
+        limit = None if roll >= 5 else roll
+    signs = set(game.stop_signs.values())
+    move: list[Any] = []
+    for step in route.steps:
+        move.append(_step_json(step))
+        if limit is not None and len(move) >= limit:
+            break
+        if step.square is not None and step.square in signs:
+            break
+    turn["move"] = move
+    return turn
+
+
+def _step_json(step: Step) -> Any:
+    if step.terminal is not None:
+        return {"terminal": [step.terminal.line, step.terminal.number]}
+    assert step.square is not None
+    return list(step.square)
+
+
+def play_game(seed: str, players: int = 4, card_set: int = 2, ordered: bool = False, dice: str = "none",
+              board: dict[str, Any] | None = None, deal: list[dict[str, Any]] | None = None,
+              max_turns: int = 600) -> dict[str, Any]:
+    """Plays a game to its end (or `max_turns`) and returns its log; every turn is refereed as played."""
+    seed = canonical_seed(seed)
+    names = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"][:players]
+    header: dict[str, Any] = {"game": "streetcar", "board": board or "standard", "seed": seed, "set": card_set,
+                              "variants": {"ordered": ordered, "dice": dice}, "players": names}
+    if deal is not None:
+        header["deal"] = deal
+    game = new_game(header, "self-play")
+    rng = Rng("streetcar/selfplay", seed)
+    rolls = Rng("streetcar/dice", seed) if dice != "none" else None
+    turns: list[dict[str, Any]] = []
+    while game.winner is None and len(turns) < max_turns:
+        player = game.to_play
+        turn = _run_turn(game, player, rng, rolls)
+        if turn is None:
+            turn = _build_turn(game, player, rng)
+        play_turn(game, turn, f"self-play turn {len(turns) + 1}")
+        turns.append(turn)
+    return {**header, "turns": turns}

@@ -35,6 +35,19 @@ def _sequence_outcome(source: str, data: Any) -> Outcome:
     return Outcome(source, 0 if result.valid else 1, result.to_json(), tuple(result.text_lines()))
 
 
+def _streetcar_outcome(source: str, data: Any) -> Outcome:
+    """A Streetcar record is a game log when it has turns, otherwise a board state."""
+    from paperplay.streetcar.game import verify_log
+    from paperplay.streetcar.state import verify_state
+
+    folder = Path(source).parent
+    try:
+        result = verify_log(data, source, folder) if "turns" in data else verify_state(data, source, folder)
+    except InputError as exc:
+        return input_error(source, exc)
+    return Outcome(source, 0 if result.valid else 1, result.to_json(), tuple(result.text_lines()))
+
+
 def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]] | None) -> None:
     for outcome in outcomes:
         if "error" in outcome.result:
@@ -107,15 +120,21 @@ def score(
 @app.command()
 @guarded
 def verify(
-    files: list[Path] = typer.Argument(..., help="Game records: Streams sheets, Sequence positions and game logs.",
+    files: list[Path] = typer.Argument(..., help="Game records: Streams sheets, Streetcar board states and game "
+                                       "logs, Sequence positions and game logs.",
                                        show_default=False),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Referees game records; each file's "game" field picks the rules.
 
-    Exit code 0 when every record is valid, 1 when one breaks a rule, 2 when one cannot be used.
+    Streams sheets are scored; Streetcar and Sequence game logs are replayed to the first illegal
+    action (turn, player, rule) or the winner; Streetcar board states are checked against rules
+    A-D, stop signs and tile counts. Exit code 0 when every record is valid, 1 when one breaks a
+    rule, 2 when one cannot be used.
 
-    Example: paperplay verify ann.json bob.json --json
+    Examples: paperplay verify ann.json bob.json --json
+
+              paperplay verify streetcar-game.json
     """
     outcomes: list[Outcome] = []
     for source, data in load_records(files):
@@ -132,10 +151,87 @@ def verify(
         elif game == "sequence":
             outcomes.append(_sequence_outcome(source, data))
         else:
-            outcomes.append(input_error(source, InputError(
-                f"{source}: {game} records are not refereed by this version of paperplay")))
+            outcomes.append(_streetcar_outcome(source, data))
     streams = [o for o in outcomes if o.result.get("checked_against")]
     _finish(outcomes, as_json, _streams_ranking(streams) if len(streams) > 1 else None)
+
+
+@app.command()
+@guarded
+def route(
+    state: Path = typer.Argument(..., help="A Streetcar board state (JSON, see: paperplay schema streetcar-state).",
+                                 show_default=False),
+    line: int = typer.Option(..., "--line", "-l", help="The line (1-6 on the standard board).", show_default=False),
+    card: int = typer.Option(None, "--card", help="Route card number (1-6) giving the line's stops."),
+    card_set: int = typer.Option(2, "--set", help="Route-card set with --card: 2 (two stops) or 3 (three stops)."),
+    stops: str = typer.Option(None, "--stops", help="The stops instead of a card, e.g. B,D,M; '' for none."),
+    ordered: bool = typer.Option(False, "--ordered", help="Stops must be made in the order given (variant)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    pdf: Path = typer.Option(None, "--pdf", help="Also draw the board with the route numbered on it (a PDF)."),
+    force: bool = typer.Option(False, "--force", help="Overwrite the --pdf file if it exists."),
+) -> None:
+    """Tells whether a Streetcar line's route is complete on a board state, with its shortest route.
+
+    The route runs from one of the line's terminals to the other through the stop sign of every
+    stop; its length counts each tile entered, each terminal passed through, and the arrival.
+    When it is not complete, says what is missing. Exit code 0 complete, 1 not complete (or the
+    state breaks a rule), 2 bad input.
+
+    Examples: paperplay route board.json --line 1 --card 4 --set 3 --ordered
+
+              paperplay route board.json --line 2 --stops B,D,M --json
+    """
+    from paperplay.jsonfile import read_json
+    from paperplay.streetcar.data import route_cards
+    from paperplay.streetcar.deal import check_set
+    from paperplay.streetcar.route import Network, route_answer
+    from paperplay.streetcar.state import state_from_json
+    from paperplay.streetcar.track import faults_at
+
+    if (card is None) == (stops is None):
+        raise InputError("give the stops with --card N (and --set) or with --stops B,D,M, one of them")
+    board_state, problems = state_from_json(read_json(state), str(state), state.parent)
+    board = board_state.geo.board
+    if len(board.terminals_of(line)) != 2:
+        lines = sorted({t.line for t in board.terminals})
+        raise InputError(f"--line: is {line}; this board has lines {', '.join(map(str, lines))}")
+    if card is not None:
+        check_set(card_set)
+        if not 1 <= card <= 6:
+            raise InputError(f"--card: is {card}; expected a route card 1-6")
+        if line > 6:
+            raise InputError(f"--line: is {line}; route cards list lines 1-6 (use --stops for other lines)")
+        wanted = list(route_cards(card_set)[card - 1][line - 1])
+    else:
+        wanted = [s.strip().upper() for s in stops.split(",") if s.strip()]
+        if len(set(wanted)) != len(wanted):
+            raise InputError(f"--stops: is {stops!r}; each stop may be named once")
+    unknown = [s for s in wanted if s not in board.locations]
+    if unknown:
+        raise InputError(f"--stops: {unknown[0]} is not a location on this board; "
+                         f"expected letters from {', '.join(sorted(board.locations))}")
+    for square in sorted(board_state.layout):
+        problems += faults_at(board_state.geo, board_state.layout, square)
+    answer = route_answer(Network(board_state.geo, board_state.layout, board_state.stop_signs), line, wanted, ordered)
+    if pdf is not None:
+        from paperplay.render.pdf import write_pdf
+        from paperplay.streetcar.pages import state_document
+
+        squares = [step.square for step in answer.route.steps if step.square] if answer.route else []
+        tiles = [(sq, tile.kind, tile.rotation) for sq, tile in sorted(board_state.layout.items())]
+        title = f"{state.name}: line {line}, " + " ".join(answer.text_lines()[0].split(": ")[1:])
+        write_pdf(state_document(board, tiles, board_state.stop_signs, squares, title), pdf, force)
+    for problem in problems:
+        typer.echo(f"paperplay: warning: {state}: the board breaks rule {problem.rule}: {problem.message}", err=True)
+    if as_json:
+        document = answer.to_json()
+        if problems:
+            document["problems"] = [p.to_json() for p in problems]
+        print_json(document)
+    else:
+        for text in answer.text_lines():
+            typer.echo(text)
+    raise typer.Exit(1 if problems or not answer.complete else 0)
 
 
 @app.command()

@@ -86,6 +86,12 @@ class Game:
         return replace(self, players=players, layout=dict(self.layout), stop_signs=dict(self.stop_signs),
                        supply=Counter(self.supply), _network=None)
 
+    def state_json(self, board: Any = "standard") -> dict[str, Any]:
+        """The board as it lies, as a state file (SPEC §6)."""
+        return {"game": "streetcar", "board": board,
+                "tiles": [tile.to_json(sq) for sq, tile in sorted(self.layout.items())],
+                "stop_signs": {k: list(v) for k, v in sorted(self.stop_signs.items())}}
+
     def _changed(self) -> None:
         self._network = None
 
@@ -409,7 +415,8 @@ def _seats(data: Mapping[str, Any], source: str, geo: Geometry, seed: str | None
                     raise InputError(f"{source}: field deal[{i}].line is {line}; route cards cover lines 1-6")
             else:
                 stops = tuple(seat["stops"])
-            if dealt is not None and (dealt[i].line, dealt[i].stops) != (line, tuple(stops)):
+            # Cards from the set are what the seed deals; stops written out are a home-made deal.
+            if dealt is not None and "route_card" in seat and (dealt[i].line, dealt[i].stops) != (line, tuple(stops)):
                 raise InputError(f"{source}: field deal[{i}] gives line {line} stops {'-'.join(stops)}, but the seed "
                                  f"deals seat {i + 1} line {dealt[i].line} stops {'-'.join(dealt[i].stops)}")
         if len(geo.board.terminals_of(line)) != 2:

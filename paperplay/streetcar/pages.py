@@ -393,3 +393,33 @@ def kit_document(seed: str, code: str, seats: Sequence[Seat], card_set: int, pap
     pages.append(rules_page(code, card_paper))
     return Document(title=f"Streetcar kit, game {display_code(code)}", pages=tuple(pages),
                     subject=f"Streetcar (Linie 1), {len(seats)} players, game code {display_code(code)}")
+
+
+def state_document(board: Board, tiles: Sequence[tuple[tuple[int, int], TileKind, int]],
+                   stop_signs: dict[str, tuple[int, int]], route: Sequence[tuple[int, int]] = (),
+                   title: str = "Streetcar board") -> Document:
+    """A board as it lies, on one page: its tiles, stop signs and (optionally) a route's squares in order."""
+    s = 14.0
+    w, h = board_size(board, s)
+    ox = oy = s * 0.5 + 4  # where board_drawing puts square [0, 0]
+    items: list[Item] = [Text(MARGIN, MARGIN + 6, title, size=12, bold=True, color=ACCENT)]
+    drawn: list[Item] = list(board_drawing(board, s))
+    for (r, c), kind, rotation in tiles:
+        pieces = kind.pieces_at(rotation)
+        drawn.append(Group((Rect(0, 0, s, s, stroke=0.3, fill="#f3ecd9", color="#9a9a9a"),
+                            *track_items(pieces, s, width=s * 0.3)), dx=ox + c * s, dy=oy + r * s))
+    for letter, (r, c) in sorted(stop_signs.items()):
+        drawn.append(_octagon(ox + (c + 0.82) * s, oy + (r + 0.18) * s, 2.2))
+        drawn.append(Text(ox + (c + 0.82) * s, oy + (r + 0.18) * s + 0.9, letter, size=5, bold=True,
+                          align="center", color="#ffffff"))
+    visits: dict[tuple[int, int], list[str]] = {}
+    for i, square in enumerate(route):
+        visits.setdefault(square, []).append(str(i + 1))
+    for (r, c), numbers in visits.items():  # a square the route passes twice shows both numbers
+        label = "/".join(numbers)
+        drawn.append(Rect(ox + (c + 0.5) * s - 1.2 - 1.05 * len(label), oy + (r + 0.5) * s - 2, 2.4 + 2.1 * len(label),
+                          4, stroke=0.4, fill="#ffe066"))
+        drawn.append(Text(ox + (c + 0.5) * s, oy + (r + 0.5) * s + 1, label, size=5, align="center"))
+    width, height = max(210.0, w + 2 * MARGIN), max(297.0, h + 2 * MARGIN + 10)
+    items.append(Group(tuple(drawn), dx=MARGIN, dy=MARGIN + 10))
+    return Document(title=title, pages=(Page(width, height, tuple(items), "player", "board state"),))

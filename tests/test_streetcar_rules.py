@@ -1,0 +1,206 @@
+"""Streetcar placement rules (RULINGS, Streetcar: Placement), each with a legal and an illegal case."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from paperplay.errors import InputError
+from paperplay.jsonfile import validate
+from paperplay.resources import load_template
+from paperplay.streetcar.data import Edge, standard_board
+from paperplay.streetcar.game import Game, Illegal, Player, new_game
+from paperplay.streetcar.state import verify_state
+from paperplay.streetcar.track import (
+    double_exchange_faults, geometry, legal_plays, orientations, placed, play_faults,
+)
+
+GEO = geometry(standard_board())
+
+
+def rules(layout, square, tile, rotation):
+    return [p.rule for p in play_faults(GEO, dict(layout), square, placed(tile, rotation))]
+
+
+@pytest.mark.parametrize("name,schema", [("standard-board", "streetcar-board"), ("tiles", "streetcar-tiles"),
+                                         ("route-cards", "streetcar-route-cards")])
+def test_data_files_match_their_schemas(name, schema):
+    validate(load_template(f"streetcar/{name}.json"), schema, name)
+
+
+def test_tile_data_matches_rulings():
+    from paperplay.streetcar.data import tile_kinds
+
+    assert sum(k.count for k in tile_kinds()) == 126
+    assert [k.id for k in tile_kinds() if k.trees] == ["triangle", "branch-pair", "four-curves", "crossing",
+                                                       "cross-curves-e", "cross-curves-w"]
+    assert placed("curve", 90).pieces == {frozenset({Edge.E, Edge.S})}  # rotation turns N into E
+    assert len(orientations("straight")) == 2 and len(orientations("crossing")) == 1
+
+
+def test_rule_a_track_leaves_the_board_only_into_a_terminal():
+    assert rules({}, (3, 0), "straight", 90) == ["A"]  # row 3 west: no terminal
+    assert rules({}, (5, 0), "straight", 90) == []  # row 5 west: line 1 terminal 2
+    assert rules({}, (0, 0), "curve", 90) == []  # east and south stay on the board
+
+
+def test_rule_b_no_track_into_or_on_a_location():
+    assert rules({}, (3, 0), "straight", 0) == ["B"]  # leads south into E at [4, 0]
+    assert rules({}, (4, 0), "straight", 0) == ["B"]  # laid on E itself
+    assert rules({}, (3, 1), "straight", 90) == []
+
+
+def test_rule_c_track_leading_in_must_be_met():
+    row = {(5, 5): placed("straight", 90)}
+    assert rules(row, (5, 6), "straight", 0) == ["C"]
+    assert rules(row, (5, 6), "straight", 90) == []
+    # A terminal's track leads into its squares: line 1 terminal 2 into [6, 0] from the west.
+    assert rules({}, (6, 0), "straight", 0) == ["C"]
+    assert rules({}, (6, 0), "curve", 180) == []  # south-west curve meets it
+
+
+def test_rule_d_track_may_not_lead_into_a_tile_edge_without_track():
+    column = {(5, 5): placed("straight", 0)}
+    assert rules(column, (5, 6), "straight", 90) == ["D"]
+    assert rules(column, (5, 6), "straight", 0) == []
+
+
+def test_exchange_keeps_every_old_track_piece():
+    old = {(5, 5): placed("straight", 0)}
+    assert rules(old, (5, 5), "branch-w", 0) == []  # N-S kept, S-W added
+    assert rules(old, (5, 5), "curve", 0) == ["exchange"]
+    assert rules(old, (5, 5), "branch-w", 90) == ["exchange"]  # E-W and W-N: the N-S is gone
+    assert rules(old, (5, 5), "straight", 180) == ["exchange"]  # the same track: not an upgrade
+
+
+def test_tiles_with_trees_are_never_replaced_but_may_replace():
+    assert "trees" in rules({(5, 5): placed("crossing", 0)}, (5, 5), "crossing", 90)
+    assert rules({(5, 5): placed("straight", 0)}, (5, 5), "crossing", 0) == []
+
+
+def test_double_exchange_is_judged_on_the_result():
+    layout = {(5, 5): placed("straight", 0), (5, 6): placed("straight", 0)}
+    left, right = ((5, 5), placed("branch-e", 0)), ((5, 6), placed("branch-w", 0))
+    # Each alone leads into the other's trackless side (rule D) ...
+    assert rules(layout, *left[:1], "branch-e", 0) == ["D"]
+    assert rules(layout, *right[:1], "branch-w", 0) == ["D"]
+    # ... together they meet.
+    assert double_exchange_faults(GEO, dict(layout), (left, right)) == []
+    wrong = ((5, 6), placed("branch-e", 0))
+    assert [p.rule for p in double_exchange_faults(GEO, dict(layout), (left, wrong))] == ["D", "C"]
+
+
+def _game(**header):
+    data = {"game": "streetcar", "seed": "7KQ2M9XD", "players": ["Ann", "Bob"], **header}
+    return new_game(data, "test")
+
+
+def test_double_exchange_in_a_turn_returns_both_old_tiles():
+    game = _game()
+    game.layout.update({(5, 5): placed("straight", 0), (5, 6): placed("straight", 0)})
+    ann = game.players[0]
+    ann.hand = ["branch-e", "branch-w", "curve"]
+    game.lay(ann, [((5, 5), placed("branch-e", 0)), ((5, 6), placed("branch-w", 0))])
+    assert sorted(ann.hand) == ["curve", "straight", "straight"] and game.exchanges == 2
+
+
+def test_exchanged_tile_may_be_laid_again_the_same_turn():
+    game = _game()
+    game.layout[(5, 5)] = placed("straight", 0)
+    ann = game.players[0]
+    ann.hand = ["branch-w"]
+    game.lay(ann, [((5, 5), placed("branch-w", 0)), ((2, 2), placed("straight", 0))])
+    assert ann.hand == [] and game.layout[(2, 2)].kind.id == "straight"
+
+
+def test_first_tile_laid_beside_a_location_gets_its_stop_sign():
+    for order, expected in (([(5, 3), (7, 3)], (5, 3)), ([(7, 3), (5, 3)], (7, 3))):
+        game = _game()
+        ann = game.players[0]
+        ann.hand = ["straight", "straight"]
+        game.lay(ann, [(sq, placed("straight", 90)) for sq in order])
+        assert game.stop_signs["L"] == expected  # L is at [6, 3]
+
+
+def _custom(board):
+    from paperplay.streetcar.state import load_board
+
+    return Game(geometry(load_board(board, "test", None)), [])
+
+
+SQUARE_BOARD = {"size": [4, 4], "locations": {"A": [1, 1], "B": [2, 2]}, "terminals": [
+    {"line": 1, "number": 1, "side": "W", "squares": [[2, 0], [3, 0]]},
+    {"line": 1, "number": 2, "side": "E", "squares": [[0, 3], [1, 3]]}]}
+
+
+def test_one_tile_may_carry_two_stop_signs():
+    game = _custom(SQUARE_BOARD)
+    ann = Player("Ann", 1, ("A", "B"), hand=["curve"])
+    game.lay(ann, [((1, 2), placed("curve", 0))])  # [1, 2] touches A (west) and B (south)
+    assert game.stop_signs == {"A": (1, 2), "B": (1, 2)}
+
+
+def test_state_stop_signs(write_json):
+    tile = {"at": [5, 3], "tile": "straight", "rotation": 90}
+    other = {"at": [7, 3], "tile": "straight", "rotation": 90}
+    base = {"game": "streetcar", "board": "standard"}
+    # One tile touches L: it has the sign without saying so.
+    assert verify_state({**base, "tiles": [tile]}, "s").stop_signs["L"] == (5, 3)
+    # Two touch L: the state must say which.
+    with pytest.raises(InputError, match="stop_signs has no entry for L"):
+        verify_state({**base, "tiles": [tile, other]}, "s")
+    ok = verify_state({**base, "tiles": [tile, other], "stop_signs": {"L": [7, 3]}}, "s")
+    assert ok.valid and ok.stop_signs["L"] == (7, 3)
+    far = verify_state({**base, "tiles": [tile], "stop_signs": {"L": [5, 2]}}, "s")
+    assert [p.rule for p in far.problems] == ["stop-sign"] and "not orthogonally next to L" in far.problems[0].message
+    empty = verify_state({**base, "tiles": [tile], "stop_signs": {"L": [6, 4]}}, "s")
+    assert [p.rule for p in empty.problems] == ["stop-sign"] and "empty" in empty.problems[0].message
+
+
+def test_state_rules_and_tile_counts():
+    crossings = [{"at": [r, 6], "tile": "crossing", "rotation": 0} for r in range(1, 6)]
+    bad = verify_state({"game": "streetcar", "tiles": crossings}, "s")
+    assert "tile-count" in [p.rule for p in bad.problems]  # five crossings; the game has four
+    good = verify_state({"game": "streetcar", "tiles": [{"at": [5, 0], "tile": "straight", "rotation": 90}]}, "s")
+    assert good.valid and good.tiles == 1
+    off = verify_state({"game": "streetcar", "tiles": [{"at": [3, 0], "tile": "straight", "rotation": 90}]}, "s")
+    assert [p.rule for p in off.problems] == ["A"]
+
+
+def test_pass_claim_is_checked_against_every_legal_play():
+    # A 2x4 board whose only free squares are the terminal squares: no straight fits anywhere.
+    game = _custom({"size": [2, 4], "locations": {"A": [0, 1], "B": [0, 2], "C": [1, 1], "D": [1, 2]}, "terminals": [
+        {"line": 1, "number": 1, "side": "W", "squares": [[0, 0], [1, 0]]},
+        {"line": 1, "number": 2, "side": "E", "squares": [[0, 3], [1, 3]]}]})
+    ann = Player("Ann", 1, (), hand=["straight"] * 5)
+    assert list(legal_plays(game.geo, game.layout, ann.hand)) == []
+    game.check_pass(ann, 0)  # nothing legal: the claim holds
+    ann.hand = ["straight"] * 4 + ["curve"]
+    with pytest.raises(Illegal) as caught:
+        game.check_pass(ann, 0)
+    assert caught.value.problem.rule == "pass" and "curve" in str(caught.value)
+
+
+def test_one_line_card_per_player():
+    data = {"game": "streetcar", "seed": "X", "board": SQUARE_BOARD, "players": ["Ann", "Bob"],
+            "deal": [{"line": 1, "stops": ["A"]}, {"line": 1, "stops": ["B"]}]}
+    with pytest.raises(InputError, match="line 1 to two players"):
+        new_game(data, "t")
+
+
+def test_custom_board_errors_name_the_field(write_json):
+    from paperplay.streetcar.state import load_board
+
+    board = json.loads(json.dumps(load_template("streetcar/standard-board.json")))
+    board["terminals"][0]["squares"] = [[1, 10], [2, 10]]
+    with pytest.raises(InputError, match=r"board.terminals\[0\].squares holds \[1, 10\].*E border"):
+        load_board(board, "b.json", None)
+    board = json.loads(json.dumps(load_template("streetcar/standard-board.json")))
+    board["terminals"].pop()
+    with pytest.raises(InputError, match="line 6 terminals \\[1\\]"):
+        load_board(board, "b.json", None)
+    board = json.loads(json.dumps(load_template("streetcar/standard-board.json")))
+    board["locations"]["A"] = [12, 0]
+    with pytest.raises(InputError, match="locations.A is \\[12, 0\\], off the 12x12 board"):
+        load_board(board, "b.json", None)

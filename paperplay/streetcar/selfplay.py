@@ -225,4 +225,7 @@ def play_game(seed: str, players: int = 4, card_set: int = 2, ordered: bool = Fa
             turn = _build_turn(game, player, rng)
         play_turn(game, turn, f"self-play turn {len(turns) + 1}")
         turns.append(turn)
+        idle = turns[-len(names):]
+        if len(idle) == len(names) and all(t.get("lay") == [] for t in idle):
+            break  # a whole round laid nothing and nobody runs: the bag is empty and no route can be made
     return {**header, "turns": turns}

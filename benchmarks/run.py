@@ -89,7 +89,41 @@ def sequence() -> None:
 
 
 def streetcar() -> None:
+    from paperplay.streetcar.data import route_cards
+    from paperplay.streetcar.game import new_game, play_turn, verify_log
+    from paperplay.streetcar.route import Network, route_answer
+    from paperplay.streetcar.selfplay import play_game
+
     print("Streetcar")
+    # A crowded board: a 6-player game played to the end (116 tiles).
+    log = play_game("B3", 6)
+    game = new_game(log, "bench")
+    for turn in log["turns"]:
+        play_turn(game, turn, "bench")
+    queries = [(line, stops, ordered) for card_set in (2, 3) for card in route_cards(card_set)
+               for line, stops in enumerate(card, 1) for ordered in (False, True)]
+    started = time.perf_counter()
+    found = 0
+    for line, stops, ordered in queries:
+        net = Network(game.geo, game.layout, game.stop_signs)
+        found += route_answer(net, line, stops, ordered).complete
+    per = (time.perf_counter() - started) / len(queries) * 1000
+    print(f"  route query, board of {len(game.layout)} tiles     {per:.2f} ms per query, graph built each time "
+          f"({len(queries)} queries, {found} complete)   (target < 5 ms)")
+    net = Network(game.geo, game.layout, game.stop_signs)
+    started = time.perf_counter()
+    for line, stops, ordered in queries:
+        net.shortest(line, stops, ordered)
+    per = (time.perf_counter() - started) / len(queries) * 1000
+    print(f"  route search alone                  {per:.2f} ms per query")
+    logs = [play_game(f"R{i}", 4) for i in range(8)]
+    verify_log(logs[0], "warm-up")
+    started = time.perf_counter()
+    for log in logs:
+        assert verify_log(log, "bench").valid
+    per = (time.perf_counter() - started) / len(logs) * 1000
+    turns = sum(len(log["turns"]) for log in logs) / len(logs)
+    print(f"  full 4-player game replay (avg {turns:.0f} turns)   {per:.1f} ms per game   (target < 100 ms)")
     for paper in ("a4", "a3"):
         kit, size = whole_process(["kit", "streetcar", "--seed", "BENCH", "--paper", paper], repeat=3)
         print(f"  paperplay kit streetcar --paper {paper}  whole process {kit:.3f} s   {size / 1024:.0f} KB   "

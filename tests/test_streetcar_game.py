@@ -421,3 +421,45 @@ def test_a_single_corruption_is_caught_or_provably_legal(v, kind, pick):
         if "move" in t:
             assert len(t["move"]) <= last + 1
             last = len(t["move"])
+
+
+# -- the command line ------------------------------------------------------------------------------------
+
+
+def test_cli_verify_streetcar_logs_and_states(cli, write_json):
+    good = cli("verify", str(DATA / "streetcar-tiny-game.json"))
+    assert good.exit_code == 0 and "13 turns, Ann wins" in good.stdout
+    bad = write_json("bad.json", tiny_with(10, {"player": "Ann", "move": [[2, 2], [1, 2], [1, 1]]}))
+    result = cli("verify", str(bad), "--json")
+    assert result.exit_code == 1
+    (doc,) = json.loads(result.stdout)["results"]
+    assert doc["valid"] is False and doc["winner"] is None
+    assert doc["problems"] == [{"rule": "forced-stop", "turn": 11, "player": "Ann",
+                                "message": "Ann's car enters the stop sign of A on [1, 2] and must stop there, "
+                                           "ending its move"}]
+    text = cli("verify", str(bad))
+    assert "NOT VALID at turn 11 (Ann), rule forced-stop" in text.stdout
+    state = write_json("state.json", {"game": "streetcar", "tiles": [{"at": [5, 0], "tile": "straight",
+                                                                      "rotation": 90}]})
+    mixed = cli("verify", str(state), str(bad), str(DATA / "streetcar-game.json"))
+    assert mixed.exit_code == 1 and "every tile obeys rules A-D" in mixed.stdout
+
+
+def test_cli_verify_streetcar_bad_input_exits_2(cli, write_json):
+    cases = [
+        ({"game": "streetcar", "players": ["Ann", "Bob"], "turns": []}, "give field seed or field deal"),
+        ({"game": "streetcar", "tiles": [{"at": [5, 0], "tile": "straight"}]}, "missing field 'rotation'"),
+        ({"game": "streetcar", "tiles": [], "stop_signs": {"J": [1, 1]}}, "the board has no location J"),
+        ({"game": "streetcar", "tiles": [{"at": [5, 0], "tile": "straight", "rotation": 0},
+                                         {"at": [5, 0], "tile": "curve", "rotation": 0}]}, "already holds a tile"),
+    ]
+    for document, message in cases:
+        path = write_json("x.json", document)
+        result = cli("verify", str(path))
+        assert result.exit_code == 2 and message in result.stderr and "x.json" in result.stderr, result.stderr
+
+
+def test_schemas_are_listed(cli):
+    listed = cli("schema").stdout.split()
+    assert {"streetcar-board", "streetcar-tiles", "streetcar-route-cards", "streetcar-state",
+            "streetcar-log"} <= set(listed)

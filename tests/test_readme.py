@@ -32,3 +32,30 @@ def test_readme_sequence_log_is_legal():
 def test_readme_commands_are_real_commands(cli):
     for command in sorted(set(re.findall(r"^\$ paperplay (\w+)", README, re.M))):
         assert cli(command, "--help").exit_code == 0, command
+
+
+def test_readme_streetcar_state_is_legal():
+    from paperplay.streetcar.state import verify_state
+
+    state = next(b for b in JSON_BLOCKS if b.get("game") == "streetcar" and "tiles" in b)
+    result = verify_state(state, "README")
+    assert result.valid and result.stop_signs == {"E": (5, 0), "L": (5, 3)}
+
+
+def test_readme_streetcar_game_is_the_tiny_example_and_verifies():
+    from paperplay.streetcar.game import verify_log
+
+    log = next(b for b in JSON_BLOCKS if b.get("game") == "streetcar" and "turns" in b)
+    assert log == json.loads((Path(__file__).parent / "data" / "streetcar-tiny-game.json").read_text())
+    result = verify_log(log, "README")
+    assert result.valid and result.winner == "Ann" and result.turns == 13
+
+
+def test_readme_route_examples_print_what_the_readme_shows(cli, monkeypatch):
+    import shlex
+
+    monkeypatch.chdir(Path(__file__).parent.parent)
+    shown = re.findall(r"^\$ paperplay (route .*)\n((?:[^$`].*\n)+)", README, re.M)
+    assert len(shown) == 2
+    for command, output in shown:
+        assert cli(*shlex.split(command)).stdout == output, command

@@ -1,7 +1,7 @@
 """Prints paperplay's speed and size figures on this machine (not a test: nothing here fails).
 
-Run: python benchmarks/run.py            (all figures)
-     python benchmarks/run.py streams    (only the Streams ones)
+Run: python benchmarks/run.py            (all figures; the coach group takes several minutes)
+     python benchmarks/run.py streams    (only the Streams ones; also sequence, streetcar, coach)
 """
 
 from __future__ import annotations
@@ -130,7 +130,54 @@ def streetcar() -> None:
               "(targets < 1.5 s, < 1 MB)")
 
 
-SUITES = {"streams": streams, "sequence": sequence, "streetcar": streetcar}
+def coach() -> None:
+    from paperplay.seeds import Rng
+    from paperplay.streams.coach import COACH_BUDGET, Scorer, evaluate, unseen_counts
+    from paperplay.streams.lab import paired, simulate
+    from paperplay.streams.rules import standard_rules
+
+    print("Streams coach (games drawn from seeds LABG1, LABG2, ...; mean ± standard error)")
+    runs = [(["random", "proportional", "gap"], 2000, 1), (["montecarlo"], 300, 2), (["coach"], COACH_GAMES, 2)]
+    results = []
+    for names, games, jobs in runs:
+        for summary in simulate(names, games, "LAB", jobs):
+            results.append(summary)
+            per_move = 1000 * jobs / summary.rate / 20
+            print(f"  {summary.name:<13} {summary.games:5d} games   mean {summary.mean:6.2f} ± {summary.stderr:4.2f}   "
+                  f"median {summary.median:5g}   {summary.rate * (1 if jobs == 1 else 1):8.1f} games/s "
+                  f"({jobs} process{'es' if jobs > 1 else ''}, {per_move:.2f} ms a move)")
+    by = {s.name: s for s in results}
+    short = min(by["proportional"].games, by["montecarlo"].games)
+    prop = type(by["proportional"])("proportional", by["proportional"].scores[:short], 1.0)
+    mc = type(by["montecarlo"])("montecarlo", by["montecarlo"].scores[:short], 1.0)
+    d, e = paired(prop, mc)
+    print(f"  montecarlo - proportional on the same {short} games: {d:+.2f} ± {e:.2f}")
+    rules = standard_rules()
+    started = time.perf_counter()
+    evaluate([0] * 20, 11, unseen_counts(rules, [11]), Rng("bench", "B"), COACH_BUDGET, Scorer(rules), keep=3)
+    first = time.perf_counter() - started
+    advise, _ = whole_process_plain(["advise", "--cells", "3 _ _ 12 _ _ _ 15 _ _ _ _ 21 _ _ _ _ _ _ 29",
+                                     "--tile", "17"])
+    print(f"  advice on an empty sheet (first move)   {first:.2f} s in-process;  "
+          f"paperplay advise whole process {advise:.2f} s   (target < 1 s)")
+
+
+COACH_GAMES = 60
+
+
+def whole_process_plain(args: list[str], repeat: int = 3) -> tuple[float, str]:
+    """Median wall time of a whole `python -m paperplay …` process that writes no file."""
+    times = []
+    out = ""
+    for _ in range(repeat):
+        started = time.perf_counter()
+        out = subprocess.run([sys.executable, "-m", "paperplay", *args], check=True, capture_output=True,
+                             text=True).stdout
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), out
+
+
+SUITES = {"streams": streams, "sequence": sequence, "streetcar": streetcar, "coach": coach}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SUITES)

@@ -143,3 +143,16 @@ def test_every_player_page_has_one_vector_qr_and_shares_the_form():
     data = render_bytes(doc)
     assert b"/Subtype /Image" not in data  # vector paths, no raster image
     assert data.count(b"/Subtype /Form") == 1  # drawn once, reused
+
+
+def test_written_files_get_the_usual_permissions(tmp_path):
+    import os
+    import stat
+
+    umask = os.umask(0o022)
+    try:
+        target = tmp_path / "out.pdf"
+        write_pdf(sheets_document(CODE, 1), target)
+        assert stat.S_IMODE(target.stat().st_mode) == 0o644  # readable by others, as a normal new file
+    finally:
+        os.umask(umask)

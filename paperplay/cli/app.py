@@ -38,9 +38,9 @@ def _root(
     """Prints seeded paper game kits and referees what was played on paper."""
 
 
-from paperplay.cli import draw_cmds, print_cmds, referee_cmds  # noqa: E402  (registers the commands)
+from paperplay.cli import coach_cmds, draw_cmds, print_cmds, referee_cmds  # noqa: E402  (registers the commands)
 
-del draw_cmds, print_cmds, referee_cmds
+del coach_cmds, draw_cmds, print_cmds, referee_cmds
 
 
 def main() -> None:

@@ -223,6 +223,10 @@ def write_atomic(path: Path, data: bytes, force: bool) -> None:
     except OSError as exc:
         raise InputError(f"{path.parent}: cannot write in the output folder ({exc.strerror})") from None
     try:
+        # mkstemp makes the file private (0600); give it the mode a normal new file gets (umask applies).
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp_name, 0o666 & ~umask)
         with os.fdopen(handle, "wb") as out:
             out.write(data)
             out.flush()

@@ -29,6 +29,7 @@ class Sheet:
     draw: tuple[Tile, ...] | None = None
     claimed_total: int | None = None
     claimed_series: tuple[ClaimedSeries, ...] | None = None
+    placements: tuple[int, ...] | None = None  # box (1-based) of each draw, in draw order
 
 
 def sheet_from_json(data: Any, source: str) -> Sheet:
@@ -45,6 +46,7 @@ def sheet_from_json(data: Any, source: str) -> Sheet:
         seed=_seed_field(data["seed"], source) if "seed" in data else None,
         draw=tuple(data["draw"]) if "draw" in data else None,
         claimed_total=data.get("claimed_total"),
+        placements=tuple(data["placements"]) if "placements" in data else None,
         claimed_series=None if claims is None else tuple(
             ClaimedSeries(c["start"], c["end"], c.get("points")) for c in claims
         ),
@@ -135,6 +137,12 @@ def _resolve_draw(
     return None, None, "bag"
 
 
+def draw_of(sheet: Sheet) -> tuple[str | None, tuple[Tile, ...] | None]:
+    """The sheet's seed and draw from its own fields (None when it has neither)."""
+    seed, drawn, _ = _resolve_draw(sheet, None, None)
+    return seed, drawn
+
+
 def referee(sheet: Sheet, seed: str | None = None, drawn: Sequence[Tile] | None = None) -> SheetResult:
     """Checks and scores a sheet against its seed, a draw list, or (with neither) the bag alone.
 
@@ -148,7 +156,20 @@ def referee(sheet: Sheet, seed: str | None = None, drawn: Sequence[Tile] | None 
     problems += rules.check_tiles(sheet.cells, draw)
     result = rules.score(sheet.cells)
     problems += rules.check_claims(sheet.cells, result, sheet.claimed_series, sheet.claimed_total)
+    if sheet.placements is not None and draw is not None:
+        problems += check_placements(sheet.cells, sheet.placements, draw)
     return SheetResult(sheet, seed, against, result, tuple(problems))
+
+
+def check_placements(cells: Sequence[Tile], placements: Sequence[int], draw: Sequence[Tile]) -> list[Problem]:
+    """The order of writing must put each drawn tile in the box that holds it."""
+    return [Problem("placements", f"placements[{turn}] says draw {turn + 1} ({_show(tile)}) went in box {box}, "
+                                  f"which holds {_show(cells[box - 1])}")
+            for turn, (box, tile) in enumerate(zip(placements, draw)) if cells[box - 1] != tile]
+
+
+def _show(tile: Tile) -> str:
+    return "the wild" if tile == WILD else str(tile)
 
 
 def ranking(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

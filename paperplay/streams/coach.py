@@ -1,0 +1,334 @@
+"""The Streams coach: placement strategies, fast play-outs, and advice for the next tile.
+
+A position is the row of boxes so far (0 for an empty box, WILD_CODE for the wild) and what is
+still unseen (tiles neither on the sheet nor known to be out of the bag). Strategies share one
+small interface, `choose(cells, tile, unseen, rng) -> box index`, and register in `STRATEGIES`.
+Pure: no files, no printing; scoring agrees with `rules.score` (tests check it).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from itertools import accumulate
+from dataclasses import dataclass
+from functools import cache
+from typing import Protocol
+
+from paperplay.seeds import Rng
+from paperplay.streams.rules import WILD, StreamsRules, Tile, score, standard_rules
+
+WILD_CODE = -1
+Cells = list[int]
+"""Boxes in order: 0 empty, 1-30 a number, WILD_CODE the wild."""
+Unseen = list[int]
+"""Counts of tiles not yet seen: index 1-30 a number, index 0 the wild."""
+
+
+def encode(tile: Tile) -> int:
+    return WILD_CODE if tile == WILD else int(tile)
+
+
+def decode(code: int) -> Tile:
+    return WILD if code == WILD_CODE else code
+
+
+def unseen_counts(rules: StreamsRules, known: Sequence[Tile]) -> Unseen:
+    """What may still come out of the bag: the bag less every tile known to be out of it."""
+    counts = [0] * (rules.highest + 1)
+    for tile, n in rules.bag_counts().items():
+        counts[0 if tile == WILD else int(tile)] += n
+    for tile in known:
+        counts[0 if tile == WILD else int(tile)] -= 1
+    return counts
+
+
+class Scorer:
+    """Scores a full row fast: maximal runs when the table never rewards a cut, else the best cut."""
+
+    def __init__(self, rules: StreamsRules) -> None:
+        self.rules = rules
+        p = rules.points
+        self.points = p
+        self.runs_are_best = all(p[a + b] >= p[a] + p[b] for a in range(1, len(p)) for b in range(1, len(p) - a))
+
+    def __call__(self, cells: Sequence[int]) -> int:
+        if not self.runs_are_best:
+            return score([decode(c) for c in cells], self.rules).total
+        if WILD_CODE in cells:
+            at = cells.index(WILD_CODE)
+            row = list(cells)
+            options = [row[at - 1]] if at > 0 else []
+            if at + 1 < len(row):
+                options.append(row[at + 1])
+            best = 0
+            for value in options or [1]:
+                row[at] = value
+                best = max(best, self._runs(row))
+            return best
+        return self._runs(cells)
+
+    def _runs(self, cells: Sequence[int]) -> int:
+        points = self.points
+        total = 0
+        run = 1
+        previous = cells[0]
+        for value in cells[1:]:
+            if value >= previous:
+                run += 1
+            else:
+                total += points[run]
+                run = 1
+            previous = value
+        return total + points[run]
+
+
+class Strategy(Protocol):
+    """Where to write a tile: the index of an empty box."""
+
+    name: str
+
+    def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int: ...
+
+
+def _empties(cells: Cells) -> list[int]:
+    return [i for i, c in enumerate(cells) if c == 0]
+
+
+class RandomStrategy:
+    """Any empty box, uniformly."""
+
+    name = "random"
+
+    def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
+        empty = _empties(cells)
+        return empty[rng.randbelow(len(empty))]
+
+
+@cache
+def _rank(tile: int) -> float:
+    """Where a number sits among the bag's numbers, 0 (lowest) to 1 (highest); middles of equal runs."""
+    numbers = sorted(t for t in standard_rules().bag if t != WILD)
+    below = sum(1 for t in numbers if t < tile)
+    same = sum(1 for t in numbers if t == tile)
+    return (below + same / 2 - 0.5) / (len(numbers) - 1)
+
+
+class ProportionalStrategy:
+    """The box matching the tile's rank among the bag's numbers, or the nearest empty one that keeps
+    the row ascending (the wild: the middle)."""
+
+    name = "proportional"
+
+    def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
+        n = len(cells)
+        top = len(unseen) - 1
+        want = (n - 1) / 2 if tile == WILD_CODE else _rank(tile) * (n - 1)
+
+        def key(i: int) -> tuple[float, int, int]:
+            # Nearest first; between equally near boxes, the side that keeps the row ascending.
+            left = next((cells[k] for k in range(i - 1, -1, -1) if cells[k] > 0), 0)
+            right = next((cells[k] for k in range(i + 1, n) if cells[k] > 0), top)
+            fits = tile == WILD_CODE or left <= tile <= right
+            return (abs(i - want) + (0 if fits else 1.5), 0 if fits else 1, i)
+
+        return min(_empties(cells), key=key)
+
+
+def gap_choice(cells: Cells, tile: int, unseen: Unseen) -> int:
+    """The gap heuristic (see GapStrategy), written for speed: it runs inside every play-out."""
+    pre = list(accumulate(unseen, initial=0))  # pre[v]: unseen tiles below v (index 0 is the wild)
+    n = len(cells)
+    top = len(unseen) - 1
+    gaps = []
+    i = 0
+    lower = 1
+    while i < n:
+        c = cells[i]
+        if c:
+            if c > 0:
+                lower = c
+            i += 1
+            continue
+        j = i
+        while j + 1 < n and cells[j + 1] == 0:
+            j += 1
+        upper = top
+        for k in range(j + 1, n):
+            if cells[k] > 0:
+                upper = cells[k]
+                break
+        gaps.append((i, j, lower, upper))
+        i = j + 1
+    if tile == WILD_CODE:  # the wild fits anywhere: give it to the most crowded gap
+        crowded = -1.0
+        at = gaps[0][0]
+        for first, last, lo, hi in gaps:
+            fits = pre[hi + 1] - pre[lo] if lo <= hi else 0
+            if fits / (last - first + 1) > crowded:
+                crowded, at = fits / (last - first + 1), (first + last) // 2
+        return at
+    best = -1.0
+    at = -1
+    for first, last, lo, hi in gaps:
+        if lo <= tile <= hi:
+            room = last - first + 1
+            fits = pre[hi + 1] - pre[lo]
+            below = pre[tile] - pre[lo] + unseen[tile] / 2
+            slack = room / (fits + 1)
+            if slack > best:
+                best, at = slack, first + min(room - 1, int((below + 0.5) * room / (fits + 1)))
+    if at >= 0:
+        return at
+    # Fits nowhere: at the end of the gap with the most room to spare, next to the bound it
+    # breaks, so it costs one break and leaves the rest of that gap usable.
+    for first, last, lo, hi in gaps:
+        fits = pre[hi + 1] - pre[lo] if lo <= hi else 0
+        slack = (last - first + 1) / (fits + 1)
+        if slack > best:
+            best, at = slack, (last if tile > hi else first)
+    return at
+
+
+class GapStrategy:
+    """Writes the tile in the run of empty boxes whose neighbours' values bound it, at the place its
+    rank among the unseen tiles that also fit there says; a tile that fits nowhere goes to the end of
+    the gap with the most room to spare, so it costs one break; the wild fills the most crowded gap."""
+
+    name = "gap"
+
+    def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
+        return gap_choice(cells, tile, unseen)
+
+
+def play_out(cells: Cells, future: Sequence[int], unseen: Unseen, scorer: Scorer) -> int:
+    """Plays the future tiles into copies of cells and unseen with the gap heuristic; the final score."""
+    cells = list(cells)
+    unseen = list(unseen)
+    for tile in future:
+        unseen[0 if tile == WILD_CODE else tile] -= 1
+        cells[gap_choice(cells, tile, unseen)] = tile
+    return scorer(cells)
+
+
+@dataclass(frozen=True)
+class BoxEstimate:
+    """What writing the tile in one box is expected to score, from play-outs."""
+
+    box: int  # 0-based
+    mean: float
+    stderr: float
+    playouts: int
+
+    def to_json(self) -> dict[str, float | int]:
+        return {"box": self.box + 1, "expected": round(self.mean, 2), "stderr": round(self.stderr, 2),
+                "playouts": self.playouts}
+
+
+def evaluate(cells: Cells, tile: int, unseen: Unseen, rng: Rng, budget: int, scorer: Scorer,
+             keep: int = 1) -> list[BoxEstimate]:
+    """Monte Carlo with successive halving. Every empty box gets play-outs of the same random
+    futures (common random numbers, so boxes are compared on equal luck); after each round the worse
+    half is dropped, until `keep` remain, so the budget goes where the top choices are close.
+    `budget` counts tiles placed in play-outs, so a move costs about the same time early and late.
+    Returns every box's estimate: the longest-surviving first, best mean first."""
+    boxes = _empties(cells)
+    remaining = len(boxes) - 1
+    if remaining == 0:
+        final = list(cells)
+        final[boxes[0]] = tile
+        return [BoxEstimate(boxes[0], float(scorer(final)), 0.0, 1)]
+    budget = max(budget // remaining, 4 * len(boxes))  # in play-outs
+    draws = random.Random(rng.randbelow(1 << 62))  # seeded from the SPEC stream; fast for play-outs
+    pool = [WILD_CODE] * unseen[0] + [v for v in range(1, len(unseen)) for _ in range(unseen[v])]
+    stats = {b: [0.0, 0.0, 0] for b in boxes}
+    alive = list(boxes)
+    rounds = max(1, math.ceil(math.log2(max(1, len(alive) / max(1, keep)))) + 1)
+    spent = 0
+    for round_no in range(rounds):
+        last = round_no == rounds - 1 or len(alive) <= keep
+        per = max(2, (budget - spent) // (len(alive) * (1 if last else rounds - round_no)))
+        futures = [draws.sample(pool, remaining) for _ in range(per)]
+        for box in alive:
+            start = list(cells)
+            start[box] = tile
+            s = stats[box]
+            for future in futures:
+                result = play_out(start, future, unseen, scorer)
+                s[0] += result
+                s[1] += result * result
+                s[2] += 1
+        spent += per * len(alive)
+        if last:
+            break
+        alive.sort(key=lambda b: (-stats[b][0] / stats[b][2], b))
+        alive = alive[:max(keep, (len(alive) + 1) // 2)]
+    estimates = []
+    for box, (total, squares, n) in stats.items():
+        mean = total / n
+        var = max(0.0, (squares - n * mean * mean) / (n - 1)) if n > 1 else 0.0
+        estimates.append(BoxEstimate(box, mean, math.sqrt(var / n), int(n)))
+    estimates.sort(key=lambda e: (-e.playouts, -e.mean, e.box))
+    return estimates
+
+
+MC_BUDGET = 4_000
+"""Tiles placed in play-outs per move by the `montecarlo` strategy: about 25 ms a move."""
+COACH_BUDGET = 80_000
+"""... by the advisor (strategy `coach`): well under a second a move."""
+
+
+class MonteCarloStrategy:
+    """Rolls out the remaining draws with the gap heuristic and keeps the box with the best mean,
+    spending `budget` play-out tiles per move by successive halving."""
+
+    def __init__(self, budget: int = MC_BUDGET, rules: StreamsRules | None = None, name: str | None = None) -> None:
+        self.budget = budget
+        self.scorer = Scorer(rules or standard_rules())
+        self.name = name or ("montecarlo" if budget == MC_BUDGET else f"montecarlo:{budget}")
+
+    def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
+        if cells.count(0) == 1:
+            return cells.index(0)
+        return evaluate(cells, tile, unseen, rng, self.budget, self.scorer)[0].box
+
+
+STRATEGIES: dict[str, Callable[[], Strategy]] = {
+    "random": RandomStrategy,
+    "proportional": ProportionalStrategy,
+    "gap": GapStrategy,
+    "montecarlo": MonteCarloStrategy,
+    "coach": lambda: MonteCarloStrategy(COACH_BUDGET, name="coach"),
+}
+"""Every strategy by name, weakest first; `coach` is the advisor's (the strongest)."""
+
+
+def strategy(name: str) -> Strategy:
+    """A strategy by name; `montecarlo:N` sets the play-outs per move."""
+    base, _, arg = name.partition(":")
+    if base not in STRATEGIES:
+        raise ValueError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}")
+    if arg:
+        if base != "montecarlo" or not arg.isdigit() or int(arg) < 1:
+            raise ValueError(f"strategy {name!r}: only montecarlo takes a budget, as montecarlo:N with N >= 1")
+        return MonteCarloStrategy(int(arg))
+    return STRATEGIES[base]()
+
+
+def play_game(policy: Strategy, drawn: Sequence[Tile], rules: StreamsRules, rng: Rng) -> tuple[list[int], list[int]]:
+    """Plays one game: the boxes written (0-based, in draw order) and the final row."""
+    cells: Cells = [0] * rules.boxes
+    unseen = unseen_counts(rules, [])
+    placements = []
+    for tile in drawn:
+        code = encode(tile)
+        unseen[0 if code == WILD_CODE else code] -= 1
+        box = policy.choose(cells, code, unseen, rng)
+        if cells[box] != 0:
+            raise AssertionError(f"strategy {policy.name} wrote in box {box + 1}, which is full")
+        cells[box] = code
+        placements.append(box)
+    return placements, cells
+
+

@@ -1,0 +1,247 @@
+"""The Streams coach: strategies, play-outs, advice, the strategy lab and game review."""
+
+from __future__ import annotations
+
+import json
+import statistics
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from paperplay.seeds import Rng, canonical_seed
+from paperplay.streams.coach import (
+    STRATEGIES, WILD_CODE, GapStrategy, Scorer, encode, evaluate, play_game, strategy, unseen_counts,
+)
+from paperplay.streams.lab import Summary, game_seed, paired, play_games, simulate
+from paperplay.streams.rules import WILD, draw, score, standard_rules
+
+RULES = standard_rules()
+
+rows = st.lists(st.integers(1, 30), min_size=20, max_size=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows, st.one_of(st.none(), st.integers(0, 19)))
+def test_fast_scorer_agrees_with_the_rules(row, wild_at):
+    cells = list(row)
+    if wild_at is not None:
+        cells[wild_at] = WILD
+    assert Scorer(RULES)([encode(c) for c in cells]) == score(cells, RULES).total
+
+
+def test_scorer_falls_back_to_the_best_cut_for_a_table_that_rewards_cutting():
+    from dataclasses import replace
+
+    odd = replace(RULES, points=(0, 0, 10) + (11,) * 18)  # two pairs beat one series of four
+    row = list(range(1, 21))
+    assert Scorer(odd)(row) == score(row, odd).total == 100
+
+
+@pytest.mark.parametrize("name", ["random", "proportional", "gap", "montecarlo:600"])
+def test_strategies_write_only_into_empty_boxes_and_fill_all_20(name):
+    policy = strategy(name)
+    for number in range(1, 6):
+        seed = game_seed("TEST", number)
+        drawn = draw(seed, RULES)
+        placements, cells = play_game(policy, drawn, RULES, Rng(f"coach/{name}", seed))
+        assert sorted(placements) == list(range(20))  # every box once: never a full one
+        assert [cells[box] for box in placements] == [encode(t) for t in drawn]
+
+
+def test_gap_heuristic_places_by_rank_within_the_gap():
+    empty = [0] * 20
+    unseen = unseen_counts(RULES, [1])
+    assert GapStrategy().choose(list(empty), 1, unseen, Rng("t", "T")) == 0
+    unseen = unseen_counts(RULES, [30])
+    assert GapStrategy().choose(list(empty), 30, unseen, Rng("t", "T")) == 19
+    # Between 10 (box 1) and 20 (box 10), a 15 goes near the middle of boxes 2-9.
+    cells = [10] + [0] * 8 + [20] + [0] * 10
+    unseen = unseen_counts(RULES, [10, 20, 15])
+    box = GapStrategy().choose(cells, 15, unseen, Rng("t", "T"))
+    assert 3 <= box <= 6
+    # A tile that fits no gap goes to the end of a gap, beside the bound it breaks.
+    cells = [1, 2, 3, 4, 0, 5, 6, 7, 8, 9, 10, 0, 0, 11, 12, 13, 14, 15, 16, 17]
+    box = GapStrategy().choose(cells, 30, unseen_counts(RULES, [*range(1, 18), 30]), Rng("t", "T"))
+    assert box in (4, 12)
+
+
+def test_monte_carlo_prefers_the_obvious_box():
+    # Nineteen boxes ascending with a hole for 10: anywhere else breaks the series of 20.
+    cells = [encode(v) for v in range(1, 10)] + [0] + [encode(v) for v in range(11, 21)]
+    unseen = unseen_counts(RULES, list(range(1, 21)))
+    best = evaluate(cells, 10, unseen, Rng("t", "T"), 1000, Scorer(RULES))
+    assert best[0].box == 9 and best[0].mean == 300 and best[0].stderr == 0
+    # On an empty sheet every box is tried; halving leaves three with the most play-outs.
+    estimates = evaluate([0] * 20, 30, unseen_counts(RULES, [30]), Rng("t", "T"), 20_000, Scorer(RULES), keep=3)
+    assert {e.box for e in estimates} == set(range(20))
+    assert estimates[2].playouts > estimates[3].playouts and estimates[0].mean >= estimates[1].mean
+    assert estimates[0].box >= 15  # a 30 belongs at the right-hand end
+    assert min(e.mean for e in estimates[:3]) > max(e.mean for e in estimates if e.box < 5)
+
+
+def test_same_seed_same_games_and_same_results():
+    first = simulate(["gap", "montecarlo:500"], 6, "SAME")
+    again = simulate(["gap", "montecarlo:500"], 6, "SAME", jobs=2)
+    assert [s.scores for s in first] == [s.scores for s in again]
+    assert first[0].scores == tuple(play_games("gap", "SAME", range(1, 7)))
+    assert draw(game_seed("SAME", 3), RULES) == draw(canonical_seed("SAMEG3"), RULES)
+
+
+def test_monte_carlo_beats_proportional_on_the_same_games():
+    games = 50
+    prop, mc = simulate(["proportional", "montecarlo:2000"], games, "BEAT")
+    diff, se = paired(prop, mc)
+    # One-sided test at about the 0.5% level, on the same 50 games for both.
+    assert diff > 2.6 * se, (diff, se, prop.mean, mc.mean)
+    assert mc.mean > prop.mean + 5
+
+
+def test_summary_statistics():
+    s = Summary("x", (10, 20, 30, 40, 300), 2.0)
+    assert s.mean == 80 and s.median == 30 and s.perfect == 0.2 and s.rate == 2.5
+    assert s.percentile(10) == 14 and s.percentile(90) == 196
+    assert s.stderr == pytest.approx(statistics.stdev(s.scores) / 5 ** 0.5)
+
+
+def test_strategy_registry_and_names():
+    assert list(STRATEGIES) == ["random", "proportional", "gap", "montecarlo", "coach"]
+    assert strategy("montecarlo:1234").budget == 1234  # type: ignore[attr-defined]
+    for bad in ("nope", "gap:3", "montecarlo:0", "montecarlo:x"):
+        with pytest.raises(ValueError):
+            strategy(bad)
+
+
+# -- the command line -------------------------------------------------------------------------------
+
+CELLS = "3 _ _ 12 _ _ _ 15 _ _ _ _ 21 _ _ _ _ _ _ 29"
+
+
+def test_cli_advise(cli):
+    args = ["advise", "--cells", CELLS, "--tile", "17", "--budget", "20000", "--json"]
+    first, again = cli(*args), cli(*args)
+    assert first.exit_code == 0, first.output
+    doc, doc2 = json.loads(first.stdout), json.loads(again.stdout)
+    doc.pop("seconds"), doc2.pop("seconds")
+    assert doc == doc2  # deterministic: the seed is made from the position
+    empty = {i + 1 for i, c in enumerate(CELLS.split()) if c == "_"}
+    assert doc["best_box"] in empty and doc["best_box"] == doc["choices"][0]["box"]
+    assert [c["box"] for c in doc["choices"]][:1] == [doc["best_box"]] and len(doc["choices"]) == 3
+    assert doc["choices"][0]["expected"] >= doc["choices"][1]["expected"] - 3 * doc["choices"][1]["stderr"]
+    text = cli("advise", "--cells", CELLS, "--tile", "*", "--top", "2", "--budget", "5000", "--seed", "ABC")
+    assert text.exit_code == 0 and text.stdout.startswith("Write the wild in box")
+    assert text.stdout.count("play-outs)") == 2
+
+
+def test_cli_advise_bad_input(cli):
+    full = " ".join(str(v) for v in range(1, 21))
+    cases = [
+        (["--cells", "1 2 3", "--tile", "4"], "--cells: has 3 boxes; expected 20"),
+        (["--cells", CELLS.replace("3 ", "33 ", 1), "--tile", "4"], "--cells: entry 1 is '33'"),
+        (["--cells", CELLS, "--tile", "31"], "--tile: is '31'"),
+        (["--cells", full, "--tile", "4"], "every box is full"),
+        (["--cells", CELLS, "--tile", "3"], "2 copies of 3 are out of the bag, but the bag has 1"),
+        (["--cells", CELLS, "--tile", "17", "--seen", "17 17"], "3 copies of 17"),
+        (["--cells", CELLS, "--tile", "17", "--budget", "5"], "--budget: is 5"),
+    ]
+    for args, message in cases:
+        result = cli("advise", *args)
+        assert result.exit_code == 2 and message in result.stderr, (args, result.stderr)
+
+
+def test_cli_simulate_json_and_compare(cli):
+    result = cli("simulate", "--compare", "random,gap", "--games", "30", "--seed", "CLI", "--json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    rand, gap = doc["strategies"]
+    scores = play_games("gap", "CLI", range(1, 31))
+    assert gap["mean"] == round(statistics.fmean(scores), 3) and gap["games"] == 30
+    assert gap["median"] == statistics.median(scores) and gap["p10"] <= gap["median"] <= gap["p90"]
+    assert doc["differences"][0]["strategy"] == "gap" and doc["differences"][0]["mean"] > 0
+    text = cli("simulate", "--strategy", "gap", "--games", "10")
+    assert text.exit_code == 0 and "gap" in text.stdout and "games/s" in text.stdout
+
+
+def test_cli_simulate_plots(cli, tmp_path):
+    from PIL import Image
+    from pdfcheck import page_texts
+
+    png = tmp_path / "lab.png"
+    result = cli("simulate", "--compare", "proportional,gap", "--games", "40", "--plot", str(png))
+    assert result.exit_code == 0, result.output
+    with Image.open(png) as image:
+        assert image.format == "PNG" and image.size[0] > image.size[1] > 500
+        colours = {c for _, c in image.getcolors(1 << 20)}
+        assert (0x1f, 0x77, 0xb4) in colours and (0xd6, 0x27, 0x28) in colours  # one colour per strategy
+    pdf = tmp_path / "lab.pdf"
+    assert cli("simulate", "--compare", "random,gap", "--games", "20", "--plot", str(pdf)).exit_code == 0
+    text = page_texts(pdf)[0]
+    assert "random: mean" in text and "gap: mean" in text and "20 games" in text
+    again = cli("simulate", "--strategy", "gap", "--games", "5", "--plot", str(pdf))
+    assert again.exit_code == 2 and "--force" in again.stderr
+
+
+def test_cli_simulate_bad_input(cli):
+    cases = [
+        ([], "give --strategy NAME or --compare"),
+        (["--strategy", "psychic"], "unknown strategy 'psychic'"),
+        (["--compare", "gap,gap"], "named twice"),
+        (["--strategy", "gap", "--games", "0"], "--games: is 0"),
+        (["--strategy", "gap", "--jobs", "0"], "--jobs: is 0"),
+        (["--strategy", "gap", "--plot", "out.svg"], "must end in .png or .pdf"),
+    ]
+    for args, message in cases:
+        result = cli("simulate", *args)
+        assert result.exit_code == 2 and message in result.stderr, (args, result.stderr)
+
+
+def _played_sheet(seed="7KQ2M9XD"):
+    drawn = draw(seed, RULES)
+    placements, cells = play_game(GapStrategy(), drawn, RULES, Rng("x", seed))
+    return {"game": "streams", "seed": seed, "player": "Gap",
+            "cells": ["*" if c == WILD_CODE else c for c in cells], "placements": [b + 1 for b in placements]}
+
+
+def test_cli_review(cli, write_json):
+    sheet = write_json("gap.json", _played_sheet())
+    result = cli("review", str(sheet), "--budget", "3000", "--json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert len(doc["turns"]) == 20 and [t["turn"] for t in doc["turns"]] == list(range(1, 21))
+    assert doc["turns"][0]["tile"] == 11 and doc["total"] == score(_played_sheet()["cells"]).total
+    for turn in doc["turns"]:
+        assert turn["loss"] >= 0 and (turn["loss"] == 0) == (turn["written"] == turn["coach"]) or turn["loss"] == 0
+    assert doc["turns"][-1]["loss"] == 0  # the last tile has one box left
+    assert doc["expected_loss"] == pytest.approx(sum(t["loss"] for t in doc["turns"]), abs=0.1)
+    text = cli("review", str(sheet), "--budget", "2000")
+    assert text.exit_code == 0 and "scored" in text.stdout and text.stdout.count("\n") == 22
+
+
+def test_cli_review_needs_the_order_of_writing(cli, write_json):
+    sheet = _played_sheet()
+    del sheet["placements"]
+    result = cli("review", str(write_json("a.json", sheet)))
+    assert result.exit_code == 2 and "missing field 'placements'" in result.stderr
+    sheet = _played_sheet()
+    sheet["placements"][0], sheet["placements"][1] = sheet["placements"][1], sheet["placements"][0]
+    result = cli("review", str(write_json("b.json", sheet)))
+    assert result.exit_code == 2 and "placements[0] says draw 1 (11) went in box" in result.stderr
+    no_draw = _played_sheet()
+    del no_draw["seed"]
+    result = cli("review", str(write_json("c.json", no_draw)))
+    assert result.exit_code == 2 and "needs field seed or field draw" in result.stderr
+
+
+def test_placements_are_checked_by_score_and_verify(cli, write_json):
+    good = write_json("good.json", _played_sheet())
+    assert cli("verify", str(good)).exit_code == 0
+    sheet = _played_sheet()
+    sheet["placements"][0], sheet["placements"][1] = sheet["placements"][1], sheet["placements"][0]
+    result = cli("score", str(write_json("bad.json", sheet)), "--json")
+    assert result.exit_code == 1
+    problems = json.loads(result.stdout)["results"][0]["problems"]
+    assert [p["rule"] for p in problems] == ["placements", "placements"]
+    dup = _played_sheet()
+    dup["placements"][1] = dup["placements"][0]
+    result = cli("verify", str(write_json("dup.json", dup)))
+    assert result.exit_code == 2 and "placements" in result.stderr

@@ -7,7 +7,6 @@ import json
 import pytest
 
 from conftest import DATA, run_paperplay
-from paperplay.render.model import QR
 from paperplay.sequence.pages import kit_document
 from paperplay.sequence.rules import make_board, make_deck, number_set
 from pdfcheck import page_sizes_mm, page_texts, qr_texts

@@ -15,7 +15,7 @@ import typer
 from paperplay.cli.app import app
 from paperplay.cli.common import guarded, print_json
 from paperplay.errors import InputError
-from paperplay.seeds import canonical_seed, display_code
+from paperplay.seeds import Rng, canonical_seed, display_code
 
 _EMPTY = {"_", ".", "-"}
 
@@ -112,8 +112,6 @@ def advise(
         text = " ".join("_" if c is None else str(c) for c in row) + f"|{drawn}|{sorted(map(str, known))}"
         seed = hashlib.sha256(text.encode()).hexdigest()[:8].upper()
     seed = canonical_seed(seed)
-    from paperplay.seeds import Rng
-
     unseen = unseen_counts(rules, known)
     codes = [0 if c is None else encode(c) for c in row]
     started = time.perf_counter()
@@ -123,7 +121,7 @@ def advise(
     shown = estimates[:top]
     playouts = sum(e.playouts for e in estimates)
     if as_json:
-        print_json({"game": "streams", "cells": [c if c is not None else None for c in row], "tile": drawn,
+        print_json({"game": "streams", "cells": row, "tile": drawn,
                     "best_box": shown[0].box + 1, "choices": [e.to_json() for e in shown],
                     "playouts": playouts, "seed": seed, "seconds": round(seconds, 3)})
         return
@@ -177,7 +175,8 @@ def simulate(
               paperplay simulate --compare proportional,gap,montecarlo --games 200 --jobs 4 --plot lab.png
     """
     from paperplay.render.pdf import check_writable
-    from paperplay.streams.lab import histogram_document, paired, simulate as run
+    from paperplay.streams.lab import paired
+    from paperplay.streams.lab import simulate as run
 
     names = _strategy_names(strategy_name, compare)
     if not 1 <= games <= 1_000_000:

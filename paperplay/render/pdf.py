@@ -14,7 +14,7 @@ from itertools import groupby
 from pathlib import Path
 
 from paperplay.errors import InputError
-from paperplay.render.model import QR, Arc, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, UseForm
+from paperplay.render.model import QR, Arc, Circle, Document, Group, Item, Line, Polygon, Rect, Text, UseForm
 
 PT_PER_MM = 72.0 / 25.4
 FONT = "PaperplaySans"

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from paperplay.render.model import QR, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size
 from paperplay.render.parts import (
-    CARD_H, CARD_W, MARGIN, calibration_ruler, card_sheets, text_lines, code_corner, poster_pages, qr_payload,
+    CARD_H, CARD_W, MARGIN, card_sheets, text_lines, code_corner, poster_pages, qr_payload,
 )
 from paperplay.seeds import display_code
 from paperplay.sequence.rules import MINUS, PLUS, Board, Card, SequenceRules, standard_rules

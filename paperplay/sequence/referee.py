@@ -11,7 +11,7 @@ from paperplay.errors import InputError, Problem
 from paperplay.jsonfile import validate
 from paperplay.seeds import canonical_seed
 from paperplay.sequence.rules import (
-    MINUS, PLUS, Board, Card, SequenceRules, Square, Window, best_sequences, complete_windows, make_board, make_deck,
+    MINUS, Board, Card, SequenceRules, Square, Window, best_sequences, complete_windows, make_board, make_deck,
     number_set, reshuffle, standard_rules,
 )
 

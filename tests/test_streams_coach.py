@@ -245,3 +245,41 @@ def test_placements_are_checked_by_score_and_verify(cli, write_json):
     dup["placements"][1] = dup["placements"][0]
     result = cli("verify", str(write_json("dup.json", dup)))
     assert result.exit_code == 2 and "placements" in result.stderr
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 10_000))
+def test_gaps_kept_up_to_date_match_gaps_found_again(number):
+    from paperplay.streams.coach import gaps_of, pick, split
+
+    cells = [0] * 20
+    unseen = unseen_counts(RULES, [])
+    gaps = gaps_of(cells, 30)
+    for tile in draw(game_seed("GAPS", number), RULES):
+        code = encode(tile)
+        unseen[0 if code == WILD_CODE else code] -= 1
+        g, at = pick(gaps, code, unseen, cells, RULES.points)
+        assert cells[at] == 0 and gaps[g][0] <= at <= gaps[g][1]
+        cells[at] = code
+        split(gaps, g, at, code)
+        if WILD_CODE not in cells:  # a wild's stand-in value is fixed when written, found again later
+            assert gaps == gaps_of(cells, 30)
+    assert gaps == [] and 0 not in cells
+
+
+def test_a_wild_bounds_its_neighbours_as_the_value_between_theirs():
+    from paperplay.streams.coach import gaps_of
+
+    cells = [0] * 20
+    cells[0], cells[10], cells[19] = 10, WILD_CODE, 30
+    # Boxes 2-19 lie between 10 and 30; the wild, 10th of those 18, stands for 10 + 20 * 10/19 = 21.
+    assert gaps_of(cells, 30) == [(1, 9, 10, 21), (11, 18, 21, 30)]
+
+
+def test_a_misfit_does_not_split_the_longest_series():
+    # 2-19 ascending with holes; a 25 fits nowhere. Breaking beside 19 in box 11 would split the
+    # long series; box 19 (before the 30) or the left end cost far less.
+    cells = [0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 19, 20, 21, 22, 23, 24, 26, 0, 30]
+    unseen = unseen_counts(RULES, [c for c in cells if c] + [25])
+    box = GapStrategy().choose(cells, 25, unseen, Rng("t", "T"))
+    assert box in (0, 18)

@@ -136,79 +136,158 @@ class ProportionalStrategy:
         return min(_empties(cells), key=key)
 
 
-def gap_choice(cells: Cells, tile: int, unseen: Unseen) -> int:
-    """The gap heuristic (see GapStrategy), written for speed: it runs inside every play-out."""
-    pre = list(accumulate(unseen, initial=0))  # pre[v]: unseen tiles below v (index 0 is the wild)
+Gap = tuple[int, int, int, int]
+"""A run of empty boxes: (first, last, lower bound, upper bound)."""
+
+
+def _between(lo: int, hi: int, box: int, first: int, last: int) -> int:
+    """The value a wild in `box` stands for when bounding gaps: interpolated between the numbers
+    around its run of boxes (lo just before `first`, hi just after `last`)."""
+    return lo + round((hi - lo) * (box - first + 1) / (last - first + 2))
+
+
+def gaps_of(cells: Cells, top: int) -> list[Gap]:
+    """The runs of empty boxes, left to right, with the values that bound them. A wild bounds its
+    neighbours as the value interpolated between the numbers around it."""
     n = len(cells)
-    top = len(unseen) - 1
+    values = list(cells)
+    for i, c in enumerate(cells):
+        if c == WILD_CODE:
+            left = next((k for k in range(i - 1, -1, -1) if values[k] > 0), -1)
+            right = next((k for k in range(i + 1, n) if cells[k] > 0), n)
+            lo = values[left] if left >= 0 else 1
+            hi = cells[right] if right < n else top
+            values[i] = _between(lo, hi, i, left + 1, right - 1)
     gaps = []
     i = 0
     lower = 1
     while i < n:
-        c = cells[i]
-        if c:
-            if c > 0:
-                lower = c
+        if values[i]:
+            lower = values[i]
             i += 1
             continue
         j = i
-        while j + 1 < n and cells[j + 1] == 0:
+        while j + 1 < n and values[j + 1] == 0:
             j += 1
-        upper = top
-        for k in range(j + 1, n):
-            if cells[k] > 0:
-                upper = cells[k]
-                break
-        gaps.append((i, j, lower, upper))
+        gaps.append((i, j, lower, values[j + 1] if j + 1 < n else top))
         i = j + 1
-    if tile == WILD_CODE:  # the wild fits anywhere: give it to the most crowded gap
-        crowded = -1.0
-        at = gaps[0][0]
-        for first, last, lo, hi in gaps:
-            fits = pre[hi + 1] - pre[lo] if lo <= hi else 0
-            if fits / (last - first + 1) > crowded:
-                crowded, at = fits / (last - first + 1), (first + last) // 2
-        return at
+    return gaps
+
+
+def _runs_through(cells: Cells) -> tuple[list[int], list[int]]:
+    """For each box, the first and last box of the series it may still end up in: empty boxes carry
+    a series on; a number below the one before it starts a new one."""
+    n = len(cells)
+    starts = [0] * n
+    previous = 0
+    start = 0
+    for i, c in enumerate(cells):
+        if c > 0:
+            if c < previous:
+                start = i
+            previous = c
+        starts[i] = start
+    ends = [0] * n
+    end = n - 1
+    for i in range(n - 1, -1, -1):
+        ends[i] = end
+        if starts[i] == i:
+            end = i - 1
+    return starts, ends
+
+
+MISFIT_SLACK_WEIGHT = 3.0
+"""How much room to spare counts against the points a misfit's break costs (tuned by simulation)."""
+
+
+def _misfit(gaps: list[Gap], tile: int, pre: list[int], cells: Cells, points: Sequence[int]) -> tuple[int, int]:
+    """Where a tile that fits no gap does least harm: at the end of a gap beside the bound it breaks
+    (one break), preferring breaks that split short series and gaps with room to spare."""
+    starts, ends = _runs_through(cells)
+    best = math.inf
+    chosen = at = 0
+    for g, (first, last, lo, hi) in enumerate(gaps):
+        box = last if tile > hi else first
+        start, end = starts[box], ends[box]
+        left, right = (box - start + 1, end - box) if tile > hi else (box - start, end - box + 1)
+        cost = 0 if lo > hi or left <= 0 or right <= 0 else points[end - start + 1] - points[left] - points[right]
+        fits = pre[hi + 1] - pre[lo] if lo <= hi else 0
+        key = cost - MISFIT_SLACK_WEIGHT * (last - first + 1) / (fits + 1)
+        if key < best:
+            best, chosen, at = key, g, box
+    return chosen, at
+
+
+def pick(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Sequence[int]) -> tuple[int, int]:
+    """The gap heuristic's choice: (index of the gap, box). See GapStrategy."""
+    pre = list(accumulate(unseen, initial=0))  # pre[v]: unseen tiles below v (index 0 is the wild)
+    if tile == WILD_CODE:  # the wild fits anywhere: the middle of the largest gap (tuned by simulation)
+        chosen = max(range(len(gaps)), key=lambda g: (gaps[g][1] - gaps[g][0], -g))
+        first, last = gaps[chosen][0], gaps[chosen][1]
+        return chosen, (first + last) // 2
     best = -1.0
-    at = -1
-    for first, last, lo, hi in gaps:
+    chosen = at = -1
+    for g, (first, last, lo, hi) in enumerate(gaps):
         if lo <= tile <= hi:
             room = last - first + 1
             fits = pre[hi + 1] - pre[lo]
             below = pre[tile] - pre[lo] + unseen[tile] / 2
             slack = room / (fits + 1)
             if slack > best:
-                best, at = slack, first + min(room - 1, int((below + 0.5) * room / (fits + 1)))
+                best, chosen, at = slack, g, first + min(room - 1, int((below + 0.5) * room / (fits + 2)))
     if at >= 0:
-        return at
-    # Fits nowhere: at the end of the gap with the most room to spare, next to the bound it
-    # breaks, so it costs one break and leaves the rest of that gap usable.
-    for first, last, lo, hi in gaps:
-        fits = pre[hi + 1] - pre[lo] if lo <= hi else 0
-        slack = (last - first + 1) / (fits + 1)
-        if slack > best:
-            best, at = slack, (last if tile > hi else first)
-    return at
+        return chosen, at
+    return _misfit(gaps, tile, pre, cells, points)
+
+
+def gap_choice(cells: Cells, tile: int, unseen: Unseen, points: Sequence[int] | None = None) -> int:
+    """The box the gap heuristic writes `tile` in."""
+    points = points if points is not None else standard_rules().points
+    return pick(gaps_of(cells, len(unseen) - 1), tile, unseen, cells, points)[1]
+
+
+def split(gaps: list[Gap], g: int, at: int, tile: int) -> None:
+    """Updates the gaps after `tile` is written in box `at` of gap g (the same as gaps_of would find)."""
+    first, last, lo, hi = gaps[g]
+    value = _between(lo, hi, at, first, last) if tile == WILD_CODE else tile
+    left_hi = right_lo = value
+    parts = []
+    if at > first:
+        parts.append((first, at - 1, lo, left_hi))
+    if at < last:
+        parts.append((at + 1, last, right_lo, hi))
+    gaps[g:g + 1] = parts
 
 
 class GapStrategy:
     """Writes the tile in the run of empty boxes whose neighbours' values bound it, at the place its
     rank among the unseen tiles that also fit there says; a tile that fits nowhere goes to the end of
-    the gap with the most room to spare, so it costs one break; the wild fills the most crowded gap."""
+    a gap, beside the bound it breaks (one break), where the break splits the least valuable series
+    and the gap has room to spare; the wild goes in the middle of the largest gap and bounds its
+    neighbours as the value between theirs."""
 
     name = "gap"
 
+    def __init__(self, rules: StreamsRules | None = None) -> None:
+        self.points = (rules or standard_rules()).points
+
     def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
-        return gap_choice(cells, tile, unseen)
+        return gap_choice(cells, tile, unseen, self.points)
 
 
-def play_out(cells: Cells, future: Sequence[int], unseen: Unseen, scorer: Scorer) -> int:
-    """Plays the future tiles into copies of cells and unseen with the gap heuristic; the final score."""
+def play_out(cells: Cells, future: Sequence[int], unseen: Unseen, scorer: Scorer,
+             gaps: list[Gap] | None = None) -> int:
+    """Plays the future tiles into copies of cells and unseen with the gap heuristic; the final score.
+    The gaps are kept up to date as boxes fill instead of being found again each time (for speed)."""
     cells = list(cells)
     unseen = list(unseen)
+    gaps = list(gaps) if gaps is not None else gaps_of(cells, len(unseen) - 1)
+    points = scorer.points
     for tile in future:
         unseen[0 if tile == WILD_CODE else tile] -= 1
-        cells[gap_choice(cells, tile, unseen)] = tile
+        g, at = pick(gaps, tile, unseen, cells, points)
+        cells[at] = tile
+        split(gaps, g, at, tile)
     return scorer(cells)
 
 
@@ -253,9 +332,10 @@ def evaluate(cells: Cells, tile: int, unseen: Unseen, rng: Rng, budget: int, sco
         for box in alive:
             start = list(cells)
             start[box] = tile
+            gaps = gaps_of(start, len(unseen) - 1)
             s = stats[box]
             for future in futures:
-                result = play_out(start, future, unseen, scorer)
+                result = play_out(start, future, unseen, scorer, gaps)
                 s[0] += result
                 s[1] += result * result
                 s[2] += 1

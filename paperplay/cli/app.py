@@ -15,7 +15,9 @@ app = typer.Typer(
     "Examples:\n\n"
     "  paperplay sheets --players 8\n\n"
     "  paperplay score ann.json bob.json --seed 7KQ2-M9XD\n\n"
-    "  paperplay draw streams --seed 7KQ2-M9XD",
+    "  paperplay draw streams --seed 7KQ2-M9XD\n\n"
+    "  paperplay route board.json --line 2 --card 4\n\n"
+    "  paperplay advise --cells \"3 _ _ 12 _ _ _ 15 _ _ _ _ 21 _ _ _ _ _ _ 29\" --tile 17",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
@@ -38,7 +40,9 @@ def _root(
     """Prints seeded paper game kits and referees what was played on paper."""
 
 
-from paperplay.cli import coach_cmds, draw_cmds, print_cmds, referee_cmds  # noqa: E402  (registers the commands)
+# Importing the modules registers their commands; --help lists them in this order.
+from paperplay.cli import draw_cmds, print_cmds, referee_cmds  # noqa: E402, I001
+from paperplay.cli import coach_cmds  # noqa: E402, I001
 
 del coach_cmds, draw_cmds, print_cmds, referee_cmds
 

@@ -224,10 +224,11 @@ def _misfit(gaps: list[Gap], tile: int, pre: list[int], cells: Cells, points: Se
 def pick(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Sequence[int]) -> tuple[int, int]:
     """The gap heuristic's choice: (index of the gap, box). See GapStrategy."""
     pre = list(accumulate(unseen, initial=0))  # pre[v]: unseen tiles below v (index 0 is the wild)
-    if tile == WILD_CODE:  # the wild fits anywhere: the middle of the largest gap (tuned by simulation)
+    if tile == WILD_CODE:  # the wild fits anywhere: the largest gap, at its right-hand end unless
+        # that is the sheet's last box (tuned by simulation)
         chosen = max(range(len(gaps)), key=lambda g: (gaps[g][1] - gaps[g][0], -g))
         first, last = gaps[chosen][0], gaps[chosen][1]
-        return chosen, (first + last) // 2
+        return chosen, (last if last < len(cells) - 1 else first)
     best = -1.0
     chosen = at = -1
     n = len(cells)
@@ -276,7 +277,7 @@ class GapStrategy:
     rank among the unseen tiles that also fit there says, keeping a box or two free at each end of the
     sheet (where misfits do least harm); a tile that fits nowhere goes to the end of
     a gap, beside the bound it breaks (one break), where the break splits the least valuable series
-    and the gap has room to spare; the wild goes in the middle of the largest gap and bounds its
+    and the gap has room to spare; the wild goes to an end of the largest gap and bounds its
     neighbours as the value between theirs."""
 
     name = "gap"

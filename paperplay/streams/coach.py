@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
-from itertools import accumulate
 from dataclasses import dataclass
 from functools import cache
+from itertools import accumulate
 from typing import Protocol
 
 from paperplay.seeds import Rng
@@ -368,7 +368,7 @@ def evaluate(cells: Cells, tile: int, unseen: Unseen, rng: Rng, budget: int, sco
 
 
 MC_BUDGET = 4_000
-"""Tiles placed in play-outs per move by the `montecarlo` strategy: about 25 ms a move."""
+"""Tiles placed in play-outs per move by the `montecarlo` strategy: about 15 ms a move."""
 COACH_BUDGET = 100_000
 """... by the advisor (strategy `coach`): well under a second a move."""
 
@@ -399,7 +399,7 @@ STRATEGIES: dict[str, Callable[[], Strategy]] = {
 
 
 def strategy(name: str) -> Strategy:
-    """A strategy by name; `montecarlo:N` sets the play-outs per move."""
+    """A strategy by name; `montecarlo:N` sets the tiles placed in play-outs per move."""
     base, _, arg = name.partition(":")
     if base not in STRATEGIES:
         raise ValueError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}")

@@ -162,7 +162,7 @@ def coach() -> None:
           f"paperplay advise whole process {advise:.2f} s   (target < 1 s)")
 
 
-COACH_GAMES = 60
+COACH_GAMES = 100
 
 
 def whole_process_plain(args: list[str], repeat: int = 3) -> tuple[float, str]:

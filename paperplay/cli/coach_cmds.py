@@ -81,7 +81,8 @@ def advise(
     tile: str = typer.Option(..., "--tile", help="The tile just drawn (1-30, or * for the wild).", show_default=False),
     seen: str = typer.Option(None, "--seen", help="Tiles drawn earlier, known to be out of the bag."),
     seed: str = typer.Option(None, "--seed", help="The coach's own seed (default: one made from the position)."),
-    budget: int = typer.Option(None, "--budget", help="Tiles placed in play-outs (default 100000, under 1 s)."),
+    budget: int = typer.Option(None, "--budget",
+                               help="Tiles placed in play-outs (default 60000, about half a second)."),
     top: int = typer.Option(3, "--top", help="How many boxes to show."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
@@ -232,7 +233,7 @@ def _write_plot(summaries: Any, path: Path, force: bool, title: str) -> None:
 def review(
     sheet: Path = typer.Argument(..., help="A finished Streams sheet with its seed (or draw) and placements.",
                                  show_default=False),
-    budget: int = typer.Option(None, "--budget", help="Tiles placed in play-outs per turn (default 100000)."),
+    budget: int = typer.Option(None, "--budget", help="Tiles placed in play-outs per turn (default 60000)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Replays a finished game turn by turn: where each tile was written, where the coach would have

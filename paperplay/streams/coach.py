@@ -369,7 +369,7 @@ def evaluate(cells: Cells, tile: int, unseen: Unseen, rng: Rng, budget: int, sco
 
 MC_BUDGET = 4_000
 """Tiles placed in play-outs per move by the `montecarlo` strategy: about 15 ms a move."""
-COACH_BUDGET = 100_000
+COACH_BUDGET = 60_000
 """... by the advisor (strategy `coach`): well under a second a move."""
 
 

@@ -12,6 +12,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 
 def whole_process(args: list[str], repeat: int = 5) -> tuple[float, int]:
@@ -25,6 +26,16 @@ def whole_process(args: list[str], repeat: int = 5) -> tuple[float, int]:
                            check=True, capture_output=True)
             times.append(time.perf_counter() - started)
         return statistics.median(times), out.stat().st_size
+
+
+def replay_time(verify_log: Any, logs: list[dict[str, Any]]) -> tuple[float, float]:
+    """Milliseconds per game to referee every log (each must be legal), and the mean turns per log."""
+    verify_log(logs[0], "warm-up")
+    started = time.perf_counter()
+    for log in logs:
+        assert verify_log(log, "bench").valid
+    per = (time.perf_counter() - started) / len(logs) * 1000
+    return per, sum(len(log["turns"]) for log in logs) / len(logs)
 
 
 def streams() -> None:
@@ -77,12 +88,7 @@ def sequence() -> None:
     per = (time.perf_counter() - started) / runs * 1000
     print(f"  sequence counting, crowded board   {per:.3f} ms per position   (target < 1 ms)")
     logs = [play_game(f"G{i}", players) for i, players in enumerate([2, 3, 4, 6] * 5)]
-    verify_log(logs[0], "warm-up")
-    started = time.perf_counter()
-    for log in logs:
-        assert verify_log(log, "bench").valid
-    per = (time.perf_counter() - started) / len(logs) * 1000
-    turns = sum(len(log["turns"]) for log in logs) / len(logs)
+    per, turns = replay_time(verify_log, logs)
     print(f"  full game replay (avg {turns:.0f} turns)    {per:.1f} ms per game   (target < 50 ms)")
     kit, size = whole_process(["kit", "sequence", "--seed", "BENCH"], repeat=3)
     print(f"  paperplay kit sequence             whole process {kit:.3f} s   {size / 1024:.0f} KB   (target < 1.5 s)")
@@ -117,12 +123,7 @@ def streetcar() -> None:
     per = (time.perf_counter() - started) / len(queries) * 1000
     print(f"  route search alone                  {per:.2f} ms per query")
     logs = [play_game(f"R{i}", 4) for i in range(8)]
-    verify_log(logs[0], "warm-up")
-    started = time.perf_counter()
-    for log in logs:
-        assert verify_log(log, "bench").valid
-    per = (time.perf_counter() - started) / len(logs) * 1000
-    turns = sum(len(log["turns"]) for log in logs) / len(logs)
+    per, turns = replay_time(verify_log, logs)
     print(f"  full 4-player game replay (avg {turns:.0f} turns)   {per:.1f} ms per game   (target < 100 ms)")
     for paper in ("a4", "a3"):
         kit, size = whole_process(["kit", "streetcar", "--seed", "BENCH", "--paper", paper], repeat=3)

@@ -224,7 +224,7 @@ def test_terminal_passed_through_without_the_stops_is_no_win():
         ends = terminals(game)
         ann.running, ann.start = True, ends[1]
         game.last_move = 20
-        steps = [(1, c) for c in range(7)] + [(1, 2, "T")] + ([(2, 6)] if stops else [])
+        steps = [(1, c) for c in range(7)] + [ends[2]] + ([(2, 6)] if stops else [])
         game.move(ann, steps, None)
         assert game.winner == winner
         if stops:
@@ -236,7 +236,7 @@ def test_car_may_stop_in_a_terminal_and_go_on_next_turn():
     ends = terminals(game)
     ann.running, ann.start = True, ends[1]
     game.last_move = 7
-    game.move(ann, [(1, c) for c in range(7)] + [(1, 2, "T")], None)
+    game.move(ann, [(1, c) for c in range(7)] + [ends[2]], None)
     assert ann.car.terminal == ends[2]
     game.move(ann, [(2, 6)], None)
     assert ann.car.square == (2, 6)

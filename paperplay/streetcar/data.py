@@ -44,6 +44,9 @@ class Board:
     def terminals_of(self, line: int) -> tuple[Terminal, ...]:
         return tuple(t for t in self.terminals if t.line == line)
 
+    def terminal(self, line: int, number: int) -> Terminal | None:
+        return next((t for t in self.terminals if (t.line, t.number) == (line, number)), None)
+
 
 @dataclass(frozen=True)
 class TileKind:

@@ -19,7 +19,7 @@ from paperplay.seeds import Rng, canonical_seed
 from paperplay.streetcar.data import Edge, Square, Terminal, route_cards, starting_hand, tile_kinds
 from paperplay.streetcar.deal import bag as seeded_bag
 from paperplay.streetcar.deal import deal as seeded_deal
-from paperplay.streetcar.route import Car, Network
+from paperplay.streetcar.route import Car, Network, StopProgress
 from paperplay.streetcar.state import load_board, tile_at
 from paperplay.streetcar.track import (
     Geometry, Placed, double_exchange_faults, geometry, kinds_by_id, legal_plays, name, neighbour, play_faults,
@@ -107,9 +107,6 @@ class Game:
 
     def ends(self, player: Player) -> tuple[Terminal, ...]:
         return self.geo.board.terminals_of(player.line)
-
-    def full(self, player: Player) -> int:
-        return len(player.stops) if self.ordered else (1 << len(player.stops)) - 1
 
     # -- building ---------------------------------------------------------------------------------
 
@@ -220,20 +217,21 @@ class Game:
         player.car = None
         player.moved = 0
 
-    def allowance(self, player: Player, roll: int | None) -> int | None:
+    def allowance(self, roll: int | None) -> int | None:
         """Spaces a move may go: the speed rule, or the roll (None: to the next stop sign)."""
         if self.dice == "none":
             return self.last_move + 1
         assert roll is not None
         return None if roll >= 5 else roll
 
-    def move(self, player: Player, steps: Sequence[Square | tuple[int, int, str]], roll: int | None) -> None:
-        """Moves the car along `steps` (squares, and terminals as (line, number, "T")), checking every space."""
+    def move(self, player: Player, steps: Sequence[Square | Terminal], roll: int | None) -> None:
+        """Moves the car along `steps` (squares entered, terminals passed or arrived in), checking every space."""
         if not player.running or player.start is None:
             raise Illegal("running", f"{player.name} moves a car without having begun a run")
         if not steps:
             raise Illegal("move", f"{player.name} moves 0 spaces; a running car moves at least one space a turn")
-        limit = self.allowance(player, roll)
+        limit = self.allowance(roll)
+        stops = StopProgress(self.stop_signs, player.stops, self.ordered)  # a run starts with every sign out
         ends = self.ends(player)
         target = ends[1 - ends.index(player.start)]
         car = player.car
@@ -249,10 +247,10 @@ class Game:
             last = i == len(steps)
             if limit is not None and i > limit:
                 raise Illegal("speed", f"{player.name}'s car moves {len(steps)} spaces; it may move at most {limit} "
-                                       + (f"(the roll)" if self.dice != "none" else
+                                       + ("(the roll)" if self.dice != "none" else
                                           f"(1 more than the {self.last_move} of the previous move)"))
-            if isinstance(step, tuple) and len(step) == 3:
-                terminal = self._terminal(step)
+            if isinstance(step, Terminal):
+                terminal = step
                 if at is None:
                     raise Illegal("track", f"{player.name}'s car cannot enter terminal {_tname(terminal)} from "
                                            + ("another terminal" if in_terminal else "its start"))
@@ -264,7 +262,7 @@ class Game:
                     raise Illegal("track", f"{player.name}'s car on {name(square)} has no track forward into "
                                            f"terminal {_tname(terminal)}")
                 in_terminal, at = (terminal, k), None
-                if terminal == target and progress == self.full(player):
+                if terminal == target and progress == stops.full:
                     if not last:
                         raise Illegal("move", f"{player.name}'s car arrives in its end terminal "
                                               f"{_tname(terminal)} and cannot move on")
@@ -274,7 +272,7 @@ class Game:
                     self.winner = player.name
                     return
                 continue
-            square = (step[0], step[1])
+            square = step
             if in_terminal is not None:
                 terminal, k = in_terminal
                 if square != terminal.squares[1 - k]:
@@ -305,7 +303,7 @@ class Game:
                 raise Illegal("track", f"{player.name}'s car cannot enter {name(square)} from the {edge.name}: "
                                        + ("the square is empty" if tile is None else "no track meets it there"))
             in_terminal, at = None, (square, edge)
-            progress = _advance(progress, square, player.stops, self.stop_signs, self.ordered)
+            progress = stops.after(progress, square)
             if square in self.stop_signs.values() and not last:
                 letters = ", ".join(sorted(k for k, v in self.stop_signs.items() if v == square))
                 raise Illegal("forced-stop", f"{player.name}'s car enters the stop sign of {letters} on {name(square)} "
@@ -327,12 +325,6 @@ class Game:
         self.last_move = spaces
         self.last_roll = roll
         self.moves += 1
-
-    def _terminal(self, step: tuple[int, int, str]) -> Terminal:
-        for t in self.geo.board.terminals:
-            if (t.line, t.number) == (step[0], step[1]):
-                return t
-        raise InputError(f"terminal [{step[0]}, {step[1]}] is not on this board")
 
     def restart(self, player: Player) -> None:
         """Takes the car off; allowed only when the route cannot be completed from where it stands."""
@@ -377,17 +369,6 @@ def _tiles(counts: Counter[str]) -> str:
     return ", ".join(f"{n} {t}" for t, n in sorted(counts.items())) or "no tiles"
 
 
-def _advance(progress: int, square: Square, stops: Sequence[str], signs: Mapping[str, Square], ordered: bool) -> int:
-    if ordered:
-        while progress < len(stops) and signs.get(stops[progress]) == square:
-            progress += 1
-        return progress
-    for i, letter in enumerate(stops):
-        if signs.get(letter) == square:
-            progress |= 1 << i
-    return progress
-
-
 # -- reading a log --------------------------------------------------------------------------------
 
 
@@ -410,9 +391,9 @@ def _seats(data: Mapping[str, Any], source: str, geo: Geometry, seed: str | None
             if ("route_card" in seat) == ("stops" in seat):
                 raise InputError(f"{source}: field deal[{i}] needs route_card or stops (one of them)")
             if "route_card" in seat:
-                stops = route_cards(card_set)[seat["route_card"] - 1][line - 1] if line <= 6 else ()
                 if line > 6:
                     raise InputError(f"{source}: field deal[{i}].line is {line}; route cards cover lines 1-6")
+                stops = route_cards(card_set)[seat["route_card"] - 1][line - 1]
             else:
                 stops = tuple(seat["stops"])
             # Cards from the set are what the seed deals; stops written out are a home-made deal.
@@ -450,10 +431,15 @@ def new_game(data: Mapping[str, Any], source: str, folder: Path | None = None) -
                 rolls=Rng("streetcar/dice", seed) if seed is not None and dice != "none" else None)
 
 
-def _step(value: Any) -> Square | tuple[int, int, str]:
-    if isinstance(value, dict):
-        return (value["terminal"][0], value["terminal"][1], "T")
-    return (value[0], value[1])
+def _step(value: Any, game: Game, where: str) -> Square | Terminal:
+    """A move's space: a square [row, col], or {"terminal": [line, number]} as that board's terminal."""
+    if not isinstance(value, dict):
+        return (value[0], value[1])
+    line, number = value["terminal"]
+    terminal = game.geo.board.terminal(line, number)
+    if terminal is None:
+        raise InputError(f"{where} is terminal [{line}, {number}], which is not on this board")
+    return terminal
 
 
 def play_turn(game: Game, turn: Mapping[str, Any], where: str) -> None:
@@ -510,13 +496,7 @@ def play_turn(game: Game, turn: Mapping[str, Any], where: str) -> None:
         elif not player.running:
             raise Illegal("running", f"{player.name} moves a car without having begun a run (field start)")
         roll = game.roll(turn, where)
-        steps = [_step(s) for s in turn.get("move", [])]
-        for s in steps:
-            if len(s) == 3:
-                try:
-                    game._terminal(s)  # type: ignore[arg-type]
-                except InputError as exc:
-                    raise InputError(f"{where}.move: {exc}") from None
+        steps = [_step(s, game, f"{where}.move[{i}]") for i, s in enumerate(turn.get("move", []))]
         game.move(player, steps, roll)
     game.turn += 1
 

@@ -126,7 +126,7 @@ class Network:
         ends = self.geo.board.terminals_of(line)
         if len(ends) != 2 or any(s not in self.stop_signs for s in stops):
             return None
-        gain = _Gains(self.stop_signs, stops, ordered)
+        gain = StopProgress(self.stop_signs, stops, ordered)
         full = gain.full
         span = gain.span
         # A state is ((node * span) + progress) * 2 + direction; direction d heads for ends[d].
@@ -171,7 +171,7 @@ class Network:
                 push((nxt * span + after) * 2 + d, state)
         return None
 
-    def _route(self, parent: dict[int, int], state: int, span: int, gain: "_Gains", ends: tuple[Terminal, ...],
+    def _route(self, parent: dict[int, int], state: int, span: int, gain: "StopProgress", ends: tuple[Terminal, ...],
                d: int, car: Car | None) -> Route:
         chain = []
         while state >= 0:
@@ -192,8 +192,9 @@ class Network:
         return Route(ends[1 - d], tuple(steps))
 
 
-class _Gains:
-    """How entering a square advances a route's stops: a bit mask, or a position in printed order."""
+class StopProgress:
+    """How entering a square advances the stops made: a bit mask of them, or (ordered variant) how
+    many of them, in printed order. Every stop must have its stop sign. Routes and moves share it."""
 
     def __init__(self, stop_signs: Mapping[str, Square], stops: Sequence[str], ordered: bool) -> None:
         self.stops = tuple(stops)

@@ -259,3 +259,12 @@ def test_board_file_next_to_the_state(cli, write_json):
     missing = write_json("lost.json", {"game": "streetcar", "board": "nowhere.json", "tiles": []})
     result = cli("route", str(missing), "--line", "1", "--stops", "")
     assert result.exit_code == 2 and "nowhere.json: no such file" in result.stderr
+
+
+def test_cli_route_checks_the_board_as_verify_does(cli, write_json):
+    # Five crossings in a row: each obeys A-D, but the game has only four.
+    tiles = [{"at": [1, c], "tile": "crossing", "rotation": 0} for c in range(1, 6)]
+    board = {**ROW_BOARD, "size": [3, 7], "locations": {"A": [0, 1]}}
+    state = write_json("crowded.json", {"game": "streetcar", "board": board, "tiles": tiles})
+    result = cli("route", str(state), "--line", "1", "--stops", "", "--json")
+    assert result.exit_code == 1 and "tile-count" in [p["rule"] for p in json.loads(result.stdout)["problems"]]

@@ -185,8 +185,7 @@ def route(
     from paperplay.streetcar.data import route_cards
     from paperplay.streetcar.deal import check_set
     from paperplay.streetcar.route import Network, route_answer
-    from paperplay.streetcar.state import state_from_json
-    from paperplay.streetcar.track import faults_at
+    from paperplay.streetcar.state import board_problems, state_from_json
 
     if (card is None) == (stops is None):
         raise InputError("give the stops with --card N (and --set) or with --stops B,D,M, one of them")
@@ -210,8 +209,7 @@ def route(
     if unknown:
         raise InputError(f"--stops: {unknown[0]} is not a location on this board; "
                          f"expected letters from {', '.join(sorted(board.locations))}")
-    for square in sorted(board_state.layout):
-        problems += faults_at(board_state.geo, board_state.layout, square)
+    problems += board_problems(board_state)
     answer = route_answer(Network(board_state.geo, board_state.layout, board_state.stop_signs), line, wanted, ordered)
     if pdf is not None:
         from paperplay.render.pdf import write_pdf

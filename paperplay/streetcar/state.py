@@ -153,10 +153,14 @@ class StateResult:
         return [head, f"  stop signs: {signs}", *(f"  x {p.rule}: {p.message}" for p in self.problems)]
 
 
+def board_problems(state: BoardState) -> list[Problem]:
+    """Every tile's breaks of rules A-D, square by square, and tile counts exceeded."""
+    problems = [p for square in sorted(state.layout) for p in faults_at(state.geo, state.layout, square)]
+    return problems + count_problems(state.layout)
+
+
 def verify_state(data: Any, source: str, folder: Path | None = None) -> StateResult:
     """Checks a state: every tile obeys rules A-D, stop signs lie right, tile counts are not exceeded."""
     state, problems = state_from_json(data, source, folder)
-    for square in sorted(state.layout):
-        problems += faults_at(state.geo, state.layout, square)
-    problems += count_problems(state.layout)
+    problems += board_problems(state)
     return StateResult(source, len(state.layout), state.stop_signs, tuple(problems))

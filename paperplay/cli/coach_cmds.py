@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import re
 import sys
 import time
 from collections import Counter
@@ -16,30 +15,6 @@ from paperplay.cli.app import app
 from paperplay.cli.common import guarded, print_json
 from paperplay.errors import InputError
 from paperplay.seeds import Rng, canonical_seed, display_code
-
-_EMPTY = {"_", ".", "-"}
-
-
-def _parse_cells(text: str) -> list[Any]:
-    """20 boxes: numbers 1-30, * or X for the wild, _ for an empty box."""
-    from paperplay.streams.rules import WILD
-
-    items = [item for item in re.split(r"[\s,;]+", text.strip()) if item]
-    cells: list[Any] = []
-    for position, item in enumerate(items, start=1):
-        if item in _EMPTY:
-            cells.append(None)
-        elif item in ("*", "x", "X"):
-            cells.append(WILD)
-        elif item.isdigit() and 1 <= int(item) <= 30:
-            cells.append(int(item))
-        else:
-            raise InputError(f"--cells: entry {position} is {item!r}; expected 1-30, * (or X) for the wild, "
-                             "or _ for an empty box")
-    if len(cells) != 20:
-        raise InputError(f"--cells: has {len(cells)} boxes; expected 20 (_ for an empty box)")
-    return cells
-
 
 def _parse_tile(text: str, option: str) -> Any:
     from paperplay.streams.rules import WILD
@@ -58,10 +33,7 @@ def _known_tiles(cells: list[Any], tile: Any, seen: str | None) -> list[Any]:
     from paperplay.streams.sheet import parse_tiles
 
     on_sheet = Counter(c for c in cells if c is not None)
-    listed: Counter[Any] = Counter()
-    if seen:
-        items = [i for i in re.split(r"[\s,;]+", seen.strip()) if i]
-        listed = Counter(parse_tiles(seen, "--seen", count=len(items)))
+    listed = Counter(parse_tiles(seen, "--seen", count=None)) if seen else Counter()
     known = on_sheet | listed
     known[tile] += 1
     bag = standard_rules().bag_counts()
@@ -97,8 +69,10 @@ def advise(
     from paperplay.streams.coach import COACH_BUDGET, Scorer, encode, evaluate, unseen_counts
     from paperplay.streams.rules import standard_rules
 
+    from paperplay.streams.sheet import parse_tiles
+
     rules = standard_rules()
-    row = _parse_cells(cells)
+    row = list(parse_tiles(cells, "--cells", empty=True))
     drawn = _parse_tile(tile, "--tile")
     if None not in row:
         raise InputError("--cells: every box is full; there is nowhere to write the tile")

@@ -15,6 +15,7 @@ from paperplay.streams.rules import WILD, ClaimedSeries, Score, Tile
 
 SCHEMA = "streams-sheet"
 _WILD_WORDS = {"*", "x", "X"}
+_EMPTY_WORDS = {"_", ".", "-"}
 
 
 @dataclass(frozen=True)
@@ -60,21 +61,26 @@ def _seed_field(text: str, source: str) -> str:
         raise InputError(f"{source}: field seed: {exc}") from None
 
 
-def parse_tiles(text: str, option: str, count: int = 20) -> tuple[Tile, ...]:
-    """Parses a typed list of tiles such as ``"11 3 * 5 …"`` or ``"11,3,X,5,…"``."""
+def parse_tiles(text: str, option: str, count: int | None = 20, empty: bool = False) -> tuple[Any, ...]:
+    """Parses a typed list of tiles such as ``"11 3 * 5 …"`` or ``"11,3,X,5,…"``.
+
+    `count` None takes any number; with `empty`, ``_`` (or ``.`` or ``-``) is an empty box (None).
+    """
     items = [item for item in re.split(r"[\s,;]+", text.strip()) if item]
-    tiles: list[Tile] = []
+    tiles: list[Tile | None] = []
     for position, item in enumerate(items, start=1):
-        if item in _WILD_WORDS:
+        if empty and item in _EMPTY_WORDS:
+            tiles.append(None)
+        elif item in _WILD_WORDS:
             tiles.append(WILD)
         elif item.isdigit() and 1 <= int(item) <= 30:
             tiles.append(int(item))
         else:
-            raise InputError(
-                f"{option}: entry {position} is {item!r}; expected an integer 1-30 or * (or X) for the wild"
-            )
-    if len(tiles) != count:
-        raise InputError(f"{option}: has {len(tiles)} entries; expected exactly {count}")
+            raise InputError(f"{option}: entry {position} is {item!r}; expected an integer 1-30 or * (or X) for the "
+                             "wild" + (", or _ for an empty box" if empty else ""))
+    if count is not None and len(tiles) != count:
+        raise InputError(f"{option}: has {len(tiles)} boxes; expected {count} (_ for an empty box)" if empty
+                         else f"{option}: has {len(tiles)} entries; expected exactly {count}")
     if option == "--cells" and tiles.count(WILD) > 1:
         raise InputError(f"{option}: has {tiles.count(WILD)} wilds; a sheet holds at most one")
     return tuple(tiles)

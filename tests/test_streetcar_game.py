@@ -279,6 +279,33 @@ def test_dice_variants():
     assert game.roll({"repeat": True}, "turn") == 6
 
 
+def test_forced_stop_at_any_locations_stop_sign():
+    # B is not one of Ann's stops, but its stop sign still ends her move.
+    game, ann = row_game(ROW, {"B": (1, 3)}, ())
+    ann.running, ann.start = True, terminals(game)[1]
+    game.last_move = 10
+    with pytest.raises(Illegal) as caught:
+        game.move(ann, [(1, c) for c in range(5)], None)
+    assert caught.value.problem.rule == "forced-stop" and "stop sign of B" in str(caught.value)
+    game.move(ann, [(1, c) for c in range(4)], None)
+    assert ann.car.square == (1, 3)
+
+
+def test_a_five_or_six_may_take_the_car_into_its_end_terminal():
+    game, ann = row_game(ROW, {}, ())
+    game.dice = "roll"
+    ends = terminals(game)
+    ann.running, ann.start = True, ends[1]
+    game.move(ann, [(1, c) for c in range(7)] + [ends[2]], 6)  # 8 spaces, no stop sign on the way
+    assert game.winner == "Ann"
+
+
+def test_a_move_into_a_terminal_the_board_lacks_cannot_be_read():
+    log = tiny_with(6, {"player": "Ann", "start": 1, "move": [{"terminal": [5, 1]}]})
+    with pytest.raises(InputError, match=r"turns\[6\].move\[0\] is terminal \[5, 1\], which is not on this board"):
+        verify_log(log, "log")
+
+
 def test_bag_supply_without_a_seed():
     game, ann = row_game([])
     game.supply["crossing"] = 0

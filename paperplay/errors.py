@@ -1,20 +1,89 @@
-"""The two kinds of failure: input that cannot be used, and play that breaks a rule."""
+"""The two kinds of failure and one verdict shape, shared by every game.
+
+As python-chess separates a move it cannot parse (InvalidMoveError) from a move that breaks a
+rule (IllegalMoveError), paperplay separates input that cannot be used (InputError, exit code 2)
+from play that breaks a rule (a Problem, exit code 1), raised mid-replay as IllegalAction.
+"""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import Any
 
 
 class InputError(Exception):
-    """Input that cannot be used at all (exit code 2): a missing file, bad JSON, a bad option."""
+    """Input that cannot be used at all (exit code 2): a missing file, bad JSON, a bad option.
+
+    `field` names what was wrong (``players``, ``numbers``) when the message does not: the CLI
+    turns it into its option (``--players: …``), a file reader into ``file: field players: …``.
+    """
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+    def __str__(self) -> str:
+        return self.message
+
+
+Square = tuple[int, int]
 
 
 @dataclass(frozen=True)
 class Problem:
-    """One broken rule: a rule code, and a sentence naming the boxes, squares or turn involved."""
+    """One broken rule: a rule code prefixed by its game (``streetcar/A``), a sentence a player
+    understands, and where it happened (turn and player of a game log, box of a sheet, square)."""
 
     rule: str
     message: str
+    turn: int | None = None
+    player: str | None = None
+    box: int | None = None
+    square: Square | None = None
 
-    def to_json(self) -> dict[str, str]:
-        return {"rule": self.rule, "message": self.message}
+    def at(self, turn: int | None = None, player: str | None = None) -> "Problem":
+        """The same problem, placed at a turn of a game log."""
+        return Problem(self.rule, self.message, turn, player, self.box, self.square)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"rule": self.rule, "message": self.message}
+        if self.turn is not None:
+            out["turn"] = self.turn
+            out["player"] = self.player
+        if self.box is not None:
+            out["box"] = self.box
+        if self.square is not None:
+            out["square"] = list(self.square)
+        return out
+
+
+class IllegalAction(Exception):
+    """An action in a game record breaks a rule: replay stops and reports its Problem."""
+
+    def __init__(self, rule: str, message: str, square: Square | None = None) -> None:
+        super().__init__(message)
+        self.problem = Problem(rule, message, square=square)
+
+
+class Verdict(ABC):
+    """What refereeing one record gives, for every game: valid or not, every problem found, a JSON
+    document and text lines for people."""
+
+    source: str
+    problems: tuple[Problem, ...]
+
+    @property
+    def valid(self) -> bool:
+        return not self.problems
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.valid else 1
+
+    @abstractmethod
+    def to_json(self) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def text_lines(self) -> list[str]: ...

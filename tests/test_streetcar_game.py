@@ -11,11 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import DATA
+from paperplay.errors import IllegalAction as Illegal
 from paperplay.errors import InputError
 from paperplay.seeds import Rng
 from paperplay.streetcar.data import Edge
 from paperplay.streetcar.deal import bag, deal
-from paperplay.streetcar.game import Game, Illegal, Player, new_game, play_turn, verify_log
+from paperplay.streetcar.game import Game, Player, new_game, play_turn, verify_log
 from paperplay.streetcar.route import Car
 from paperplay.streetcar.selfplay import play_game
 from paperplay.streetcar.state import load_board
@@ -80,22 +81,22 @@ def tiny_with(index, turn):
 
 
 def test_turn_order():
-    assert broken(tiny_with(0, None)) == (1, "Bob", "turn-order")
+    assert broken(tiny_with(0, None)) == (1, "Bob", "streetcar/turn-order")
 
 
 def test_rule_c_in_a_log():
     turn = lay("Ann", ((1, 0), "straight", 90), ((1, 1), "straight", 0))  # [1, 1] ignores [1, 0]'s track
-    assert broken(tiny_with(0, turn)) == (1, "Ann", "C")
+    assert broken(tiny_with(0, turn)) == (1, "Ann", "streetcar/C")
 
 
 def test_hand_holds_only_what_was_dealt_and_drawn():
     turn = lay("Ann", ((1, 0), "straight", 90), ((1, 1), "fork", 0))
-    assert broken(tiny_with(0, turn)) == (1, "Ann", "hand")
+    assert broken(tiny_with(0, turn)) == (1, "Ann", "streetcar/hand")
 
 
 def test_pass_claim_is_checked():
     turn = lay("Ann", ((1, 0), "straight", 90))
-    assert broken(tiny_with(0, turn)) == (1, "Ann", "pass")
+    assert broken(tiny_with(0, turn)) == (1, "Ann", "streetcar/pass")
 
 
 def test_hand_is_refilled_to_five():
@@ -103,56 +104,56 @@ def test_hand_is_refilled_to_five():
     good = {**TINY["turns"][0], "draw": at[:2]}
     assert verify_log(tiny_with(0, good), "log").valid
     short = {**TINY["turns"][0], "draw": at[:1]}
-    assert broken(tiny_with(0, short)) == (1, "Ann", "draw-count")
+    assert broken(tiny_with(0, short)) == (1, "Ann", "streetcar/draw-count")
     other = next(t for t in ("crossing", "fork", "curve") if t != at[0])
     wrong = {**TINY["turns"][0], "draw": [other, at[1]]}
-    assert broken(tiny_with(0, wrong)) == (1, "Ann", "draw")
+    assert broken(tiny_with(0, wrong)) == (1, "Ann", "streetcar/draw")
 
 
 def test_leftovers_only_from_a_running_player():
     turn = {**TINY["turns"][1], "draw": [{"from": "Ann", "tile": "straight"}, bag("TINY1", 2)[2]]}
-    assert broken(tiny_with(1, turn)) == (2, "Bob", "draw")
+    assert broken(tiny_with(1, turn)) == (2, "Bob", "streetcar/draw")
 
 
 def test_run_starts_only_with_a_complete_route():
     early = {"player": "Ann", "start": 1, "move": [[3, 4]]}
-    assert broken(tiny_with(4, early)) == (5, "Ann", "run-start")
+    assert broken(tiny_with(4, early)) == (5, "Ann", "streetcar/run-start")
 
 
 def test_running_player_may_not_lay_tiles():
     turn = lay("Ann", ((2, 0), "straight", 0), ((2, 1), "straight", 0))
-    assert broken(tiny_with(8, turn)) == (9, "Ann", "running")
+    assert broken(tiny_with(8, turn)) == (9, "Ann", "streetcar/running")
 
 
 def test_speed_rule_first_move_is_one_space():
     fast = {"player": "Ann", "start": 1, "move": [[3, 4], [3, 3]]}
-    assert broken(tiny_with(6, fast)) == (7, "Ann", "speed")
+    assert broken(tiny_with(6, fast)) == (7, "Ann", "streetcar/speed")
     # Ann's third move may go 3 (1 more than her 2); Bob's first, after it, 1 more than hers.
     assert TINY["turns"][11]["move"] == [[0, 3], [0, 2], [0, 1]]
     too_far = {"player": "Bob", "start": 1, "move": [[0, 3], [0, 2], [0, 1], [0, 0]]}
-    assert broken(tiny_with(11, too_far)) == (12, "Bob", "speed")
+    assert broken(tiny_with(11, too_far)) == (12, "Bob", "streetcar/speed")
 
 
 def test_forced_stop_at_every_stop_sign():
     through = {"player": "Ann", "move": [[2, 2], [1, 2], [1, 1]]}  # [1, 2] carries A's stop sign
-    assert broken(tiny_with(10, through)) == (11, "Ann", "forced-stop")
+    assert broken(tiny_with(10, through)) == (11, "Ann", "streetcar/forced-stop")
 
 
 def test_cars_move_forward_along_track():
     backwards = {"player": "Ann", "move": [[3, 4]]}  # from [3, 4] back onto itself
-    assert broken(tiny_with(8, backwards))[2] == "track"
+    assert broken(tiny_with(8, backwards))[2] == "streetcar/track"
     jump = {"player": "Ann", "move": [[2, 3], [2, 2]]}  # [3, 4] to [2, 3] is not a neighbour
-    assert broken(tiny_with(8, jump))[2] == "track"
+    assert broken(tiny_with(8, jump))[2] == "streetcar/track"
 
 
 def test_restart_only_after_a_wrong_turn():
-    assert broken(tiny_with(8, {"player": "Ann", "restart": True})) == (9, "Ann", "restart")
+    assert broken(tiny_with(8, {"player": "Ann", "restart": True})) == (9, "Ann", "streetcar/restart")
 
 
 def test_win_ends_the_game():
     log = copy.deepcopy(TINY)
     log["turns"].append({"player": "Bob", "move": [[0, 0]]})
-    assert broken(log) == (14, "Bob", "game-over")
+    assert broken(log) == (14, "Bob", "streetcar/game-over")
 
 
 def test_exchange_means_one_tile_fewer_drawn():
@@ -164,7 +165,7 @@ def test_exchange_means_one_tile_fewer_drawn():
              lay("Ann", ((1, 1), "branch-w", 90), ((1, 2), "curve", 180), draw=["straight"])]
     assert verify_log({**base, "turns": turns}, "log").valid
     turns[2]["draw"] = ["straight", "curve"]
-    assert broken({**base, "turns": turns}) == (3, "Ann", "draw-count")
+    assert broken({**base, "turns": turns}) == (3, "Ann", "streetcar/draw-count")
     # Without a seed the tiles drawn must be recorded.
     del turns[2]["draw"]
     with pytest.raises(InputError, match=r"turns\[2\]: field draw is missing"):
@@ -212,7 +213,7 @@ def test_no_sharp_turns():
     game.last_move = 5
     with pytest.raises(Illegal, match="sharp turn") as caught:
         game.move(ann, [(1, 2), (1, 1)], None)
-    assert caught.value.problem.rule == "track"
+    assert caught.value.problem.rule == "streetcar/track"
     game.move(ann, [(1, 2), (0, 2)], None)  # the fork's curve north
     assert ann.car.square == (0, 2)
 
@@ -263,20 +264,20 @@ def test_dice_variants():
     ann.running, ann.start = True, ends[1]
     with pytest.raises(Illegal) as caught:
         game.move(ann, [(1, 0), (1, 1), (1, 2)], 2)
-    assert caught.value.problem.rule == "speed"
+    assert caught.value.problem.rule == "streetcar/speed"
     with pytest.raises(Illegal) as caught:
         game.move(ann, [(1, 0), (1, 1), (1, 2)], 5)  # a 5 goes on to the next stop sign
-    assert caught.value.problem.rule == "dice"
+    assert caught.value.problem.rule == "streetcar/dice"
     game.move(ann, [(1, 0), (1, 1), (1, 2), (1, 3)], 6)
     assert ann.car.square == (1, 3) and game.last_roll == 6
     game.rolls = Rng("streetcar/dice", "SEED")
     first = Rng("streetcar/dice", "SEED").randbelow(6) + 1
     with pytest.raises(Illegal, match=f"the seed rolls {first}"):
-        game.roll({"roll": first % 6 + 1}, "turn")
+        game.roll(first % 6 + 1, False)
     with pytest.raises(Illegal, match="only in the roll-or-repeat variant"):
-        game.roll({"repeat": True}, "turn")
+        game.roll(None, True)
     game.dice = "roll-or-repeat"
-    assert game.roll({"repeat": True}, "turn") == 6
+    assert game.roll(None, True) == 6
 
 
 def test_forced_stop_at_any_locations_stop_sign():
@@ -286,7 +287,7 @@ def test_forced_stop_at_any_locations_stop_sign():
     game.last_move = 10
     with pytest.raises(Illegal) as caught:
         game.move(ann, [(1, c) for c in range(5)], None)
-    assert caught.value.problem.rule == "forced-stop" and "stop sign of B" in str(caught.value)
+    assert caught.value.problem.rule == "streetcar/forced-stop" and "stop sign of B" in str(caught.value)
     game.move(ann, [(1, c) for c in range(4)], None)
     assert ann.car.square == (1, 3)
 
@@ -461,11 +462,11 @@ def test_cli_verify_streetcar_logs_and_states(cli, write_json):
     assert result.exit_code == 1
     (doc,) = json.loads(result.stdout)["results"]
     assert doc["valid"] is False and doc["winner"] is None
-    assert doc["problems"] == [{"rule": "forced-stop", "turn": 11, "player": "Ann",
+    assert doc["problems"] == [{"rule": "streetcar/forced-stop", "turn": 11, "player": "Ann",
                                 "message": "Ann's car enters the stop sign of A on [1, 2] and must stop there, "
                                            "ending its move"}]
     text = cli("verify", str(bad))
-    assert "NOT VALID at turn 11 (Ann), rule forced-stop" in text.stdout
+    assert "NOT VALID at turn 11 (Ann), rule streetcar/forced-stop" in text.stdout
     state = write_json("state.json", {"game": "streetcar", "tiles": [{"at": [5, 0], "tile": "straight",
                                                                       "rotation": 90}]})
     mixed = cli("verify", str(state), str(bad), str(DATA / "streetcar-game.json"))
@@ -490,3 +491,18 @@ def test_schemas_are_listed(cli):
     listed = cli("schema").stdout.split()
     assert {"streetcar-board", "streetcar-tiles", "streetcar-route-cards", "streetcar-state",
             "streetcar-log"} <= set(listed)
+
+
+def test_side_by_side_exchanges_legal_one_after_the_other_use_the_returned_tile():
+    # The first exchange returns a branch-w to the hand; the second lays it on the square beside.
+    tiles = [t for t in ROW if t[0] not in ((1, 2), (1, 3))] + [((1, 2), "branch-w", 270), ((1, 3), "straight", 90)]
+    game, ann = row_game(tiles)
+    ann.hand = ["branch-pair"]
+    game.lay(ann, [((1, 2), placed("branch-pair", 0)), ((1, 3), placed("branch-w", 270))])
+    assert game.layout[(1, 3)] == placed("branch-w", 270) and ann.hand == ["straight"] and game.exchanges == 2
+    # Without the returned tile, the same two plays need both tiles in hand (judged as a double exchange).
+    game, ann = row_game(tiles)
+    ann.hand = ["branch-pair"]
+    with pytest.raises(Illegal) as caught:
+        game.lay(ann, [((1, 2), placed("branch-pair", 0)), ((1, 3), placed("branch-pair", 0))])
+    assert caught.value.problem.rule == "streetcar/hand"

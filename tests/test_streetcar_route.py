@@ -234,8 +234,8 @@ def test_cli_route_on_a_board_that_breaks_a_rule_warns_and_exits_1(cli, write_js
     tiles = ROW_TILES + [{"at": [2, 3], "tile": "straight", "rotation": 0}]  # leads off the south edge
     state = write_json("bad.json", {"game": "streetcar", "board": ROW_BOARD, "tiles": tiles})
     result = cli("route", str(state), "--line", "1", "--stops", "", "--json")
-    assert result.exit_code == 1 and "breaks rule A" in result.stderr
-    assert "A" in [p["rule"] for p in json.loads(result.stdout)["problems"]]
+    assert result.exit_code == 1 and "breaks rule streetcar/A" in result.stderr
+    assert "streetcar/A" in [p["rule"] for p in json.loads(result.stdout)["problems"]]
 
 
 def test_cli_route_pdf_draws_the_route(cli, write_json, tmp_path):
@@ -267,4 +267,4 @@ def test_cli_route_checks_the_board_as_verify_does(cli, write_json):
     board = {**ROW_BOARD, "size": [3, 7], "locations": {"A": [0, 1]}}
     state = write_json("crowded.json", {"game": "streetcar", "board": board, "tiles": tiles})
     result = cli("route", str(state), "--line", "1", "--stops", "", "--json")
-    assert result.exit_code == 1 and "tile-count" in [p["rule"] for p in json.loads(result.stdout)["problems"]]
+    assert result.exit_code == 1 and "streetcar/tile-count" in [p["rule"] for p in json.loads(result.stdout)["problems"]]

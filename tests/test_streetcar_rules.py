@@ -10,7 +10,8 @@ from paperplay.errors import InputError
 from paperplay.jsonfile import validate
 from paperplay.resources import load_template
 from paperplay.streetcar.data import Edge, standard_board
-from paperplay.streetcar.game import Game, Illegal, Player, new_game
+from paperplay.errors import IllegalAction as Illegal
+from paperplay.streetcar.game import Game, Player, new_game
 from paperplay.streetcar.state import verify_state
 from paperplay.streetcar.track import (
     double_exchange_faults, geometry, legal_plays, orientations, placed, play_faults,
@@ -40,42 +41,42 @@ def test_tile_data_matches_rulings():
 
 
 def test_rule_a_track_leaves_the_board_only_into_a_terminal():
-    assert rules({}, (3, 0), "straight", 90) == ["A"]  # row 3 west: no terminal
+    assert rules({}, (3, 0), "straight", 90) == ["streetcar/A"]  # row 3 west: no terminal
     assert rules({}, (5, 0), "straight", 90) == []  # row 5 west: line 1 terminal 2
     assert rules({}, (0, 0), "curve", 90) == []  # east and south stay on the board
 
 
 def test_rule_b_no_track_into_or_on_a_location():
-    assert rules({}, (3, 0), "straight", 0) == ["B"]  # leads south into E at [4, 0]
-    assert rules({}, (4, 0), "straight", 0) == ["B"]  # laid on E itself
+    assert rules({}, (3, 0), "straight", 0) == ["streetcar/B"]  # leads south into E at [4, 0]
+    assert rules({}, (4, 0), "straight", 0) == ["streetcar/B"]  # laid on E itself
     assert rules({}, (3, 1), "straight", 90) == []
 
 
 def test_rule_c_track_leading_in_must_be_met():
     row = {(5, 5): placed("straight", 90)}
-    assert rules(row, (5, 6), "straight", 0) == ["C"]
+    assert rules(row, (5, 6), "straight", 0) == ["streetcar/C"]
     assert rules(row, (5, 6), "straight", 90) == []
     # A terminal's track leads into its squares: line 1 terminal 2 into [6, 0] from the west.
-    assert rules({}, (6, 0), "straight", 0) == ["C"]
+    assert rules({}, (6, 0), "straight", 0) == ["streetcar/C"]
     assert rules({}, (6, 0), "curve", 180) == []  # south-west curve meets it
 
 
 def test_rule_d_track_may_not_lead_into_a_tile_edge_without_track():
     column = {(5, 5): placed("straight", 0)}
-    assert rules(column, (5, 6), "straight", 90) == ["D"]
+    assert rules(column, (5, 6), "straight", 90) == ["streetcar/D"]
     assert rules(column, (5, 6), "straight", 0) == []
 
 
 def test_exchange_keeps_every_old_track_piece():
     old = {(5, 5): placed("straight", 0)}
     assert rules(old, (5, 5), "branch-w", 0) == []  # N-S kept, S-W added
-    assert rules(old, (5, 5), "curve", 0) == ["exchange"]
-    assert rules(old, (5, 5), "branch-w", 90) == ["exchange"]  # E-W and W-N: the N-S is gone
-    assert rules(old, (5, 5), "straight", 180) == ["exchange"]  # the same track: not an upgrade
+    assert rules(old, (5, 5), "curve", 0) == ["streetcar/exchange"]
+    assert rules(old, (5, 5), "branch-w", 90) == ["streetcar/exchange"]  # E-W and W-N: the N-S is gone
+    assert rules(old, (5, 5), "straight", 180) == ["streetcar/exchange"]  # the same track: not an upgrade
 
 
 def test_tiles_with_trees_are_never_replaced_but_may_replace():
-    assert "trees" in rules({(5, 5): placed("crossing", 0)}, (5, 5), "crossing", 90)
+    assert "streetcar/trees" in rules({(5, 5): placed("crossing", 0)}, (5, 5), "crossing", 90)
     assert rules({(5, 5): placed("straight", 0)}, (5, 5), "crossing", 0) == []
 
 
@@ -83,12 +84,12 @@ def test_double_exchange_is_judged_on_the_result():
     layout = {(5, 5): placed("straight", 0), (5, 6): placed("straight", 0)}
     left, right = ((5, 5), placed("branch-e", 0)), ((5, 6), placed("branch-w", 0))
     # Each alone leads into the other's trackless side (rule D) ...
-    assert rules(layout, *left[:1], "branch-e", 0) == ["D"]
-    assert rules(layout, *right[:1], "branch-w", 0) == ["D"]
+    assert rules(layout, *left[:1], "branch-e", 0) == ["streetcar/D"]
+    assert rules(layout, *right[:1], "branch-w", 0) == ["streetcar/D"]
     # ... together they meet.
     assert double_exchange_faults(GEO, dict(layout), (left, right)) == []
     wrong = ((5, 6), placed("branch-e", 0))
-    assert [p.rule for p in double_exchange_faults(GEO, dict(layout), (left, wrong))] == ["D", "C"]
+    assert [p.rule for p in double_exchange_faults(GEO, dict(layout), (left, wrong))] == ["streetcar/D", "streetcar/C"]
 
 
 def _game(**header):
@@ -153,19 +154,19 @@ def test_state_stop_signs(write_json):
     ok = verify_state({**base, "tiles": [tile, other], "stop_signs": {"L": [7, 3]}}, "s")
     assert ok.valid and ok.stop_signs["L"] == (7, 3)
     far = verify_state({**base, "tiles": [tile], "stop_signs": {"L": [5, 2]}}, "s")
-    assert [p.rule for p in far.problems] == ["stop-sign"] and "not orthogonally next to L" in far.problems[0].message
+    assert [p.rule for p in far.problems] == ["streetcar/stop-sign"] and "not orthogonally next to L" in far.problems[0].message
     empty = verify_state({**base, "tiles": [tile], "stop_signs": {"L": [6, 4]}}, "s")
-    assert [p.rule for p in empty.problems] == ["stop-sign"] and "empty" in empty.problems[0].message
+    assert [p.rule for p in empty.problems] == ["streetcar/stop-sign"] and "empty" in empty.problems[0].message
 
 
 def test_state_rules_and_tile_counts():
     crossings = [{"at": [r, 6], "tile": "crossing", "rotation": 0} for r in range(1, 6)]
     bad = verify_state({"game": "streetcar", "tiles": crossings}, "s")
-    assert "tile-count" in [p.rule for p in bad.problems]  # five crossings; the game has four
+    assert "streetcar/tile-count" in [p.rule for p in bad.problems]  # five crossings; the game has four
     good = verify_state({"game": "streetcar", "tiles": [{"at": [5, 0], "tile": "straight", "rotation": 90}]}, "s")
     assert good.valid and good.tiles == 1
     off = verify_state({"game": "streetcar", "tiles": [{"at": [3, 0], "tile": "straight", "rotation": 90}]}, "s")
-    assert [p.rule for p in off.problems] == ["A"]
+    assert [p.rule for p in off.problems] == ["streetcar/A"]
 
 
 def test_pass_claim_is_checked_against_every_legal_play():
@@ -179,7 +180,7 @@ def test_pass_claim_is_checked_against_every_legal_play():
     ann.hand = ["straight"] * 4 + ["curve"]
     with pytest.raises(Illegal) as caught:
         game.check_pass(ann, 0)
-    assert caught.value.problem.rule == "pass" and "curve" in str(caught.value)
+    assert caught.value.problem.rule == "streetcar/pass" and "curve" in str(caught.value)
 
 
 def test_one_line_card_per_player():

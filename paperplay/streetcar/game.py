@@ -13,7 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from paperplay.errors import InputError, Problem
+from paperplay.errors import IllegalAction as Illegal
+from paperplay.errors import InputError, Problem, Verdict
 from paperplay.jsonfile import validate
 from paperplay.seeds import Rng, canonical_seed
 from paperplay.streetcar.data import Edge, Square, Terminal, route_cards, starting_hand, tile_kinds
@@ -28,14 +29,6 @@ from paperplay.streetcar.track import (
 
 HAND = 5
 DICE = ("none", "roll", "roll-or-repeat")
-
-
-class Illegal(Exception):
-    """A turn breaks a rule; carries the Problem."""
-
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(message)
-        self.problem = Problem(rule, message)
 
 
 @dataclass
@@ -111,36 +104,25 @@ class Game:
     # -- building ---------------------------------------------------------------------------------
 
     def lay(self, player: Player, plays: Sequence[tuple[Square, Placed]]) -> None:
-        """Lays or exchanges up to two tiles from the hand, in order (a double exchange together)."""
-        hand = player.hand
+        """Lays or exchanges up to two tiles from the hand, in order.
+
+        Two exchanges on side-by-side squares that are not legal one after the other (each judged
+        on its own, the second able to use the tile the first returned) are a double exchange,
+        judged together on the final configuration (RULINGS: Exchange).
+        """
         double = (len(plays) == 2 and all(sq in self.layout for sq, _ in plays)
                   and side_by_side(plays[0][0], plays[1][0]))
-        if double:
-            needed = Counter(t.kind.id for _, t in plays)
-            short = needed - Counter(hand)
-            if short:
-                raise Illegal("hand", f"{player.name} exchanges with {_tiles(needed)} but holds {_tiles(Counter(hand))}")
-            problems = double_exchange_faults(self.geo, self.layout, (plays[0], plays[1]))
-            if problems:
-                raise Illegal(problems[0].rule, "double exchange: " + problems[0].message)
-            for sq, tile in plays:
-                hand.remove(tile.kind.id)
-                hand.append(self.layout[sq].kind.id)
-                self.layout[sq] = tile
-            self.exchanges += 2
-            self.laid += 2
-            self._changed()
+        if double and self._one_by_one_fault(player, plays) is not None:
+            self._double_exchange(player, (plays[0], plays[1]))
             return
         for sq, tile in plays:
-            if tile.kind.id not in hand:
-                raise Illegal("hand", f"{player.name} lays a {tile.kind.id} but holds {_tiles(Counter(hand))}")
-            problems = play_faults(self.geo, self.layout, sq, tile)
-            if problems:
-                raise Illegal(problems[0].rule, problems[0].message)
-            hand.remove(tile.kind.id)
+            fault = self._lay_fault(player.hand, self.layout, sq, tile, player.name)
+            if fault is not None:
+                raise Illegal(fault.rule, fault.message)
+            player.hand.remove(tile.kind.id)
             old = self.layout.get(sq)
             if old is not None:
-                hand.append(old.kind.id)  # the old tile joins the hand and may be laid again this turn
+                player.hand.append(old.kind.id)  # the old tile joins the hand and may be laid again this turn
                 self.exchanges += 1
             else:
                 for letter in signs_for(self.geo, sq, self.stop_signs):
@@ -149,13 +131,49 @@ class Game:
             self.laid += 1
             self._changed()
 
+    def _lay_fault(self, hand: list[str], layout: dict[Square, Placed], square: Square, tile: Placed,
+                   who: str) -> Problem | None:
+        if tile.kind.id not in hand:
+            return Problem("streetcar/hand", f"{who} lays a {tile.kind.id} but holds {_tiles(Counter(hand))}")
+        problems = play_faults(self.geo, layout, square, tile)
+        return problems[0] if problems else None
+
+    def _one_by_one_fault(self, player: Player, plays: Sequence[tuple[Square, Placed]]) -> Problem | None:
+        """The first fault of laying the plays one after the other, on copies of the hand and layout."""
+        hand, layout = list(player.hand), dict(self.layout)
+        for sq, tile in plays:
+            fault = self._lay_fault(hand, layout, sq, tile, player.name)
+            if fault is not None:
+                return fault
+            hand.remove(tile.kind.id)
+            hand.append(layout[sq].kind.id)
+            layout[sq] = tile
+        return None
+
+    def _double_exchange(self, player: Player, plays: tuple[tuple[Square, Placed], tuple[Square, Placed]]) -> None:
+        hand = player.hand
+        needed = Counter(t.kind.id for _, t in plays)
+        if needed - Counter(hand):
+            raise Illegal("streetcar/hand", f"{player.name} exchanges with {_tiles(needed)} but holds "
+                                            f"{_tiles(Counter(hand))}")
+        problems = double_exchange_faults(self.geo, self.layout, plays)
+        if problems:
+            raise Illegal(problems[0].rule, "double exchange: " + problems[0].message)
+        for sq, tile in plays:
+            hand.remove(tile.kind.id)
+            hand.append(self.layout[sq].kind.id)
+            self.layout[sq] = tile
+        self.exchanges += 2
+        self.laid += 2
+        self._changed()
+
     def check_pass(self, player: Player, laid: int) -> None:
         """A player who lays fewer than two tiles claims no legal play was left; tries every one."""
         if laid >= 2 or not player.hand:
             return
         for sq, tile in legal_plays(self.geo, self.layout, player.hand):
             what = "exchange the" if sq in self.layout else "lay a"
-            raise Illegal("pass", f"{player.name} laid {laid} tile{'s' if laid != 1 else ''}, but could still "
+            raise Illegal("streetcar/pass", f"{player.name} laid {laid} tile{'s' if laid != 1 else ''}, but could still "
                                   f"{what} {tile.kind.id} at {tile.rotation}° on {name(sq)}")
 
     def leftovers(self) -> int:
@@ -175,16 +193,16 @@ class Game:
             draws = list(self.bag[len(self.bag) - self.bag_left():][:need]) if self.bag is not None else []
         if len(draws) != need:
             have = len(player.hand)
-            raise Illegal("draw-count", f"{player.name} draws {len(draws)} tile{'s' if len(draws) != 1 else ''} "
+            raise Illegal("streetcar/draw-count", f"{player.name} draws {len(draws)} tile{'s' if len(draws) != 1 else ''} "
                                         f"holding {have}; expected {need} (back to {HAND}, less nothing left to draw)")
         for item in draws:
             if isinstance(item, tuple):
                 giver_name, tile = item
                 giver = self.player(giver_name)
                 if not giver.running:
-                    raise Illegal("draw", f"{player.name} takes a {tile} from {giver.name}, who has not begun a run")
+                    raise Illegal("streetcar/draw", f"{player.name} takes a {tile} from {giver.name}, who has not begun a run")
                 if tile not in giver.hand:
-                    raise Illegal("draw", f"{player.name} takes a {tile} from {giver.name}, who holds "
+                    raise Illegal("streetcar/draw", f"{player.name} takes a {tile} from {giver.name}, who holds "
                                           f"{_tiles(Counter(giver.hand))}")
                 giver.hand.remove(tile)
             else:
@@ -192,12 +210,12 @@ class Game:
                 if self.bag is not None:
                     at = len(self.bag) - self.bag_left()
                     if at >= len(self.bag):
-                        raise Illegal("draw", f"{player.name} draws a {tile} from an empty bag")
+                        raise Illegal("streetcar/draw", f"{player.name} draws a {tile} from an empty bag")
                     if self.bag[at] != tile:
-                        raise Illegal("draw", f"{player.name} draws a {tile}, but the bag's next tile "
+                        raise Illegal("streetcar/draw", f"{player.name} draws a {tile}, but the bag's next tile "
                                               f"(tile {at + 1} of the seeded bag) is a {self.bag[at]}")
                 elif self.supply[tile] <= 0:
-                    raise Illegal("draw", f"{player.name} draws a {tile}, but no {tile} is left in the bag")
+                    raise Illegal("streetcar/draw", f"{player.name} draws a {tile}, but no {tile} is left in the bag")
                 self.supply[tile] -= 1
             player.hand.append(tile)
 
@@ -209,7 +227,7 @@ class Game:
         start = ends[number]
         if self.network.shortest(player.line, player.stops, self.ordered, start=start) is None:
             stops = (" then " if self.ordered else ", ").join(player.stops)
-            raise Illegal("run-start", f"{player.name} starts a run from line {player.line} terminal {number}, but "
+            raise Illegal("streetcar/run-start", f"{player.name} starts a run from line {player.line} terminal {number}, but "
                                        f"no complete route leads from it through {stops or 'no stops'} "
                                        "to the other terminal")
         player.running = True
@@ -227,9 +245,9 @@ class Game:
     def move(self, player: Player, steps: Sequence[Square | Terminal], roll: int | None) -> None:
         """Moves the car along `steps` (squares entered, terminals passed or arrived in), checking every space."""
         if not player.running or player.start is None:
-            raise Illegal("running", f"{player.name} moves a car without having begun a run")
+            raise Illegal("streetcar/running", f"{player.name} moves a car without having begun a run")
         if not steps:
-            raise Illegal("move", f"{player.name} moves 0 spaces; a running car moves at least one space a turn")
+            raise Illegal("streetcar/move", f"{player.name} moves 0 spaces; a running car moves at least one space a turn")
         limit = self.allowance(roll)
         stops = StopProgress(self.stop_signs, player.stops, self.ordered)  # a run starts with every sign out
         ends = self.ends(player)
@@ -246,25 +264,25 @@ class Game:
         for i, step in enumerate(steps, 1):
             last = i == len(steps)
             if limit is not None and i > limit:
-                raise Illegal("speed", f"{player.name}'s car moves {len(steps)} spaces; it may move at most {limit} "
+                raise Illegal("streetcar/speed", f"{player.name}'s car moves {len(steps)} spaces; it may move at most {limit} "
                                        + ("(the roll)" if self.dice != "none" else
                                           f"(1 more than the {self.last_move} of the previous move)"))
             if isinstance(step, Terminal):
                 terminal = step
                 if at is None:
-                    raise Illegal("track", f"{player.name}'s car cannot enter terminal {_tname(terminal)} from "
+                    raise Illegal("streetcar/track", f"{player.name}'s car cannot enter terminal {_tname(terminal)} from "
                                            + ("another terminal" if in_terminal else "its start"))
                 square, edge = at
                 exits = self.layout[square].exits[edge]
                 k = next((k for k, sq in enumerate(terminal.squares)
                           if sq == square and terminal.side in exits), None)
                 if k is None:
-                    raise Illegal("track", f"{player.name}'s car on {name(square)} has no track forward into "
+                    raise Illegal("streetcar/track", f"{player.name}'s car on {name(square)} has no track forward into "
                                            f"terminal {_tname(terminal)}")
                 in_terminal, at = (terminal, k), None
                 if terminal == target and progress == stops.full:
                     if not last:
-                        raise Illegal("move", f"{player.name}'s car arrives in its end terminal "
+                        raise Illegal("streetcar/move", f"{player.name}'s car arrives in its end terminal "
                                               f"{_tname(terminal)} and cannot move on")
                     player.car = None
                     player.moved += i
@@ -276,12 +294,12 @@ class Game:
             if in_terminal is not None:
                 terminal, k = in_terminal
                 if square != terminal.squares[1 - k]:
-                    raise Illegal("track", f"{player.name}'s car passes through terminal {_tname(terminal)} and must "
+                    raise Illegal("streetcar/track", f"{player.name}'s car passes through terminal {_tname(terminal)} and must "
                                            f"come out on {name(terminal.squares[1 - k])}, not {name(square)}")
                 edge = terminal.side
             elif at is None:  # leaving the start terminal into one of its squares
                 if square not in player.start.squares:
-                    raise Illegal("track", f"{player.name}'s car starts in terminal {_tname(player.start)}, so its "
+                    raise Illegal("streetcar/track", f"{player.name}'s car starts in terminal {_tname(player.start)}, so its "
                                            f"first space is {' or '.join(name(s) for s in player.start.squares)}, "
                                            f"not {name(square)}")
                 edge = player.start.side
@@ -289,28 +307,28 @@ class Game:
                 here, entry = at
                 edge_out = next((e for e in Edge if neighbour(here, e) == square), None)
                 if edge_out is None:
-                    raise Illegal("track", f"{player.name}'s car jumps from {name(here)} to {name(square)}, "
+                    raise Illegal("streetcar/track", f"{player.name}'s car jumps from {name(here)} to {name(square)}, "
                                            "which is not next to it")
                 tile = self.layout[here]
                 if edge_out not in tile.exits[entry]:
                     why = ("a sharp turn, which no track piece makes" if edge_out in tile.ends
                            else "there is no track that way")
-                    raise Illegal("track", f"{player.name}'s car entered {name(here)} from the "
+                    raise Illegal("streetcar/track", f"{player.name}'s car entered {name(here)} from the "
                                            f"{entry.name} and cannot leave it to {name(square)}: {why}")
                 edge = Edge((edge_out + 2) % 4)
             tile = self.layout.get(square)
             if tile is None or edge not in tile.ends:
-                raise Illegal("track", f"{player.name}'s car cannot enter {name(square)} from the {edge.name}: "
+                raise Illegal("streetcar/track", f"{player.name}'s car cannot enter {name(square)} from the {edge.name}: "
                                        + ("the square is empty" if tile is None else "no track meets it there"))
             in_terminal, at = None, (square, edge)
             progress = stops.after(progress, square)
             if square in self.stop_signs.values() and not last:
                 letters = ", ".join(sorted(k for k, v in self.stop_signs.items() if v == square))
-                raise Illegal("forced-stop", f"{player.name}'s car enters the stop sign of {letters} on {name(square)} "
+                raise Illegal("streetcar/forced-stop", f"{player.name}'s car enters the stop sign of {letters} on {name(square)} "
                                              "and must stop there, ending its move")
         if limit is None and (at is None or at[0] not in self.stop_signs.values()):
             where = name(at[0]) if at is not None else f"terminal {_tname(in_terminal[0])}"  # type: ignore[index]
-            raise Illegal("dice", f"{player.name} rolled {roll}, which takes the car to the next stop sign or its end "
+            raise Illegal("streetcar/dice", f"{player.name} rolled {roll}, which takes the car to the next stop sign or its end "
                                   f"terminal, but it stops on {where}")
         if in_terminal is not None:  # a terminal is a space like any other: the car may stop in it
             terminal, k = in_terminal
@@ -329,36 +347,66 @@ class Game:
     def restart(self, player: Player) -> None:
         """Takes the car off; allowed only when the route cannot be completed from where it stands."""
         if not player.running or player.car is None:
-            raise Illegal("restart", f"{player.name} has no car on the board to take off")
+            raise Illegal("streetcar/restart", f"{player.name} has no car on the board to take off")
         if self.network.shortest(player.line, player.stops, self.ordered, car=player.car) is not None:
-            raise Illegal("restart", f"{player.name} takes the car off {name(player.car.square)}, but it can still "
+            raise Illegal("streetcar/restart", f"{player.name} takes the car off {name(player.car.square)}, but it can still "
                                      "complete its route from there")
         player.car = None
         player.start = None
 
-    def roll(self, turn: Mapping[str, Any], where: str) -> int | None:
+    def roll(self, recorded: int | None, repeat: bool) -> int | None:
         """The roll a move uses: recorded, repeated from the previous roll, or the seed's next roll."""
         if self.dice == "none":
-            if "roll" in turn or "repeat" in turn:
-                raise InputError(f"{where}: field {'roll' if 'roll' in turn else 'repeat'} is given, but no dice "
-                                 "variant is played")
             return None
-        if turn.get("repeat"):
+        if repeat:
             if self.dice != "roll-or-repeat":
-                raise Illegal("dice", "repeating the previous roll is allowed only in the roll-or-repeat variant")
+                raise Illegal("streetcar/dice", "repeating the previous roll is allowed only in the roll-or-repeat "
+                                                "variant")
             if self.last_roll is None:
-                raise Illegal("dice", "there is no previous roll to repeat")
-            if "roll" in turn and turn["roll"] != self.last_roll:
-                raise Illegal("dice", f"repeats the previous roll {self.last_roll} but records {turn['roll']}")
+                raise Illegal("streetcar/dice", "there is no previous roll to repeat")
+            if recorded is not None and recorded != self.last_roll:
+                raise Illegal("streetcar/dice", f"repeats the previous roll {self.last_roll} but records {recorded}")
             return self.last_roll
         seeded = self.rolls.randbelow(6) + 1 if self.rolls is not None else None
-        if "roll" in turn:
-            if seeded is not None and turn["roll"] != seeded:
-                raise Illegal("dice", f"records a roll of {turn['roll']}, but the seed rolls {seeded}")
-            return int(turn["roll"])
-        if seeded is None:
-            raise InputError(f"{where}: field roll is missing; without a seed the log must record each roll")
+        if recorded is not None:
+            if seeded is not None and recorded != seeded:
+                raise Illegal("streetcar/dice", f"records a roll of {recorded}, but the seed rolls {seeded}")
+            return recorded
+        assert seeded is not None, "parse_turn requires a recorded roll without a seed"
         return seeded
+
+    # -- a whole turn -------------------------------------------------------------------------------
+
+    def play(self, turn: "Turn") -> None:
+        """Applies one typed turn; raises IllegalAction at the first broken rule."""
+        player = self.player(turn.player)
+        if self.winner is not None:
+            raise Illegal("streetcar/game-over", f"{self.winner} has already won; {player.name} plays after the end "
+                                                 "of the game")
+        expected = self.to_play
+        if player is not expected:
+            raise Illegal("streetcar/turn-order", f"it is {expected.name}'s turn, not {player.name}'s")
+        if isinstance(turn, Build):
+            if player.running:
+                raise Illegal("streetcar/running", f"{player.name} has begun a run and may not lay tiles any more")
+            self.lay(player, turn.plays)
+            self.check_pass(player, len(turn.plays))
+            self.draw(player, turn.draws)
+        elif isinstance(turn, Restart):
+            self.restart(player)
+        else:
+            if turn.start is not None:
+                if player.running and player.car is not None:
+                    raise Illegal("streetcar/run-start", f"{player.name}'s car is already running")
+                self.begin_run(player, turn.start)
+            elif player.running and player.car is None and player.start is None:
+                raise Illegal("streetcar/run-start", f"{player.name}'s car was taken off and must start again from "
+                                                     "a terminal")
+            elif not player.running:
+                raise Illegal("streetcar/running", f"{player.name} moves a car without having begun a run "
+                                                   "(field start)")
+            self.move(player, turn.steps, self.roll(turn.roll, turn.repeat))
+        self.turn += 1
 
 
 def _tname(terminal: Terminal) -> str:
@@ -369,7 +417,65 @@ def _tiles(counts: Counter[str]) -> str:
     return ", ".join(f"{n} {t}" for t, n in sorted(counts.items())) or "no tiles"
 
 
-# -- reading a log --------------------------------------------------------------------------------
+# -- typed turns ------------------------------------------------------------------------------------
+
+Draw = str | tuple[str, str]
+"""A tile drawn: its id from the bag, or (player, id) from a running player's tiles."""
+Space = Square | Terminal
+"""A space of a move: a square entered, or a terminal passed through or arrived in."""
+
+
+@dataclass(frozen=True)
+class Build:
+    """Lays (or exchanges) up to two tiles in order, then draws; draws None: the seeded bag's next tiles."""
+
+    player: str
+    plays: tuple[tuple[Square, Placed], ...]
+    draws: tuple[Draw, ...] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"player": self.player, "lay": [tile.to_json(sq) for sq, tile in self.plays]}
+        if self.draws is not None:
+            out["draw"] = [d if isinstance(d, str) else {"from": d[0], "tile": d[1]} for d in self.draws]
+        return out
+
+
+@dataclass(frozen=True)
+class Run:
+    """Moves the car along its steps; `start` begins the run from that terminal (1 or 2) first."""
+
+    player: str
+    steps: tuple[Space, ...]
+    start: int | None = None
+    roll: int | None = None
+    repeat: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"player": self.player}
+        if self.start is not None:
+            out["start"] = self.start
+        out["move"] = [{"terminal": [s.line, s.number]} if isinstance(s, Terminal) else list(s) for s in self.steps]
+        if self.repeat:
+            out["repeat"] = True
+        if self.roll is not None:
+            out["roll"] = self.roll
+        return out
+
+
+@dataclass(frozen=True)
+class Restart:
+    """Takes the car off after a wrong turn."""
+
+    player: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"player": self.player, "restart": True}
+
+
+Turn = Build | Run | Restart
+
+
+# -- reading a log ----------------------------------------------------------------------------------
 
 
 def _seats(data: Mapping[str, Any], source: str, geo: Geometry, seed: str | None, card_set: int) -> list[Player]:
@@ -431,104 +537,115 @@ def new_game(data: Mapping[str, Any], source: str, folder: Path | None = None) -
                 rolls=Rng("streetcar/dice", seed) if seed is not None and dice != "none" else None)
 
 
-def _step(value: Any, game: Game, where: str) -> Square | Terminal:
+def _step(value: Any, geo: Geometry, where: str) -> Space:
     """A move's space: a square [row, col], or {"terminal": [line, number]} as that board's terminal."""
     if not isinstance(value, dict):
         return (value[0], value[1])
     line, number = value["terminal"]
-    terminal = game.geo.board.terminal(line, number)
+    terminal = geo.board.terminal(line, number)
     if terminal is None:
         raise InputError(f"{where} is terminal [{line}, {number}], which is not on this board")
     return terminal
 
 
-def play_turn(game: Game, turn: Mapping[str, Any], where: str) -> None:
-    """Applies one turn of a log to the game; raises Illegal at the first broken rule."""
-    try:
-        player = game.player(turn["player"])
-    except KeyError:
-        raise InputError(f"{where}.player is {turn['player']!r}; expected one of "
-                         f"{', '.join(p.name for p in game.players)}") from None
-    building = "lay" in turn or "draw" in turn
-    running = "start" in turn or "move" in turn
-    if building and (running or "restart" in turn) or (running and "restart" in turn):
+def parse_turn(data: Mapping[str, Any], where: str, geo: Geometry, names: Sequence[str], seeded: bool,
+               dice: str) -> Turn:
+    """Reads one turn of a log (already schema-checked) into a typed turn; raises only InputError."""
+    if data["player"] not in names:
+        raise InputError(f"{where}.player is {data['player']!r}; expected one of {', '.join(names)}")
+    building = "lay" in data or "draw" in data
+    running = "start" in data or "move" in data
+    if building and (running or "restart" in data) or (running and "restart" in data):
         raise InputError(f"{where}: a turn either lays tiles (lay, draw), or moves the car (start, move), "
                          "or restarts; this one mixes them")
-    if not (building or running or "restart" in turn):
+    if not (building or running or "restart" in data):
         raise InputError(f"{where}: the turn does nothing; expected lay (and draw), move (with start), or restart")
-    if game.winner is not None:
-        raise Illegal("game-over", f"{game.winner} has already won; {player.name} plays after the end of the game")
-    expected = game.to_play
-    if player is not expected:
-        raise Illegal("turn-order", f"it is {expected.name}'s turn, not {player.name}'s")
+    if "restart" in data:
+        return Restart(data["player"])
     if building:
-        if player.running:
-            raise Illegal("running", f"{player.name} has begun a run and may not lay tiles any more")
-        plays = [tile_at(p, f"lay[{i}]", where, game.geo) for i, p in enumerate(turn.get("lay", []))]
-        game.lay(player, plays)
-        game.check_pass(player, len(plays))
-        draws = turn.get("draw")
-        if draws is None and game.bag is None and game.draw_count(player) > 0:
-            raise InputError(f"{where}: field draw is missing; without a seed the log must record the tiles drawn")
-        parsed: list[str | tuple[str, str]] | None = None
-        if draws is not None:
-            parsed = []
-            for i, item in enumerate(draws):
-                tile = item if isinstance(item, str) else item["tile"]
-                if tile not in kinds_by_id():
-                    raise InputError(f"{where}.draw[{i}] is {tile!r}; expected a tile id such as straight or curve")
-                if isinstance(item, dict):
-                    if item["from"] not in [p.name for p in game.players]:
-                        raise InputError(f"{where}.draw[{i}].from is {item['from']!r}, who is not playing")
-                    parsed.append((item["from"], tile))
-                else:
-                    parsed.append(tile)
-        game.draw(player, parsed)
-    elif "restart" in turn:
-        game.restart(player)
-    else:
-        if "start" in turn:
-            if player.running and player.car is not None:
-                raise Illegal("run-start", f"{player.name}'s car is already running")
-            game.begin_run(player, turn["start"])
-        elif player.running and player.car is None and player.start is None:
-            raise Illegal("run-start", f"{player.name}'s car was taken off and must start again from a terminal")
-        elif not player.running:
-            raise Illegal("running", f"{player.name} moves a car without having begun a run (field start)")
-        roll = game.roll(turn, where)
-        steps = [_step(s, game, f"{where}.move[{i}]") for i, s in enumerate(turn.get("move", []))]
-        game.move(player, steps, roll)
-    game.turn += 1
+        plays = tuple(tile_at(p, f"lay[{i}]", where, geo) for i, p in enumerate(data.get("lay", [])))
+        if "draw" not in data:
+            if not seeded:
+                raise InputError(f"{where}: field draw is missing; without a seed the log must record the tiles drawn")
+            return Build(data["player"], plays)
+        draws: list[Draw] = []
+        for i, item in enumerate(data["draw"]):
+            tile = item if isinstance(item, str) else item["tile"]
+            if tile not in kinds_by_id():
+                raise InputError(f"{where}.draw[{i}] is {tile!r}; expected a tile id such as straight or curve")
+            if isinstance(item, dict):
+                if item["from"] not in names:
+                    raise InputError(f"{where}.draw[{i}].from is {item['from']!r}, who is not playing")
+                draws.append((item["from"], tile))
+            else:
+                draws.append(tile)
+        return Build(data["player"], plays, tuple(draws))
+    if dice == "none" and ("roll" in data or "repeat" in data):
+        raise InputError(f"{where}: field {'roll' if 'roll' in data else 'repeat'} is given, but no dice "
+                         "variant is played")
+    if dice != "none" and not seeded and "roll" not in data and not data.get("repeat"):
+        raise InputError(f"{where}: field roll is missing; without a seed the log must record each roll")
+    steps = tuple(_step(s, geo, f"{where}.move[{i}]") for i, s in enumerate(data.get("move", [])))
+    return Run(data["player"], steps, data.get("start"), data.get("roll"), bool(data.get("repeat", False)))
+
+
+def play_turn(game: Game, data: Mapping[str, Any], where: str) -> None:
+    """Reads one turn of a log and applies it (for tests and tools that hold turns as JSON)."""
+    names = [p.name for p in game.players]
+    game.play(parse_turn(data, where, game.geo, names, game.bag is not None, game.dice))
 
 
 @dataclass(frozen=True)
-class LogResult:
-    """The verdict on a game log: the first illegal action, or the winner and a summary."""
+class StreetcarLog:
+    """A game log read into typed values: the table as dealt and every turn."""
+
+    game: Game
+    turns: tuple[Turn, ...]
+
+
+def read_log(data: Any, source: str, folder: Path | None = None) -> StreetcarLog:
+    """Reads a whole game log (schema, board file, deal and every turn) before anything is played."""
+    validate(data, "streetcar-log", source)
+    game = new_game(data, source, folder)
+    names = [p.name for p in game.players]
+    seeded = game.bag is not None
+    turns = tuple(parse_turn(t, f"{source}: field turns[{i}]", game.geo, names, seeded, game.dice)
+                  for i, t in enumerate(data["turns"]))
+    return StreetcarLog(game, turns)
+
+
+@dataclass(frozen=True)
+class LogResult(Verdict):
+    """The verdict on a game log: the first illegal action (with its turn and player), or the winner."""
 
     source: str
     turns: int
     winner: str | None
-    problem: Problem | None
-    problem_turn: int | None
-    problem_player: str | None
+    problems: tuple[Problem, ...]
     summary: dict[str, Any]
 
     @property
-    def valid(self) -> bool:
-        return self.problem is None
+    def problem(self) -> Problem | None:
+        return self.problems[0] if self.problems else None
+
+    @property
+    def problem_turn(self) -> int | None:
+        return self.problems[0].turn if self.problems else None
+
+    @property
+    def problem_player(self) -> str | None:
+        return self.problems[0].player if self.problems else None
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"file": self.source, "game": "streetcar", "kind": "log", "valid": self.valid,
-                               "turns": self.turns, "winner": self.winner, "summary": self.summary, "problems": []}
-        if self.problem is not None:
-            out["problems"] = [{**self.problem.to_json(), "turn": self.problem_turn, "player": self.problem_player}]
-        return out
+        return {"file": self.source, "game": "streetcar", "kind": "log", "valid": self.valid, "turns": self.turns,
+                "winner": self.winner, "summary": self.summary, "problems": [p.to_json() for p in self.problems]}
 
     def text_lines(self) -> list[str]:
         s = self.summary
-        if self.problem is not None:
-            return [f"{self.source}: Streetcar game, NOT VALID at turn {self.problem_turn} "
-                    f"({self.problem_player}), rule {self.problem.rule}: {self.problem.message}"]
+        if self.problems:
+            p = self.problems[0]
+            return [f"{self.source}: Streetcar game, NOT VALID at turn {p.turn} ({p.player}), rule {p.rule}: "
+                    f"{p.message}"]
         head = f"{self.source}: Streetcar game, {self.turns} turns, " + (
             f"{self.winner} wins" if self.winner else "no winner yet")
         seats = "; ".join(f"{p['player']} line {p['line']} ({'-'.join(p['stops'])})" for p in s["players"])
@@ -538,17 +655,17 @@ class LogResult:
 
 
 def verify_log(data: Any, source: str, folder: Path | None = None) -> LogResult:
-    """Replays a game log; stops at the first illegal action."""
-    validate(data, "streetcar-log", source)
-    game = new_game(data, source, folder)
-    problem = turn_no = who = None
-    for i, turn in enumerate(data["turns"]):
+    """Reads a whole game log, then replays it; stops at the first illegal action."""
+    log = read_log(data, source, folder)
+    game = log.game
+    problems: tuple[Problem, ...] = ()
+    for number, turn in enumerate(log.turns, start=1):
         try:
-            play_turn(game, turn, f"{source}: field turns[{i}]")
+            game.play(turn)
         except Illegal as exc:
-            problem, turn_no, who = exc.problem, i + 1, turn["player"]
+            problems = (exc.problem.at(number, turn.player),)
             break
-    return LogResult(source, game.turn, game.winner, problem, turn_no, who, summary(game))
+    return LogResult(source, game.turn, game.winner, problems, summary(game))
 
 
 def summary(game: Game) -> dict[str, Any]:

@@ -12,9 +12,8 @@ import heapq
 from typing import Any
 
 from paperplay.seeds import Rng, canonical_seed
-from paperplay.streetcar.data import Edge, Square
-from paperplay.streetcar.game import Game, Player, new_game, play_turn
-from paperplay.streetcar.route import Step
+from paperplay.streetcar.data import Edge, Square, Terminal
+from paperplay.streetcar.game import Build, Draw, Game, Player, Restart, Run, Turn, new_game
 from paperplay.streetcar.track import Placed, legal_plays, neighbour, orientations, play_faults
 
 EMPTY_COST, TRACK_COST = 5, 1
@@ -121,11 +120,11 @@ def _fits(game: Game, hand: list[str], square: Square, piece: frozenset[Edge]) -
     return None
 
 
-def _build_turn(game: Game, player: Player, rng: Rng) -> dict[str, Any]:
+def _build_turn(game: Game, player: Player, rng: Rng) -> Build:
     """Two tiles along the plan where they fit, else any legal tile; then the draw."""
     scratch = game.scratch()
     me = scratch.player(player.name)
-    lay: list[dict[str, Any]] = []
+    lay: list[tuple[Square, Placed]] = []
     for _ in range(2):
         choice: tuple[Square, Placed] | None = None
         for square, piece in _plan(scratch, me):
@@ -139,8 +138,7 @@ def _build_turn(game: Game, player: Player, rng: Rng) -> dict[str, Any]:
                 break
             choice = options[rng.randbelow(len(options))]
         scratch.lay(me, [choice])
-        lay.append(choice[1].to_json(choice[0]))
-    turn: dict[str, Any] = {"player": player.name, "lay": lay}
+        lay.append(choice)
     need = scratch.draw_count(me)
     pool = [(p.name, t) for p in scratch.players if p.running for t in p.hand]
     from_bag = min(need, scratch.bag_left())
@@ -148,30 +146,29 @@ def _build_turn(game: Game, player: Player, rng: Rng) -> dict[str, Any]:
         from_bag = min(from_bag, need - 1)  # now and then a tile from a running player's leftovers
         assert game.bag is not None
         at = len(game.bag) - game.bag_left()
-        draws: list[Any] = list(game.bag[at:at + from_bag])
+        draws: list[Draw] = list(game.bag[at:at + from_bag])
         for _ in range(need - from_bag):
-            giver, tile = pool.pop(rng.randbelow(len(pool)))
-            draws.append({"from": giver, "tile": tile})
-        turn["draw"] = draws
-    return turn
+            draws.append(pool.pop(rng.randbelow(len(pool))))
+        return Build(player.name, tuple(lay), tuple(draws))
+    return Build(player.name, tuple(lay))
 
 
-def _run_turn(game: Game, player: Player, rng: Rng, dice: Rng | None) -> dict[str, Any] | None:
+def _run_turn(game: Game, player: Player, rng: Rng, dice: Rng | None) -> Run | Restart | None:
     """Starts the run when the route is complete, then moves along a shortest route; None: keep building."""
-    turn: dict[str, Any] = {"player": player.name}
+    start: int | None = None
+    repeat = False
     net = game.network
     if player.start is None:  # not running yet, or the car was taken off
         routes = [(r.length, t.number, r) for t in game.ends(player)
                   if (r := net.shortest(player.line, player.stops, game.ordered, start=t)) is not None]
         if not routes:
             return None
-        _, number, route = min(routes, key=lambda x: (x[0], x[1]))
-        turn["start"] = number
+        _, start, route = min(routes, key=lambda x: (x[0], x[1]))
     else:
         found = (net.shortest(player.line, player.stops, game.ordered, car=player.car) if player.car is not None
                  else net.shortest(player.line, player.stops, game.ordered, start=player.start))
         if found is None:
-            return {"player": player.name, "restart": True}
+            return Restart(player.name)
         route = found
     if game.dice == "none":
         limit: int | None = game.last_move + 1
@@ -179,29 +176,21 @@ def _run_turn(game: Game, player: Player, rng: Rng, dice: Rng | None) -> dict[st
             limit -= 1 + rng.randbelow(limit - 1)  # now and then a slower move, as players do
     else:
         if game.dice == "roll-or-repeat" and game.last_roll is not None and game.last_roll >= 4:
-            turn["repeat"] = True
+            repeat = True
             roll = game.last_roll
         else:
             assert dice is not None
             roll = dice.randbelow(6) + 1  # the same stream the referee rolls from
         limit = None if roll >= 5 else roll
     signs = set(game.stop_signs.values())
-    move: list[Any] = []
+    move: list[Square | Terminal] = []
     for step in route.steps:
-        move.append(_step_json(step))
+        move.append(step.terminal if step.terminal is not None else step.square)  # type: ignore[arg-type]
         if limit is not None and len(move) >= limit:
             break
         if step.square is not None and step.square in signs:
             break
-    turn["move"] = move
-    return turn
-
-
-def _step_json(step: Step) -> Any:
-    if step.terminal is not None:
-        return {"terminal": [step.terminal.line, step.terminal.number]}
-    assert step.square is not None
-    return list(step.square)
+    return Run(player.name, tuple(move), start, None, repeat)
 
 
 def play_game(seed: str, players: int = 4, card_set: int = 2, ordered: bool = False, dice: str = "none",
@@ -217,15 +206,15 @@ def play_game(seed: str, players: int = 4, card_set: int = 2, ordered: bool = Fa
     game = new_game(header, "self-play")
     rng = Rng("streetcar/selfplay", seed)
     rolls = Rng("streetcar/dice", seed) if dice != "none" else None
-    turns: list[dict[str, Any]] = []
+    turns: list[Turn] = []
     while game.winner is None and len(turns) < max_turns:
         player = game.to_play
-        turn = _run_turn(game, player, rng, rolls)
+        turn: Turn | None = _run_turn(game, player, rng, rolls)
         if turn is None:
             turn = _build_turn(game, player, rng)
-        play_turn(game, turn, f"self-play turn {len(turns) + 1}")
+        game.play(turn)
         turns.append(turn)
         idle = turns[-len(names):]
-        if len(idle) == len(names) and all(t.get("lay") == [] for t in idle):
+        if len(idle) == len(names) and all(isinstance(t, Build) and not t.plays for t in idle):
             break  # a whole round laid nothing and nobody runs: the bag is empty and no route can be made
-    return {**header, "turns": turns}
+    return {**header, "turns": [t.to_json() for t in turns]}

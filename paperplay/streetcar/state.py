@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from paperplay.errors import InputError, Problem
+from paperplay.errors import InputError, Problem, Verdict
 from paperplay.jsonfile import read_json, validate
 from paperplay.streetcar.data import Board, Edge, Square, board_from_json, standard_board
 from paperplay.streetcar.track import Geometry, Placed, faults_at, geometry, kinds_by_id, name, neighbour, placed
@@ -103,10 +103,10 @@ def state_from_json(data: Any, source: str, folder: Path | None = None) -> tuple
                              f"expected one of {', '.join(sorted(geo.board.locations))}")
         square = (sq[0], sq[1])
         if square not in geo.touching[letter]:
-            problems.append(Problem("stop-sign", f"the stop sign for {letter} is on {name(square)}, which is not "
+            problems.append(Problem("streetcar/stop-sign", f"the stop sign for {letter} is on {name(square)}, which is not "
                                                  f"orthogonally next to {letter} at {name(geo.board.locations[letter])}"))
         elif square not in layout:
-            problems.append(Problem("stop-sign", f"the stop sign for {letter} is on {name(square)}, which is empty"))
+            problems.append(Problem("streetcar/stop-sign", f"the stop sign for {letter} is on {name(square)}, which is empty"))
         signs[letter] = square
     for letter in sorted(geo.board.locations):
         if letter in signs:
@@ -124,22 +124,18 @@ def count_problems(layout: Mapping[Square, Placed]) -> list[Problem]:
     """Tiles of a kind beyond the number the game has."""
     counts = Counter(tile.kind.id for tile in layout.values())
     kinds = kinds_by_id()
-    return [Problem("tile-count", f"the board holds {n} {tile} tiles; the game has only {kinds[tile].count}")
+    return [Problem("streetcar/tile-count", f"the board holds {n} {tile} tiles; the game has only {kinds[tile].count}")
             for tile, n in sorted(counts.items()) if n > kinds[tile].count]
 
 
 @dataclass(frozen=True)
-class StateResult:
+class StateResult(Verdict):
     """The verdict on a board state."""
 
     source: str
     tiles: int
     stop_signs: dict[str, Square]
     problems: tuple[Problem, ...]
-
-    @property
-    def valid(self) -> bool:
-        return not self.problems
 
     def to_json(self) -> dict[str, Any]:
         return {"file": self.source, "game": "streetcar", "kind": "state", "valid": self.valid, "tiles": self.tiles,

@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paperplay.errors import InputError
-from paperplay.sequence.referee import _Game, _Illegal, _play_turn, verify_log, verify_position
+from paperplay.errors import IllegalAction
+from paperplay.sequence.referee import Game, play_turn, verify_log, verify_position
 from paperplay.sequence.rules import (
     LEVELS, MINUS, PLUS, Card, best_sequences, complete_windows, evaluate, make_board, make_deck, number_set,
     reshuffle, spread_problems, standard_rules, too_close,
@@ -251,7 +252,7 @@ def test_random_self_play_logs_verify(seed, players):
 def _first_problem(log):
     result = verify_log(log, "log.json")
     assert not result.valid
-    return result.problems[0]
+    return result.problems[0].to_json()
 
 
 @pytest.fixture(scope="module")
@@ -341,7 +342,7 @@ def test_forgotten_draw_loses_the_card(legal_log):
     else:
         # P2's next draw is now the card P1 forgot, so the log diverges or stays legal; it is
         # checked either way and a forgotten draw alone is legal.
-        assert result.problems == () or result.problems[0]["turn"] > 1
+        assert result.problems == () or result.problems[0].turn > 1
 
 
 # Rules on a hand-made game state (RULINGS: Plus, Minus, dead cards, sequences) ------------------
@@ -349,7 +350,7 @@ def test_forgotten_draw_loses_the_card(legal_log):
 @pytest.fixture
 def state():
     board = make_board("STATE", NUMBERS)
-    game = _Game(RULES, "STATE", board, list(make_deck("STATE", NUMBERS, "mixed")), ["Ann", "Bob"],
+    game = Game(RULES, "STATE", board, list(make_deck("STATE", NUMBERS, "mixed")), ["Ann", "Bob"],
                  {"Ann": "red", "Bob": "blue"}, 1)
     game.hands = {"Ann": [], "Bob": []}
     return game
@@ -357,22 +358,22 @@ def state():
 
 def test_plus_places_on_any_open_square(state):
     state.hands["Ann"] = [Card(PLUS)]
-    _play_turn(state, {"player": "Ann", "card": PLUS, "square": [4, 4]}, "Ann")
+    play_turn(state, {"player": "Ann", "card": PLUS, "square": [4, 4]})
     assert state.chips[(4, 4)] == "red"
 
 
 def test_plus_cannot_place_on_a_taken_square(state):
     state.chips[(4, 4)] = "blue"
     state.hands["Ann"] = [Card(PLUS)]
-    with pytest.raises(_Illegal) as exc:
-        _play_turn(state, {"player": "Ann", "card": PLUS, "square": [4, 4]}, "Ann")
-    assert exc.value.rule == "sequence/square-taken"
+    with pytest.raises(IllegalAction) as exc:
+        play_turn(state, {"player": "Ann", "card": PLUS, "square": [4, 4]})
+    assert exc.value.problem.rule == "sequence/square-taken"
 
 
 def test_minus_removes_an_unlocked_opponent_chip_and_places_none(state):
     state.chips[(4, 4)] = "blue"
     state.hands["Ann"] = [Card(MINUS)]
-    _play_turn(state, {"player": "Ann", "card": MINUS, "remove": [4, 4]}, "Ann")
+    play_turn(state, {"player": "Ann", "card": MINUS, "remove": [4, 4]})
     assert (4, 4) not in state.chips and "red" not in state.chips.values()
 
 
@@ -385,9 +386,9 @@ def test_minus_illegal_uses(state, turn, rule):
     state.chips[(4, 4)] = "blue"
     state.chips[(3, 3)] = "red"
     state.hands["Ann"] = [Card(MINUS)]
-    with pytest.raises(_Illegal) as exc:
-        _play_turn(state, {"player": "Ann", **turn}, "Ann")
-    assert exc.value.rule == rule
+    with pytest.raises(IllegalAction) as exc:
+        play_turn(state, {"player": "Ann", **turn})
+    assert exc.value.problem.rule == rule
 
 
 def test_minus_cannot_remove_a_chip_of_a_fixed_sequence(state):
@@ -396,9 +397,9 @@ def test_minus_cannot_remove_a_chip_of_a_fixed_sequence(state):
         state.chips[square] = "blue"
     state.fixed["blue"] = [line]
     state.hands["Ann"] = [Card(MINUS)]
-    with pytest.raises(_Illegal) as exc:
-        _play_turn(state, {"player": "Ann", "card": MINUS, "remove": [2, 3]}, "Ann")
-    assert exc.value.rule == "sequence/minus-locked"
+    with pytest.raises(IllegalAction) as exc:
+        play_turn(state, {"player": "Ann", "card": MINUS, "remove": [2, 3]})
+    assert exc.value.problem.rule == "sequence/minus-locked"
 
 
 def _card_for(state, number):
@@ -412,7 +413,7 @@ def test_dead_card_exchange_when_both_squares_are_covered(state):
     dead = _card_for(state, number)
     state.hands["Ann"] = [dead, Card(PLUS)]
     top = state.deck[0]
-    _play_turn(state, {"player": "Ann", "dead_cards": [dead.text], "card": PLUS, "square": [5, 5]}, "Ann")
+    play_turn(state, {"player": "Ann", "dead_cards": [dead.text], "card": PLUS, "square": [5, 5]})
     assert dead not in state.hands["Ann"] and top in state.hands["Ann"]
 
 
@@ -420,9 +421,9 @@ def test_dead_card_exchange_needs_a_dead_card(state):
     number = state.board[1][1]
     card = _card_for(state, number)
     state.hands["Ann"] = [card, Card(PLUS)]
-    with pytest.raises(_Illegal) as exc:
-        _play_turn(state, {"player": "Ann", "dead_cards": [card.text], "card": PLUS, "square": [5, 5]}, "Ann")
-    assert exc.value.rule == "sequence/dead-card"
+    with pytest.raises(IllegalAction) as exc:
+        play_turn(state, {"player": "Ann", "dead_cards": [card.text], "card": PLUS, "square": [5, 5]})
+    assert exc.value.problem.rule == "sequence/dead-card"
 
 
 def test_dead_card_exchange_once_per_turn(state):
@@ -433,9 +434,9 @@ def test_dead_card_exchange_once_per_turn(state):
             state.chips[square] = "blue"
         cards.append(_card_for(state, number))
     state.hands["Ann"] = cards + [Card(PLUS)]
-    with pytest.raises(_Illegal) as exc:
-        _play_turn(state, {"player": "Ann", "dead_cards": [c.text for c in cards], "card": PLUS, "square": [5, 5]}, "Ann")
-    assert exc.value.rule == "sequence/dead-card"
+    with pytest.raises(IllegalAction) as exc:
+        play_turn(state, {"player": "Ann", "dead_cards": [c.text for c in cards], "card": PLUS, "square": [5, 5]})
+    assert exc.value.problem.rule == "sequence/dead-card"
 
 
 def test_an_empty_draw_pile_is_refilled_from_the_discards(state):
@@ -449,7 +450,7 @@ def test_a_move_completing_a_line_fixes_a_sequence(state):
     for c in range(1, 5):
         state.chips[(6, c)] = "red"
     state.hands["Ann"] = [Card(PLUS)]
-    _play_turn(state, {"player": "Ann", "card": PLUS, "square": [6, 5]}, "Ann")
+    play_turn(state, {"player": "Ann", "card": PLUS, "square": [6, 5]})
     assert state.fixed["red"] == [tuple((6, c) for c in range(1, 6))]
 
 
@@ -461,13 +462,13 @@ def test_a_second_sequence_may_share_one_square_only(state):
     state.chips[(6, 5)] = state.chips[(6, 6)] = "red"
     state.hands["Ann"] = [Card(PLUS), Card(PLUS)]
     claimed = [[[6, c] for c in range(3, 8)]]  # shares (6, 3) and (6, 4) with the first
-    with pytest.raises(_Illegal) as exc:
-        _play_turn(state, {"player": "Ann", "card": PLUS, "square": [6, 7], "sequences": claimed}, "Ann")
-    assert exc.value.rule == "sequence/sequence-overlap"
+    with pytest.raises(IllegalAction) as exc:
+        play_turn(state, {"player": "Ann", "card": PLUS, "square": [6, 7], "sequences": claimed})
+    assert exc.value.problem.rule == "sequence/sequence-overlap"
     state.chips.pop((6, 7))
-    _play_turn(state, {"player": "Ann", "card": PLUS, "square": [6, 7]}, "Ann")
+    play_turn(state, {"player": "Ann", "card": PLUS, "square": [6, 7]})
     assert len(state.fixed["red"]) == 1  # 6,3-6,7 would share two squares: no new sequence
-    _play_turn(state, {"player": "Ann", "card": PLUS, "square": [6, 8]}, "Ann")
+    play_turn(state, {"player": "Ann", "card": PLUS, "square": [6, 8]})
     assert state.fixed["red"][1] == tuple((6, c) for c in range(4, 9))
 
 
@@ -477,3 +478,45 @@ def test_example_log_in_tests_data_verifies():
     log = json.loads((DATA / "sequence-game.json").read_text(encoding="utf-8"))
     result = verify_log(log, "sequence-game.json")
     assert result.valid and result.winner == "red"
+
+
+def test_a_minus_turn_completes_no_sequence(state):
+    state.chips[(4, 4)] = "blue"
+    state.hands["Ann"] = [Card(MINUS)]
+    claimed = [[[6, c] for c in range(5)]]
+    with pytest.raises(IllegalAction) as exc:
+        play_turn(state, {"player": "Ann", "card": MINUS, "remove": [4, 4], "sequences": claimed})
+    assert exc.value.problem.rule == "sequence/minus"
+    play_turn(state, {"player": "Ann", "card": MINUS, "remove": [4, 4]})
+    assert (4, 4) not in state.chips
+
+
+@pytest.mark.parametrize("extra", [{"square": [5, 5]}, {"remove": [4, 4]}, {"sequences": [[[6, c] for c in range(5)]]}])
+def test_a_pass_places_and_removes_nothing(state, extra):
+    state.chips[(4, 4)] = "blue"
+    with pytest.raises(IllegalAction) as exc:
+        play_turn(state, {"player": "Ann", "pass": True, **extra})
+    assert exc.value.problem.rule == "sequence/pass"
+    play_turn(state, {"player": "Ann", "pass": True})  # an empty hand passes
+    assert state.chips == {(4, 4): "blue"}
+
+
+def test_an_equation_card_never_removes_a_chip(state):
+    number = state.board[1][1]
+    card = _card_for(state, number)
+    state.chips[(4, 4)] = "blue"
+    state.hands["Ann"] = [card]
+    with pytest.raises(IllegalAction) as exc:
+        play_turn(state, {"player": "Ann", "card": card.text, "square": [1, 1], "remove": [4, 4]})
+    assert exc.value.problem.rule == "sequence/remove" and "only a Minus card removes" in str(exc.value)
+    play_turn(state, {"player": "Ann", "card": card.text, "square": [1, 1]})
+    assert state.chips[(1, 1)] == "red"
+
+
+def test_a_card_that_is_no_equation_cannot_be_read(legal_log):
+    from paperplay.errors import InputError
+
+    log = copy.deepcopy(legal_log)
+    log["turns"][0]["card"] = "2 x"
+    with pytest.raises(InputError, match=r"turns\[0\].card is '2 x'; expected an equation"):
+        verify_log(log, "log")

@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from paperplay.errors import InputError, Problem
+from paperplay.errors import IllegalAction, InputError, Problem, Verdict
 from paperplay.jsonfile import validate
 from paperplay.seeds import canonical_seed
 from paperplay.sequence.rules import (
-    MINUS, Board, Card, SequenceRules, Square, Window, best_sequences, complete_windows, make_board, make_deck,
-    number_set, reshuffle, standard_rules,
+    MINUS, Board, Card, SequenceRules, Square, Window, best_sequences, complete_windows, evaluate, make_board,
+    make_deck, number_set, reshuffle, standard_rules,
 )
 
 
@@ -71,7 +71,7 @@ def _teams_allowed(players: int, rules: SequenceRules) -> int:
 
 
 @dataclass(frozen=True)
-class PositionResult:
+class PositionResult(Verdict):
     """The verdict on a position: sequence counts, one best set of lines, the winner, problems."""
 
     source: str
@@ -79,10 +79,6 @@ class PositionResult:
     lines: dict[str, list[Window]]
     winner: str | None
     problems: tuple[Problem, ...]
-
-    @property
-    def valid(self) -> bool:
-        return not self.problems
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -153,8 +149,70 @@ def verify_position(data: dict[str, Any], source: str, rules: SequenceRules | No
 # Game logs ----------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Turn:
+    """One turn of a game log, read into typed values (RULINGS: Plus, Minus, dead cards, draws)."""
+
+    player: str
+    card: Card | None = None
+    square: Square | None = None
+    remove: Square | None = None
+    dead_cards: tuple[Card, ...] = ()
+    sequences: tuple[Window, ...] | None = None  # the sequences the log says this move completes
+    draw: bool = True
+    passes: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"player": self.player}
+        if self.dead_cards:
+            out["dead_cards"] = [c.text for c in self.dead_cards]
+        if self.card is not None:
+            out["card"] = self.card.text
+        if self.square is not None:
+            out["square"] = list(self.square)
+        if self.remove is not None:
+            out["remove"] = list(self.remove)
+        if self.sequences is not None:
+            out["sequences"] = [[list(s) for s in w] for w in self.sequences]
+        if not self.draw:
+            out["draw"] = False
+        if self.passes:
+            out["pass"] = True
+        return out
+
+
+def _card(text: str, where: str) -> Card:
+    card = Card(text)
+    if card.kind == "equation":
+        try:
+            value = evaluate(text)
+        except (ValueError, ZeroDivisionError, IndexError):
+            value = None
+        if value is None or value.denominator != 1:
+            raise InputError(f"{where} is {text!r}; expected an equation as printed on a card (such as "
+                             "\"3 x 4 + 2\"), plus or minus")
+    return card
+
+
+def parse_turn(data: dict[str, Any], where: str) -> Turn:
+    """Reads one turn of a log (already schema-checked) into a Turn; raises only InputError."""
+    claimed = data.get("sequences")
+    return Turn(
+        player=data["player"],
+        card=_card(data["card"], f"{where}.card") if "card" in data else None,
+        square=_sq(data["square"]) if "square" in data else None,
+        remove=_sq(data["remove"]) if "remove" in data else None,
+        dead_cards=tuple(_card(t, f"{where}.dead_cards[{i}]") for i, t in enumerate(data.get("dead_cards", []))),
+        sequences=None if claimed is None else tuple(tuple(_sq(s) for s in five) for five in claimed),
+        draw=data.get("draw", True),
+        passes=data.get("pass", False),
+    )
+
+
 @dataclass
-class _Game:
+class Game:
+    """Everything on and around the table: board, draw pile, hands, chips, fixed sequences."""
+
     rules: SequenceRules
     seed: str
     board: Board
@@ -167,6 +225,23 @@ class _Game:
     fixed: dict[str, list[Window]] = field(default_factory=dict)
     discards: list[Card] = field(default_factory=list)
     reshuffles: int = 0
+    turn: int = 0
+    winner: str | None = None
+
+    @classmethod
+    def deal(cls, rules: SequenceRules, seed: str, numbers: Sequence[int], level: str, names: list[str],
+             colour: dict[str, str]) -> "Game":
+        """Sets the table: the seed's board and deck, hands dealt one card at a time in seating order."""
+        counts = rules.player_count(len(names))
+        game = cls(rules, seed, make_board(seed, numbers, rules), list(make_deck(seed, numbers, level, rules)),
+                   names, colour, counts.to_win)
+        game.hands = {name: [] for name in names}
+        for _ in range(counts.hand):
+            for name in names:
+                card = game.draw()
+                if card is not None:
+                    game.hands[name].append(card)
+        return game
 
     def draw(self) -> Card | None:
         if not self.deck and self.discards:
@@ -183,37 +258,129 @@ class _Game:
     def locked(self) -> set[Square]:
         return {s for windows in self.fixed.values() for w in windows for s in w}
 
+    def play(self, turn: Turn) -> None:
+        """Plays the next turn of the game in seating order; raises IllegalAction at the first broken rule."""
+        if self.winner is not None:
+            raise IllegalAction("sequence/game-over", f"{self.winner} has already won; no more turns are played")
+        expected = self.names[self.turn % len(self.names)]
+        if turn.player != expected:
+            raise IllegalAction("sequence/turn-order", f"it is {expected}'s turn, not {turn.player}'s")
+        self.apply(turn)
+        self.turn += 1
+        team = self.colour[turn.player]
+        if len(self.fixed.get(team, [])) >= self.to_win:
+            self.winner = team
 
-class _Illegal(Exception):
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(message)
-        self.rule = rule
-        self.message = message
+    def apply(self, turn: Turn) -> None:
+        """Applies a turn's cards and chips for its player (whoever's turn it is)."""
+        rules = self.rules
+        name = turn.player
+        hand = self.hands[name]
+        team = self.colour[name]
+        if len(turn.dead_cards) > 1:
+            raise IllegalAction("sequence/dead-card", f"{name} turns in {len(turn.dead_cards)} dead cards; "
+                                "one exchange per turn")
+        for card in turn.dead_cards:
+            if card not in hand:
+                raise IllegalAction("sequence/card-not-in-hand", f"{name} turns in {card.text!r}, which is not in "
+                                    f"the hand ({_hand_text(hand)})")
+            if card.kind != "equation" or card.value is None or any(
+                    s not in self.chips for s in self.squares_of(card.value)):
+                raise IllegalAction("sequence/dead-card", f"{card.text!r} is not dead: a square of its number is "
+                                    "still open")
+            hand.remove(card)
+            self.discards.append(card)
+            replacement = self.draw()
+            if replacement is not None:
+                hand.append(replacement)
+        if turn.passes:
+            if hand:
+                raise IllegalAction("sequence/pass", f"{name} passes while holding {_hand_text(hand)}")
+            if turn.card is not None or turn.square is not None or turn.remove is not None or turn.sequences:
+                # A pass plays no card, so it places and removes nothing and completes no sequence.
+                raise IllegalAction("sequence/pass", f"{name} passes, so the turn places no chip, removes none and "
+                                    "completes no sequence (fields card, square, remove, sequences)")
+            return
+        card = turn.card
+        if card is None:
+            raise IllegalAction("sequence/no-card", f"{name} plays no card")
+        if card not in hand:
+            raise IllegalAction("sequence/card-not-in-hand", f"{name} plays {card.text!r}, which is not in the "
+                                f"hand ({_hand_text(hand)})")
+        if card.kind == MINUS:
+            if turn.remove is None or turn.square is not None:
+                raise IllegalAction("sequence/minus", "a Minus card removes one opponent chip (field remove) and "
+                                    "places none")
+            if turn.sequences:
+                # A removal completes nothing.
+                raise IllegalAction("sequence/minus", "a Minus card completes no sequence; it only removes a chip "
+                                    "(field sequences)")
+            target = turn.remove
+            holder = self.chips.get(target)
+            if holder is None or holder == team:
+                what = "no chip" if holder is None else f"{name}'s own team's chip"
+                raise IllegalAction("sequence/minus-target", f"Minus on {_name(target)}, which holds {what}; "
+                                    "it must remove an opponent's chip")
+            if target in self.locked():
+                raise IllegalAction("sequence/minus-locked", f"Minus on {_name(target)}: that {holder} chip is "
+                                    "part of a completed sequence and cannot be removed")
+            del self.chips[target]
+        else:
+            if turn.remove is not None:
+                # Only a Minus card removes a chip.
+                raise IllegalAction("sequence/remove", f"{card.text!r} places a chip; only a Minus card removes "
+                                    "one (field remove)")
+            if turn.square is None:
+                raise IllegalAction("sequence/square", f"{card.text!r} places a chip: give the square (field "
+                                    "square)")
+            square = turn.square
+            if not (0 <= square[0] < rules.size and 0 <= square[1] < rules.size):
+                raise IllegalAction("sequence/square", f"{_name(square)} is off the board")
+            if square in rules.corners:
+                raise IllegalAction("sequence/corner", f"{_name(square)} is a free corner; no chip is placed there")
+            if square in self.chips:
+                raise IllegalAction("sequence/square-taken", f"{_name(square)} already holds a "
+                                    f"{self.chips[square]} chip")
+            number = self.board[square[0]][square[1]]
+            if card.kind == "equation" and card.value != number:
+                raise IllegalAction("sequence/square-number", f"{card.text!r} makes {card.value}, but "
+                                    f"{_name(square)} shows {number}")
+            self.chips[square] = team
+            made = _new_sequences(self, team, square, turn.sequences)
+            self.fixed.setdefault(team, []).extend(made)
+        hand.remove(card)
+        self.discards.append(card)
+        if turn.draw:
+            drawn = self.draw()
+            if drawn is not None:
+                hand.append(drawn)
+
+
+def play_turn(game: Game, data: dict[str, Any]) -> None:
+    """Reads one turn given as JSON and applies it for its player (for tests and tools)."""
+    game.apply(parse_turn(data, "turn"))
 
 
 @dataclass(frozen=True)
-class LogResult:
+class LogResult(Verdict):
     """The verdict on a game log: the winner, a summary, or the first illegal action."""
 
     source: str
     winner: str | None
     turns: int
     sequences: dict[str, int]
-    problems: tuple[dict[str, Any], ...]
+    problems: tuple[Problem, ...]
     summary: str
-
-    @property
-    def valid(self) -> bool:
-        return not self.problems
 
     def to_json(self) -> dict[str, Any]:
         return {"file": self.source, "valid": self.valid, "winner": self.winner, "turns": self.turns,
-                "sequences": self.sequences, "summary": self.summary, "problems": list(self.problems)}
+                "sequences": self.sequences, "summary": self.summary,
+                "problems": [p.to_json() for p in self.problems]}
 
     def text_lines(self) -> list[str]:
         out = [f"{self.source}: game log, {self.summary}"]
         for p in self.problems:
-            out.append(f"  x turn {p['turn']} ({p['player']}) {p['rule']}: {p['message']}")
+            out.append(f"  x turn {p.turn} ({p.player}) {p.rule}: {p.message}")
         return out
 
 
@@ -238,7 +405,7 @@ def _seating_problem(names: list[str], colour: dict[str, str], players: int, rul
     return None
 
 
-def _new_sequences(game: _Game, team: str, square: Square, claimed: list[list[list[int]]] | None) -> list[Window]:
+def _new_sequences(game: Game, team: str, square: Square, claimed: Sequence[Window] | None) -> list[Window]:
     """The sequences a chip on `square` completes for `team` (RULINGS: fixed when made)."""
     owned = {s for s, c in game.chips.items() if c == team}
     fresh = [w for w in complete_windows(owned, game.rules) if square in w]
@@ -250,14 +417,16 @@ def _new_sequences(game: _Game, team: str, square: Square, claimed: list[list[li
     chosen: list[Window] = []
     if claimed:
         for five in claimed:
-            window = tuple(sorted(_sq(s) for s in five))
+            window = tuple(sorted(five))
             match = next((w for w in fresh if tuple(sorted(w)) == window), None)
             if match is None:
-                raise _Illegal("sequence/sequence-claim", f"the claimed sequence {' '.join(_name(s) for s in window)} "
-                               f"is not a line of five completed by the chip on {_name(square)}")
+                raise IllegalAction("sequence/sequence-claim", f"the claimed sequence "
+                                    f"{' '.join(_name(s) for s in window)} is not a line of five completed by the "
+                                    f"chip on {_name(square)}")
             if not compatible(match):
-                raise _Illegal("sequence/sequence-overlap", f"the claimed sequence {' '.join(_name(s) for s in window)}"
-                               " shares more than one square with an earlier sequence")
+                raise IllegalAction("sequence/sequence-overlap", f"the claimed sequence "
+                                    f"{' '.join(_name(s) for s in window)} shares more than one square with an "
+                                    "earlier sequence")
             chosen.append(match)
             fixed.append(match)
         return chosen
@@ -268,75 +437,20 @@ def _new_sequences(game: _Game, team: str, square: Square, claimed: list[list[li
     return chosen
 
 
-def _play_turn(game: _Game, turn: dict[str, Any], name: str) -> None:
-    rules = game.rules
-    hand = game.hands[name]
-    team = game.colour[name]
-    dead = turn.get("dead_cards", [])
-    if len(dead) > 1:
-        raise _Illegal("sequence/dead-card", f"{name} turns in {len(dead)} dead cards; one exchange per turn")
-    for text in dead:
-        card = Card(text)
-        if card not in hand:
-            raise _Illegal("sequence/card-not-in-hand", f"{name} turns in {text!r}, which is not in the hand "
-                           f"({_hand_text(hand)})")
-        if card.kind != "equation" or card.value is None or any(s not in game.chips for s in game.squares_of(card.value)):
-            raise _Illegal("sequence/dead-card", f"{text!r} is not dead: a square of its number is still open")
-        hand.remove(card)
-        game.discards.append(card)
-        replacement = game.draw()
-        if replacement is not None:
-            hand.append(replacement)
-    if turn.get("pass"):
-        if hand:
-            raise _Illegal("sequence/pass", f"{name} passes while holding {_hand_text(hand)}")
-        return
-    if "card" not in turn:
-        raise _Illegal("sequence/no-card", f"{name} plays no card")
-    card = Card(turn["card"])
-    if card not in hand:
-        raise _Illegal("sequence/card-not-in-hand", f"{name} plays {card.text!r}, which is not in the hand "
-                       f"({_hand_text(hand)})")
-    if card.kind == MINUS:
-        if "remove" not in turn or "square" in turn:
-            raise _Illegal("sequence/minus", "a Minus card removes one opponent chip (field remove) and places none")
-        target = _sq(turn["remove"])
-        holder = game.chips.get(target)
-        if holder is None or holder == team:
-            what = "no chip" if holder is None else f"{name}'s own team's chip"
-            raise _Illegal("sequence/minus-target", f"Minus on {_name(target)}, which holds {what}; "
-                           "it must remove an opponent's chip")
-        if target in game.locked():
-            raise _Illegal("sequence/minus-locked", f"Minus on {_name(target)}: that {holder} chip is part of a "
-                           "completed sequence and cannot be removed")
-        del game.chips[target]
-    else:
-        if "square" not in turn or "remove" in turn:
-            raise _Illegal("sequence/square", f"{card.text!r} places a chip: give the square (field square)")
-        square = _sq(turn["square"])
-        if not (0 <= square[0] < rules.size and 0 <= square[1] < rules.size):
-            raise _Illegal("sequence/square", f"{_name(square)} is off the board")
-        if square in rules.corners:
-            raise _Illegal("sequence/corner", f"{_name(square)} is a free corner; no chip is placed there")
-        if square in game.chips:
-            raise _Illegal("sequence/square-taken", f"{_name(square)} already holds a {game.chips[square]} chip")
-        number = game.board[square[0]][square[1]]
-        if card.kind == "equation" and card.value != number:
-            raise _Illegal("sequence/square-number", f"{card.text!r} makes {card.value}, but {_name(square)} shows {number}")
-        game.chips[square] = team
-        made = _new_sequences(game, team, square, turn.get("sequences"))
-        game.fixed.setdefault(team, []).extend(made)
-    hand.remove(card)
-    game.discards.append(card)
-    if turn.get("draw", True):
-        drawn = game.draw()
-        if drawn is not None:
-            hand.append(drawn)
+@dataclass(frozen=True)
+class SequenceLog:
+    """A game log read into typed values: the kit's options, the seating and every turn."""
+
+    seed: str
+    numbers: tuple[int, ...]
+    level: str
+    names: list[str]
+    colour: dict[str, str]
+    turns: tuple[Turn, ...]
 
 
-def verify_log(data: dict[str, Any], source: str, rules: SequenceRules | None = None) -> LogResult:
-    """Replays a game log; reports the first illegal action, or the winner."""
-    rules = rules or standard_rules()
+def read_log(data: dict[str, Any], source: str) -> SequenceLog:
+    """Reads a whole game log before anything is played; raises only InputError."""
     validate(data, "sequence-log", source)
     try:
         seed = canonical_seed(data["seed"])
@@ -346,57 +460,43 @@ def verify_log(data: dict[str, Any], source: str, rules: SequenceRules | None = 
         numbers = number_set(data.get("numbers", "1-48"))
     except InputError as exc:
         raise InputError(f"{source}: field numbers: {exc}") from None
-    level = data.get("level", "mixed")
     names = [p["name"] for p in data["players"]]
     if len(set(names)) != len(names):
         raise InputError(f"{source}: field players names a player twice")
-    colour = {p["name"]: p["colour"] for p in data["players"]}
+    turns = tuple(parse_turn(t, f"{source}: field turns[{i}]") for i, t in enumerate(data["turns"]))
+    return SequenceLog(seed, numbers, data.get("level", "mixed"), names,
+                       {p["name"]: p["colour"] for p in data["players"]}, turns)
+
+
+def verify_log(data: dict[str, Any], source: str, rules: SequenceRules | None = None) -> LogResult:
+    """Reads a game log, then replays it; reports the first illegal action, or the winner."""
+    rules = rules or standard_rules()
+    log = read_log(data, source)
     try:
-        counts = rules.player_count(len(names))
+        game = Game.deal(rules, log.seed, log.numbers, log.level, log.names, log.colour)
     except InputError as exc:
         raise InputError(f"{source}: field {exc}") from None
-    game = _Game(rules, seed, make_board(seed, numbers, rules), list(make_deck(seed, numbers, level, rules)),
-                 names, colour, counts.to_win)
-    for name in names:
-        game.hands[name] = []
-    for _ in range(counts.hand):  # dealt one at a time in seating order from the top of the deck
-        for name in names:
-            card = game.draw()
-            if card is not None:
-                game.hands[name].append(card)
-    problems: list[dict[str, Any]] = []
-    seating = _seating_problem(names, colour, len(names), rules)
+    problems: tuple[Problem, ...] = ()
+    seating = _seating_problem(log.names, log.colour, len(log.names), rules)
     if seating:
-        problems.append({"turn": 0, "player": None, "rule": "sequence/teams", "message": seating})
-    winner: str | None = None
-    played = 0
-    for number, turn in enumerate(data["turns"], start=1):
+        problems = (Problem("sequence/teams", seating, turn=0, player=None),)
+    for number, turn in enumerate(log.turns, start=1):
         if problems:
             break
-        name = turn["player"]
-        expected = names[(number - 1) % len(names)]
         try:
-            if winner is not None:
-                raise _Illegal("sequence/game-over", f"{winner} has already won; no more turns are played")
-            if name != expected:
-                raise _Illegal("sequence/turn-order", f"it is {expected}'s turn, not {name}'s")
-            _play_turn(game, turn, name)
-        except _Illegal as exc:
-            problems.append({"turn": number, "player": name, "rule": exc.rule, "message": exc.message})
-            break
-        played = number
-        team = colour[name]
-        if len(game.fixed.get(team, [])) >= counts.to_win:
-            winner = team
-    sequences = {c: len(game.fixed.get(c, [])) for c in dict.fromkeys(colour.values())}
+            game.play(turn)
+        except IllegalAction as exc:
+            problems = (exc.problem.at(number, turn.player),)
+    played = game.turn
+    sequences = {c: len(game.fixed.get(c, [])) for c in dict.fromkeys(log.colour.values())}
     if problems:
-        p = problems[0]
-        summary = f"NOT VALID: the first illegal action is at turn {p['turn']}"
-    elif winner:
-        summary = f"{winner} wins at turn {played} with {sequences[winner]} sequence{'s' if sequences[winner] > 1 else ''}"
+        summary = f"NOT VALID: the first illegal action is at turn {problems[0].turn}"
+    elif game.winner:
+        n = sequences[game.winner]
+        summary = f"{game.winner} wins at turn {played} with {n} sequence{'s' if n > 1 else ''}"
     else:
         summary = f"{played} legal turns, nobody has won yet"
-    return LogResult(source, winner, played, sequences, tuple(problems), summary)
+    return LogResult(source, game.winner, played, sequences, problems, summary)
 
 
 def verify_record(data: dict[str, Any], source: str) -> PositionResult | LogResult:

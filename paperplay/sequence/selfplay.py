@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from paperplay.seeds import Rng, canonical_seed
-from paperplay.sequence.referee import _Game, _play_turn
-from paperplay.sequence.rules import MINUS, PLUS, Square, make_board, make_deck, number_set, standard_rules, windows
+from paperplay.sequence.referee import Game, Turn
+from paperplay.sequence.rules import MINUS, PLUS, Card, Square, number_set, standard_rules, windows
 
 COLOURS = ("red", "blue", "green")
 
 
-def _potential(game: _Game, team: str, square: Square) -> int:
+def _potential(game: Game, team: str, square: Square) -> int:
     """How much a chip on a square helps: own chips in the runs of five through it."""
     score = 0
     corners = game.rules.corners
@@ -34,59 +34,43 @@ def play_game(seed: str, players: int = 2, teams: int | None = None, level: str 
     team_count = teams or max(rules.player_count(players).teams)
     names = [f"P{i + 1}" for i in range(players)]
     colour = {name: COLOURS[i % team_count] for i, name in enumerate(names)}
-    values = number_set(numbers)
-    game = _Game(rules, seed, make_board(seed, values, rules), list(make_deck(seed, values, level, rules)),
-                 names, colour, rules.player_count(players).to_win)
-    for name in names:
-        game.hands[name] = []
-    for _ in range(rules.player_count(players).hand):
-        for name in names:
-            card = game.draw()
-            if card is not None:
-                game.hands[name].append(card)
+    game = Game.deal(rules, seed, number_set(numbers), level, names, colour)
     rng = Rng("selfplay", seed)
-    turns: list[dict[str, Any]] = []
+    turns: list[Turn] = []
     for number in range(max_turns):
         name = names[number % players]
         team = colour[name]
         hand = game.hands[name]
-        turn: dict[str, Any] = {"player": name}
         open_squares = [(r, c) for r in range(rules.size) for c in range(rules.size)
                         if (r, c) not in rules.corners and (r, c) not in game.chips]
         dead = [c for c in hand if c.kind == "equation" and all(s in game.chips for s in game.squares_of(c.value))]
-        if dead:
-            turn["dead_cards"] = [dead[0].text]
-        options: list[tuple[int, int, dict[str, Any]]] = []
+        options: list[tuple[int, int, Card, Square | None, Square | None]] = []
         playable = [c for c in hand if c not in dead[:1]] if dead else list(hand)
         locked = game.locked()
         for index, card in enumerate(playable):
             if card.kind == "equation":
                 for square in game.squares_of(card.value):
                     if square not in game.chips:
-                        options.append((_potential(game, team, square), -index,
-                                        {"card": card.text, "square": list(square)}))
+                        options.append((_potential(game, team, square), -index, card, square, None))
             elif card.kind == PLUS and open_squares:
                 best = max(open_squares, key=lambda s: _potential(game, team, s))
-                options.append((_potential(game, team, best) - 8, -index, {"card": PLUS, "square": list(best)}))
+                options.append((_potential(game, team, best) - 8, -index, card, best, None))
             elif card.kind == MINUS:
                 targets = [s for s, c in game.chips.items() if c != team and s not in locked]
                 if targets:
                     target = max(targets, key=lambda s: _potential(game, game.chips[s], s))
-                    options.append((_potential(game, game.chips[target], target) - 16, -index,
-                                    {"card": MINUS, "remove": list(target)}))
-        if not options and not dead:
-            if hand:
-                break  # nothing playable: stop the log here (rare)
-            turn["pass"] = True
-        elif options:
-            turn.update(max(options, key=lambda o: (o[0], o[1]))[2])
+                    options.append((_potential(game, game.chips[target], target) - 16, -index, card, None, target))
+        draw = not (forget_every and rng.randbelow(forget_every) == 0)
+        if options:
+            _, _, card, square, remove = max(options, key=lambda o: (o[0], o[1]))
+            turn = Turn(name, card, square, remove, tuple(dead[:1]), draw=draw)
+        elif not dead and not hand:
+            turn = Turn(name, dead_cards=(), draw=draw, passes=True)
         else:
-            break
-        if forget_every and rng.randbelow(forget_every) == 0:
-            turn["draw"] = False
-        _play_turn(game, turn, name)
+            break  # nothing playable: stop the log here (rare)
+        game.play(turn)
         turns.append(turn)
-        if len(game.fixed.get(team, [])) >= game.to_win:
+        if game.winner is not None:
             break
     return {
         "game": "sequence",
@@ -94,5 +78,5 @@ def play_game(seed: str, players: int = 2, teams: int | None = None, level: str 
         "numbers": numbers,
         "level": level,
         "players": [{"name": n, "colour": colour[n]} for n in names],
-        "turns": turns,
+        "turns": [t.to_json() for t in turns],
     }

@@ -27,6 +27,13 @@ class InputError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def where(self, place: str) -> "InputError":
+        """The same error placed at a file (``place`` is the file's name) or an option (``--players``)."""
+        if self.field is None or place.startswith("-"):
+            return InputError(f"{place}: {self.message}")
+        joiner = " " if self.message.startswith("is ") else ": "
+        return InputError(f"{place}: field {self.field}{joiner}{self.message}")
+
 
 Square = tuple[int, int]
 

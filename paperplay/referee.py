@@ -1,30 +1,37 @@
-"""Referees game records of any game: reads each file, picks the rules by its "game" field."""
+"""Referees game records of any game: reads each file and lets its "game" field pick the rules."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from paperplay.errors import InputError
+from paperplay.errors import InputError, Verdict
+from paperplay.games import GAME_NAMES, find_game
 from paperplay.jsonfile import read_json
-
-GAMES = ("streams", "streetcar", "sequence")
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What refereeing one input gave: a JSON result, its text lines, and the exit code (0, 1, 2)."""
+    """What refereeing one input gave: its verdict, or the input error that stopped it (exit 2)."""
 
     source: str
-    code: int
-    result: dict[str, Any]
-    lines: tuple[str, ...]
+    verdict: Verdict | None = None
+    error: InputError | None = None
+    game: str | None = None
 
+    @property
+    def code(self) -> int:
+        return 2 if self.verdict is None else self.verdict.exit_code
 
-def input_error(source: str, exc: InputError) -> Outcome:
-    return Outcome(source, 2, {"file": source, "valid": False, "error": str(exc)}, ())
+    def to_json(self) -> dict[str, Any]:
+        if self.verdict is None:
+            return {"file": self.source, "valid": False, "error": str(self.error)}
+        return self.verdict.to_json()
+
+    def text_lines(self) -> list[str]:
+        return [] if self.verdict is None else self.verdict.text_lines()
 
 
 def game_of(data: Any, source: str) -> str:
@@ -33,18 +40,43 @@ def game_of(data: Any, source: str) -> str:
         raise InputError(f"{source}: the file holds a JSON {type(data).__name__}; expected an object with a \"game\" field")
     game = data.get("game")
     if game is None:
-        raise InputError(f"{source}: missing field 'game'; expected one of {', '.join(GAMES)}")
-    if game not in GAMES:
-        raise InputError(f"{source}: field game is {game!r}; expected one of {', '.join(GAMES)}")
-    return game
+        raise InputError(f"{source}: missing field 'game'; expected one of {', '.join(GAME_NAMES)}")
+    if game not in GAME_NAMES:
+        raise InputError(f"{source}: field game is {game!r}; expected one of {', '.join(GAME_NAMES)}")
+    return str(game)
 
 
-def load_records(paths: Sequence[Path]) -> list[tuple[str, Any | InputError]]:
-    """Reads every file; a file that cannot be read is kept as its InputError, so the rest still run."""
-    out: list[tuple[str, Any | InputError]] = []
+def verify_record(data: Any, source: str, folder: Path | None = None) -> Verdict:
+    """Referees one parsed record with its game's rules (files it names are read from `folder`)."""
+    return find_game(game_of(data, source)).module().verify(data, source, folder)  # type: ignore[no-any-return]
+
+
+Check = Callable[[Any, str, Path | None], Verdict]
+
+
+def referee_files(paths: Sequence[Path], check: Check | None = None, game: str | None = None) -> list[Outcome]:
+    """Reads and referees every file; a file that cannot be used is kept as its InputError, so the
+    rest still run. `check` replaces the dispatch by "game" field (e.g. a sheet-only referee)."""
+    outcomes = []
     for path in paths:
+        source = str(path)
         try:
-            out.append((str(path), read_json(path)))
+            data = read_json(path)
+            verdict = (check or verify_record)(data, source, path.parent)
+            name = game or game_of(data, source)
         except InputError as exc:
-            out.append((str(path), exc))
+            outcomes.append(Outcome(source, error=exc))
+            continue
+        outcomes.append(Outcome(source, verdict, game=name))
+    return outcomes
+
+
+def rankings(outcomes: Sequence[Outcome]) -> dict[str, list[dict[str, Any]]]:
+    """For each game that ranks its records (Streams sheets), the ranking of two or more of them."""
+    out = {}
+    for name in dict.fromkeys(o.game for o in outcomes if o.game is not None):
+        module = find_game(name).module()
+        mine = [o.verdict for o in outcomes if o.game == name and o.verdict is not None]
+        if hasattr(module, "ranking") and len(mine) > 1:
+            out[name] = module.ranking(mine)
     return out

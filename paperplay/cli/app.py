@@ -7,6 +7,7 @@ import sys
 import typer
 
 from paperplay import __version__
+from paperplay.cli import coach_cmds, draw_cmds, print_cmds, referee_cmds
 from paperplay.errors import InputError
 
 app = typer.Typer(
@@ -40,11 +41,9 @@ def _root(
     """Prints seeded paper game kits and referees what was played on paper."""
 
 
-# Importing the modules registers their commands; --help lists them in this order.
-from paperplay.cli import draw_cmds, print_cmds, referee_cmds  # noqa: E402, I001
-from paperplay.cli import coach_cmds  # noqa: E402, I001
-
-del coach_cmds, draw_cmds, print_cmds, referee_cmds
+# Each command module registers its commands; --help lists them in this order.
+for _module in (print_cmds, draw_cmds, referee_cmds, coach_cmds):
+    _module.register(app)
 
 
 def main() -> None:

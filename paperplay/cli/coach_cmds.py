@@ -11,7 +11,6 @@ from typing import Any
 
 import typer
 
-from paperplay.cli.app import app
 from paperplay.cli.common import guarded, print_json
 from paperplay.errors import InputError
 from paperplay.seeds import Rng, canonical_seed, display_code
@@ -45,8 +44,6 @@ def _known_tiles(cells: list[Any], tile: Any, seen: str | None) -> list[Any]:
     return list(known.elements())
 
 
-@app.command()
-@guarded
 def advise(
     cells: str = typer.Option(..., "--cells", help="The sheet so far: 20 boxes, _ for empty, e.g. \"3 _ _ 12 …\".",
                               show_default=False),
@@ -126,13 +123,11 @@ def _strategy_names(strategy_name: str | None, compare: str | None) -> list[str]
     return names
 
 
-@app.command()
-@guarded
 def simulate(
     strategy_name: str = typer.Option(None, "--strategy", help="random, proportional, gap, montecarlo[:BUDGET] "
                                       "or coach."),
     compare: str = typer.Option(None, "--compare", help="Several strategies on the same games, e.g. gap,montecarlo."),
-    games: int = typer.Option(1000, "--games", "-n", help="How many games."),
+    games: int = typer.Option(1000, "--games", "-g", help="How many games."),
     seed: str = typer.Option("LAB", "--seed", "-s", help="Game i is drawn from seed <SEED>G<i> (SPEC §3)."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes."),
     plot: Path = typer.Option(None, "--plot", help="Draw the score distributions to FILE.png or FILE.pdf."),
@@ -202,8 +197,6 @@ def _write_plot(summaries: Any, path: Path, force: bool, title: str) -> None:
         write_atomic(path, png_bytes(document.pages[0], dpi=120), force)
 
 
-@app.command()
-@guarded
 def review(
     sheet: Path = typer.Argument(..., help="A finished Streams sheet with its seed (or draw) and placements.",
                                  show_default=False),
@@ -255,3 +248,8 @@ def review(
         tile = "*" if t.tile == "*" else str(t.tile)
         typer.echo(f"  {t.turn:4d} {tile:>4} {t.written:5d} {t.best:5d} {t.expected_written:9.1f} "
                    f"{t.expected_best:7.1f} {t.loss:6.1f}{mark}")
+
+
+def register(app: typer.Typer) -> None:
+    for command in (advise, simulate, review):
+        app.command()(guarded(command))

@@ -1,41 +1,18 @@
-"""What every command shares: seed and paper options, output paths, and the one error channel."""
+"""What every command shares: seeds, output paths, JSON output, and the one error channel."""
 
 from __future__ import annotations
 
-import enum
+import functools
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
 
 from paperplay.errors import InputError
-from paperplay.seeds import canonical_seed, generate_seed
-
-
-class Game(str, enum.Enum):
-    streams = "streams"
-    streetcar = "streetcar"
-    sequence = "sequence"
-
-
-class Level(str, enum.Enum):
-    add = "add"
-    add_sub = "add-sub"
-    mul_div = "mul-div"
-    mixed = "mixed"
-
-
-class Paper(str, enum.Enum):
-    a4 = "a4"
-    letter = "letter"
-
-
-class KitPaper(str, enum.Enum):
-    a4 = "a4"
-    letter = "letter"
-    a3 = "a3"
+from paperplay.seeds import canonical_seed, display_code, game_code, generate_seed
 
 
 def fail(message: str) -> NoReturn:
@@ -67,20 +44,28 @@ def size_text(n: int) -> str:
     return f"{n / 1024:.0f} KB" if n >= 1024 else f"{n} bytes"
 
 
-SEED_HELP = "Seed (1-32 letters and digits; punctuation is ignored). A new one is made when omitted."
-OUT_HELP = "Output PDF. Default: output/<game>-<SEED>-<what>.pdf"
-FORCE_HELP = "Overwrite the output file if it exists."
+def report_written(path: Path, size: int, pages: int, seed: str, generated: bool, game: str, started: float) -> None:
+    """Says what was written, the game code players may see, and the seed for the organiser."""
+    typer.echo(f"Wrote {path} ({pages} page{'s' if pages != 1 else ''}, {size_text(size)}, "
+               f"{time.perf_counter() - started:.2f} s)")
+    typer.echo(f"Game code: {display_code(game_code(game, seed))}  (printed on every page; players may see it)")
+    typer.echo(f"Seed:      {display_code(seed)}  ({'new; ' if generated else ''}for the organiser only: "
+               "reveal it after the game so anyone can check the draw)")
 
 
 def guarded(func: Any) -> Any:
-    """Wraps a command so that a project InputError exits 2 with one line on stderr, no traceback."""
-    import functools
+    """Wraps a command so that a project InputError exits 2 with one line on stderr, no traceback.
+
+    An error that names its field (``players``) is reported as that option (``--players: …``).
+    """
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
         except InputError as exc:
+            if exc.field is not None:
+                exc = exc.where("--" + exc.field.replace("_", "-"))
             fail(str(exc))
 
     return wrapper

@@ -2,117 +2,95 @@
 
 from __future__ import annotations
 
+import math
 import time
-from pathlib import Path
 
 import typer
 
-from paperplay.cli.app import app
-from paperplay.cli.common import (
-    FORCE_HELP, OUT_HELP, SEED_HELP, Game, KitPaper, Level, Paper, guarded, output_path, seed_or_new, size_text,
-)
+from paperplay.cli import options as opt
+from paperplay.cli.common import guarded, output_path, report_written, seed_or_new
 from paperplay.errors import InputError
-from paperplay.seeds import display_code, game_code
-
-MAX_PLAYERS = 200
+from paperplay.games import find_game
 
 
-def _names(names: str | None) -> list[str]:
-    if not names:
-        return []
-    return [n.strip() for n in names.split(",")]
-
-
-def _players(players: int | None, names: list[str], low: int = 1, high: int = MAX_PLAYERS) -> int:
-    if players is None:
-        if not names:
-            raise InputError("--players: missing; say how many players, e.g. --players 8 (or give --names)")
-        players = len(names)
-    if not low <= players <= high:
-        raise InputError(f"--players: is {players}; expected {low}-{high}")
-    if len(names) > players:
-        raise InputError(f"--names: gives {len(names)} names for {players} players")
-    return players
-
-
-def _offset(text: str) -> tuple[float, float]:
+def _offset(text: str | None) -> tuple[float, float] | None:
+    if text is None:
+        return None
     try:
         x, y = (float(v) for v in text.split(","))
     except ValueError:
-        raise InputError(f"--back-offset: is {text!r}; expected X,Y in mm, e.g. 1.5,-0.5") from None
+        raise InputError(f"is {text!r}; expected X,Y in mm, e.g. 1.5,-0.5", field="back_offset") from None
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise InputError(f"is {text!r}; expected two finite numbers X,Y in mm, e.g. 1.5,-0.5", field="back_offset")
     if abs(x) > 20 or abs(y) > 20:
-        raise InputError(f"--back-offset: {text!r} is more than 20 mm; expected a small drift such as 1.5,-0.5")
+        raise InputError(f"{text!r} is more than 20 mm; expected a small drift such as 1.5,-0.5", field="back_offset")
     return x, y
 
 
-def _report(path: Path, size: int, pages: int, seed: str, generated: bool, game: str, started: float) -> None:
-    typer.echo(f"Wrote {path} ({pages} page{'s' if pages != 1 else ''}, {size_text(size)}, "
-               f"{time.perf_counter() - started:.2f} s)")
-    typer.echo(f"Game code: {display_code(game_code(game, seed))}  (printed on every page; players may see it)")
-    typer.echo(f"Seed:      {display_code(seed)}  ({'new; ' if generated else ''}for the organiser only: "
-               "reveal it after the game so anyone can check the draw)")
-
-
-@app.command()
-@guarded
 def sheets(
-    players: int = typer.Option(None, "--players", "-n", help="Number of players, 1-200: one page each."),
-    seed: str = typer.Option(None, "--seed", "-s", help=SEED_HELP),
-    names: str = typer.Option(None, "--names", help="Player names, comma-separated, printed on the sheets."),
-    paper: Paper = typer.Option(Paper.a4, "--paper", help="Paper size."),
-    out: Path = typer.Option(None, "--out", "-o", help=OUT_HELP, dir_okay=False),
-    force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
+    players: opt.Players = None,
+    seed: opt.Seed = None,
+    names: opt.Names = None,
+    paper: opt.Paper = None,
+    out: opt.Out = None,
+    force: opt.Force = False,
 ) -> None:
-    """Prints Streams score sheets, one page per player.
+    """Prints Streams score sheets, one page per player (1-200).
 
     Each page has the train of 20 boxes, the scoring table, the game code and a QR code; never
     the seed or the draw. Same seed and options give a byte-identical PDF.
 
     Example: paperplay sheets --players 8 --names "Ann,Bob,Søren" --seed 7KQ2-M9XD
     """
-    from paperplay.render.pdf import check_writable, write_pdf
-    from paperplay.streams.pages import sheets_document
+    from paperplay.render.pdf import write_pdf
 
     started = time.perf_counter()
-    name_list = _names(names)
-    count = _players(players, name_list)
+    _check_paper("streams", paper)
     canonical, generated = seed_or_new(seed)
     path = output_path(out, "streams", canonical, "sheets")
-    check_writable(path, force)
-    doc = sheets_document(game_code("streams", canonical), count, name_list, paper.value)
+    doc = find_game("streams").module().sheets(canonical, {"players": players, "names": opt.names_list(names),
+                                                           "paper": paper})
     size = write_pdf(doc, path, force)
-    _report(path, size, len(doc.pages), canonical, generated, "streams", started)
+    report_written(path, size, len(doc.pages), canonical, generated, "streams", started)
 
 
-@app.command()
-@guarded
+def _check_paper(game: str, paper: str | None) -> None:
+    info = find_game(game)
+    if paper is not None and paper not in info.papers:
+        raise InputError(f"{paper} is not offered for {game}; use {' or '.join(info.papers)}", field="paper")
+
+
 def kit(
-    game: Game = typer.Argument(..., help="Which game: streams, streetcar or sequence."),
-    players: int = typer.Option(None, "--players", "-n", help="Number of players (Streams: one sheet each)."),
-    seed: str = typer.Option(None, "--seed", "-s", help=SEED_HELP),
-    names: str = typer.Option(None, "--names", help="Player names, comma-separated (Streams sheets)."),
-    paper: KitPaper = typer.Option(KitPaper.a4, "--paper", help="Paper size (a3: Streetcar's board whole)."),
-    card_set: int = typer.Option(2, "--set", help="Streetcar: route cards dealt, 2 or 3 stops."),
-    out: Path = typer.Option(None, "--out", "-o", help=OUT_HELP, dir_okay=False),
-    force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
-    numbers: str = typer.Option("1-48", "--numbers", help="Sequence: board numbers: 1-48, 0-47, times-tables "
-                                "or 48 numbers separated by commas."),
-    level: Level = typer.Option(Level.mixed, "--level", help="Sequence: equation level."),
-    poster: bool = typer.Option(False, "--poster", help="Sequence: also print the board as a tiled poster."),
-    ink_saver: bool = typer.Option(False, "--ink-saver", help="White backgrounds and outlines instead of fills."),
-    back_offset: str = typer.Option("0,0", "--back-offset", help="Shift card backs by X,Y mm (duplex drift)."),
+    game: opt.GameArgument,
+    players: opt.Players = None,
+    seed: opt.Seed = None,
+    names: opt.Names = None,
+    paper: opt.Paper = None,
+    card_set: opt.CardSet = None,
+    out: opt.Out = None,
+    force: opt.Force = False,
+    numbers: opt.Numbers = None,
+    level: opt.Level = None,
+    poster: bool | None = typer.Option(None, "--poster", help="Sequence: also print the board as a tiled poster.",
+                                       show_default=False),
+    ink_saver: opt.InkSaver = None,
+    back_offset: opt.BackOffset = None,
 ) -> None:
     """Prints a game's whole print-and-play kit.
 
-    Streams: the caller's sheet (seed and draw, for the organiser only), the 40 tiles to cut
-    out for a physical bag, and one score sheet per player.
+    Streams (--players, --names): the caller's sheet (seed and draw, for the organiser only), the
+    40 tiles to cut out for a physical bag, and one score sheet per player (4 by default).
 
-    Sequence: the organiser's page (seed, deck order), the board, 100 equation cards nine to a
-    page with mirrored duplex backs, chips in three colours and shapes, and the rules.
+    Streetcar (--players 2-6, --set 2|3, --paper a4|letter|a3, --ink-saver, --back-offset): the
+    deal master (organiser) and deal slips, the board (tiled over pages with overlap, or whole on
+    --paper a3), 6 line and 12 route cards with mirrored backs, the 126 tiles (starting hands
+    first), 13 stop signs, the speed track and the rules.
 
-    Streetcar: the deal master (organiser) and deal slips, the board (tiled over pages with
-    overlap, or whole on --paper a3), 6 line and 12 route cards with mirrored backs, the 126
-    tiles (starting hands first), 13 stop signs, the speed track and the rules.
+    Sequence (--numbers, --level, --poster, --ink-saver, --back-offset): the organiser's page
+    (seed, deck order), the board, 100 equation cards nine to a page with mirrored duplex backs,
+    chips in three colours and shapes, and the rules.
+
+    Options that do not apply to the chosen game are refused.
 
     Examples: paperplay kit streams --players 4 --seed 7KQ2-M9XD
 
@@ -120,44 +98,22 @@ def kit(
 
               paperplay kit sequence --level add-sub --numbers 0-47 --poster
     """
-    from paperplay.render.pdf import check_writable, write_pdf
+    from paperplay.render.pdf import write_pdf
 
     started = time.perf_counter()
+    info = find_game(game)
+    given = {"players": players, "names": names, "paper": paper, "set": card_set, "numbers": numbers,
+             "level": level, "poster": poster, "ink_saver": ink_saver, "back_offset": back_offset}
+    info.refuse_options("kit", given, info.kit_options)
+    _check_paper(game, paper)
+    options = {**given, "names": opt.names_list(names), "back_offset": _offset(back_offset)}
     canonical, generated = seed_or_new(seed)
-    path = output_path(out, game.value, canonical, "kit")
-    if paper is KitPaper.a3 and game is not Game.streetcar:
-        raise InputError("--paper a3 is for the Streetcar board; use a4 or letter")
-    if game is Game.streetcar:
-        from paperplay.streetcar.deal import deal as streetcar_deal
-        from paperplay.streetcar.pages import kit_document as streetcar_kit
-
-        seats = streetcar_deal(canonical, players if players is not None else 4, card_set)
-        offset = _offset(back_offset)
-        check_writable(path, force)
-        doc = streetcar_kit(canonical, game_code("streetcar", canonical), seats, card_set, paper.value, ink_saver,
-                            offset)
-        size = write_pdf(doc, path, force)
-        _report(path, size, len(doc.pages), canonical, generated, game.value, started)
-        return
-    if game is Game.sequence:
-        from paperplay.sequence.pages import kit_document as sequence_kit
-        from paperplay.sequence.rules import make_board, make_deck, number_set, number_set_name
-
-        values = number_set(numbers)
-        offset = _offset(back_offset)
-        check_writable(path, force)
-        doc = sequence_kit(canonical, game_code("sequence", canonical), make_board(canonical, values),
-                           make_deck(canonical, values, level.value), number_set_name(values), level.value,
-                           paper.value, poster, ink_saver, offset)
-        size = write_pdf(doc, path, force)
-        _report(path, size, len(doc.pages), canonical, generated, game.value, started)
-        return
-    from paperplay.streams.pages import kit_document
-    from paperplay.streams.rules import draw
-
-    name_list = _names(names)
-    count = _players(players if players is not None or name_list else 4, name_list)
-    check_writable(path, force)
-    doc = kit_document(canonical, game_code("streams", canonical), draw(canonical), count, name_list, paper.value)
+    path = output_path(out, game, canonical, "kit")
+    doc = info.module().kit(canonical, options)
     size = write_pdf(doc, path, force)
-    _report(path, size, len(doc.pages), canonical, generated, game.value, started)
+    report_written(path, size, len(doc.pages), canonical, generated, game, started)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(guarded(sheets))
+    app.command()(guarded(kit))

@@ -3,63 +3,29 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
-from paperplay.cli.app import app
+from paperplay.cli import options as opt
 from paperplay.cli.common import guarded, print_json
 from paperplay.errors import InputError
-from paperplay.referee import Outcome, game_of, input_error, load_records
+from paperplay.referee import Outcome, rankings, referee_files
 from paperplay.seeds import canonical_seed
-
-
-def _streams_outcome(source: str, data: Any, seed: str | None, drawn: Any) -> Outcome:
-    from paperplay.streams.report import result_lines
-    from paperplay.streams.sheet import referee, sheet_from_json
-
-    try:
-        result = referee(sheet_from_json(data, source), seed, drawn)
-    except InputError as exc:
-        return input_error(source, exc)
-    return Outcome(source, 0 if result.valid else 1, result.to_json(), tuple(result_lines(result)))
-
-
-def _sequence_outcome(source: str, data: Any) -> Outcome:
-    from paperplay.sequence.referee import verify_record
-
-    try:
-        result = verify_record(data, source)
-    except InputError as exc:
-        return input_error(source, exc)
-    return Outcome(source, 0 if result.valid else 1, result.to_json(), tuple(result.text_lines()))
-
-
-def _streetcar_outcome(source: str, data: Any) -> Outcome:
-    """A Streetcar record is a game log when it has turns, otherwise a board state."""
-    from paperplay.streetcar.game import verify_log
-    from paperplay.streetcar.state import verify_state
-
-    folder = Path(source).parent
-    try:
-        result = verify_log(data, source, folder) if "turns" in data else verify_state(data, source, folder)
-    except InputError as exc:
-        return input_error(source, exc)
-    return Outcome(source, 0 if result.valid else 1, result.to_json(), tuple(result.text_lines()))
 
 
 def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]] | None) -> None:
     for outcome in outcomes:
-        if "error" in outcome.result:
-            typer.echo(f"paperplay: error: {outcome.result['error']}", err=True)
+        if outcome.error is not None:
+            typer.echo(f"paperplay: error: {outcome.error}", err=True)
     if as_json:
-        document: dict[str, Any] = {"results": [o.result for o in outcomes]}
+        document: dict[str, Any] = {"results": [o.to_json() for o in outcomes]}
         if ranking is not None:
             document["ranking"] = ranking
         print_json(document)
     else:
         for outcome in outcomes:
-            for line in outcome.lines:
+            for line in outcome.text_lines():
                 typer.echo(line)
         if ranking:
             typer.echo("Ranking (valid sheets):")
@@ -68,21 +34,16 @@ def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]
     raise typer.Exit(max((o.code for o in outcomes), default=0))
 
 
-def _streams_ranking(outcomes: list[Outcome]) -> list[dict[str, Any]]:
-    from paperplay.streams.sheet import ranking
-
-    return ranking(o.result for o in outcomes)
-
-
-@app.command()
-@guarded
 def score(
-    files: list[Path] = typer.Argument(None, help="Streams sheet files (JSON, see: paperplay schema streams-sheet).",
-                                       show_default=False),
-    seed: str = typer.Option(None, "--seed", "-s", help="The game's seed, for every sheet that has none."),
-    draw_list: str = typer.Option(None, "--draw", help="The 20 tiles in draw order, e.g. \"11,3,*,5,…\"."),
-    cells: str = typer.Option(None, "--cells", help="A sheet typed here: 20 boxes, e.g. \"11 3 * 5 …\" (wild: * or X)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    files: Annotated[list[Path] | None, typer.Argument(help="Streams sheet files (JSON, see: paperplay schema "
+                                                       "streams-sheet).", show_default=False)] = None,
+    seed: Annotated[str | None, typer.Option("--seed", "-s", help="The game's seed, for every sheet that has none.",
+                                             show_default=False)] = None,
+    draw_list: Annotated[str | None, typer.Option("--draw", help="The 20 tiles in draw order, e.g. \"11,3,*,5,…\".",
+                                                  show_default=False)] = None,
+    cells: Annotated[str | None, typer.Option("--cells", help="A sheet typed here: 20 boxes, e.g. \"11 3 * 5 …\" "
+                                              "(wild: * or X).", show_default=False)] = None,
+    as_json: opt.Json = False,
 ) -> None:
     """Checks and scores Streams sheets; with several, ranks the players.
 
@@ -93,7 +54,7 @@ def score(
 
               paperplay score --cells "4 3 6 5 1 7 15 11 13 15 17 16 18 8 23 20 25 27 28 24"
     """
-    from paperplay.streams.sheet import Sheet, parse_tiles
+    from paperplay.streams.sheet import Sheet, parse_tiles, ranking, referee, sheet_from_json
 
     if not files and cells is None:
         raise InputError("give one or more sheet files, or a sheet with --cells")
@@ -104,71 +65,51 @@ def score(
     outcomes: list[Outcome] = []
     if cells is not None:
         typed = Sheet(source="--cells", cells=parse_tiles(cells, "--cells"))
-        from paperplay.streams.report import result_lines
-        from paperplay.streams.sheet import referee
-
-        result = referee(typed, canonical, drawn)
-        outcomes.append(Outcome("--cells", 0 if result.valid else 1, result.to_json(), tuple(result_lines(result))))
-    for source, data in load_records(files or []):
-        if isinstance(data, InputError):
-            outcomes.append(input_error(source, data))
-            continue
-        outcomes.append(_streams_outcome(source, data, canonical, drawn))
-    _finish(outcomes, as_json, _streams_ranking(outcomes) if len(outcomes) > 1 else None)
+        outcomes.append(Outcome("--cells", referee(typed, canonical, drawn), game="streams"))
+    outcomes += referee_files(files or [], lambda data, source, _: referee(sheet_from_json(data, source), canonical,
+                                                                           drawn), game="streams")
+    judged = [o.to_json() for o in outcomes if o.verdict is not None]
+    _finish(outcomes, as_json, ranking(judged) if len(outcomes) > 1 else None)
 
 
-@app.command()
-@guarded
 def verify(
-    files: list[Path] = typer.Argument(..., help="Game records: Streams sheets, Streetcar board states and game "
-                                       "logs, Sequence positions and game logs.",
-                                       show_default=False),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    files: Annotated[list[Path], typer.Argument(help="Game records: Streams sheets, Streetcar board states and game "
+                                                "logs, Sequence positions and game logs.", show_default=False)],
+    as_json: opt.Json = False,
 ) -> None:
     """Referees game records; each file's "game" field picks the rules.
 
-    Streams sheets are scored; Streetcar and Sequence game logs are replayed to the first illegal
-    action (turn, player, rule) or the winner; Streetcar board states are checked against rules
-    A-D, stop signs and tile counts. Exit code 0 when every record is valid, 1 when one breaks a
-    rule, 2 when one cannot be used.
+    Streams sheets are scored (and ranked, with several); Streetcar and Sequence game logs are
+    replayed to the first illegal action (turn, player, rule) or the winner; Streetcar board
+    states are checked against rules A-D, stop signs and tile counts. Exit code 0 when every
+    record is valid, 1 when one breaks a rule, 2 when one cannot be used.
 
     Examples: paperplay verify ann.json bob.json --json
 
               paperplay verify streetcar-game.json
     """
-    outcomes: list[Outcome] = []
-    for source, data in load_records(files):
-        if isinstance(data, InputError):
-            outcomes.append(input_error(source, data))
-            continue
-        try:
-            game = game_of(data, source)
-        except InputError as exc:
-            outcomes.append(input_error(source, exc))
-            continue
-        if game == "streams":
-            outcomes.append(_streams_outcome(source, data, None, None))
-        elif game == "sequence":
-            outcomes.append(_sequence_outcome(source, data))
-        else:
-            outcomes.append(_streetcar_outcome(source, data))
-    streams = [o for o in outcomes if o.result.get("checked_against")]
-    _finish(outcomes, as_json, _streams_ranking(streams) if len(streams) > 1 else None)
+    outcomes = referee_files(files)
+    ranked = rankings(outcomes)
+    _finish(outcomes, as_json, next(iter(ranked.values())) if len(ranked) == 1 else None)
 
 
-@app.command()
-@guarded
 def route(
-    state: Path = typer.Argument(..., help="A Streetcar board state (JSON, see: paperplay schema streetcar-state).",
-                                 show_default=False),
-    line: int = typer.Option(..., "--line", "-l", help="The line (1-6 on the standard board).", show_default=False),
-    card: int = typer.Option(None, "--card", help="Route card number (1-6) giving the line's stops."),
-    card_set: int = typer.Option(2, "--set", help="Route-card set with --card: 2 (two stops) or 3 (three stops)."),
-    stops: str = typer.Option(None, "--stops", help="The stops instead of a card, e.g. B,D,M; '' for none."),
-    ordered: bool = typer.Option(False, "--ordered", help="Stops must be made in the order given (variant)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
-    pdf: Path = typer.Option(None, "--pdf", help="Also draw the board with the route numbered on it (a PDF)."),
-    force: bool = typer.Option(False, "--force", help="Overwrite the --pdf file if it exists."),
+    state: Annotated[Path, typer.Argument(help="A Streetcar board state (JSON, see: paperplay schema "
+                                          "streetcar-state).", show_default=False)],
+    line: Annotated[int, typer.Option("--line", "-l", help="The line (1-6 on the standard board).",
+                                      show_default=False)],
+    card: Annotated[int | None, typer.Option("--card", help="Route card number (1-6) giving the line's stops.",
+                                             show_default=False)] = None,
+    card_set: Annotated[int, typer.Option("--set", help="Route-card set with --card: 2 (two stops) or 3 (three "
+                                          "stops).")] = 2,
+    stops: Annotated[str | None, typer.Option("--stops", help="The stops instead of a card, e.g. B,D,M; '' for "
+                                              "none.", show_default=False)] = None,
+    ordered: Annotated[bool, typer.Option("--ordered", help="Stops must be made in the order given (variant).")]
+    = False,
+    as_json: opt.Json = False,
+    pdf: Annotated[Path | None, typer.Option("--pdf", help="Also draw the board with the route numbered on it (a "
+                                             "PDF).", dir_okay=False, show_default=False)] = None,
+    force: opt.Force = False,
 ) -> None:
     """Tells whether a Streetcar line's route is complete on a board state, with its shortest route.
 
@@ -232,19 +173,26 @@ def route(
     raise typer.Exit(1 if problems or not answer.complete else 0)
 
 
-@app.command()
-@guarded
 def schema(
-    name: str = typer.Argument(None, help="Schema name, e.g. streams-sheet. Omit to list them."),
+    name: Annotated[str | None, typer.Argument(help="Schema name, e.g. streams-sheet. Omit to list them.",
+                                               show_default=False)] = None,
 ) -> None:
     """Prints a JSON Schema of an input file; without a name, lists the schemas.
 
     Example: paperplay schema streams-sheet > streams-sheet.schema.json
     """
-    from paperplay.resources import schema_names, schema_text
+    from paperplay.games import schema_names
+    from paperplay.resources import schema_text
 
+    if name not in (None, *schema_names()):
+        raise InputError(f"unknown schema {name!r}; known schemas: {', '.join(schema_names())}")
     if name is None:
         for known in schema_names():
             typer.echo(known)
         return
     typer.echo(schema_text(name), nl=False)
+
+
+def register(app: typer.Typer) -> None:
+    for command in (score, verify, route, schema):
+        app.command()(guarded(command))

@@ -34,7 +34,7 @@ def board_from_record(data: dict[str, Any], source: str, rules: SequenceRules) -
             seed = canonical_seed(data["board_seed"])
             numbers = number_set(data.get("numbers", "1-48"))
         except InputError as exc:
-            raise InputError(f"{source}: {exc}") from None
+            raise exc.where(source) from None
         return make_board(seed, numbers, rules)
     board = data["board"]
     size = rules.size
@@ -112,7 +112,7 @@ def verify_position(data: dict[str, Any], source: str, rules: SequenceRules | No
         need = rules.player_count(players).to_win
         teams = _teams_allowed(players, rules)
     except InputError as exc:
-        raise InputError(f"{source}: field {exc}") from None
+        raise exc.where(source) from None
     del board  # the board's numbers do not matter for counting; it is checked for shape above
     owner: dict[Square, list[str]] = {}
     chips: dict[str, set[Square]] = {}
@@ -475,7 +475,7 @@ def verify_log(data: dict[str, Any], source: str, rules: SequenceRules | None = 
     try:
         game = Game.deal(rules, log.seed, log.numbers, log.level, log.names, log.colour)
     except InputError as exc:
-        raise InputError(f"{source}: field {exc}") from None
+        raise exc.where(source) from None
     problems: tuple[Problem, ...] = ()
     seating = _seating_problem(log.names, log.colour, len(log.names), rules)
     if seating:

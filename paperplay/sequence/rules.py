@@ -53,7 +53,7 @@ class SequenceRules:
         if players not in self.players:
             known = ", ".join(map(str, sorted(self.players)))
             extra = " (5 cannot split into equal teams)" if players == 5 else ""
-            raise InputError(f"players is {players}{extra}; Sequence Numbers is played by {known}")
+            raise InputError(f"is {players}{extra}; Sequence Numbers is played by {known}", field="players")
         return self.players[players]
 
 
@@ -88,17 +88,18 @@ def number_set(spec: str, rules: SequenceRules | None = None) -> tuple[int, ...]
     if match:
         low, high = int(match[1]), int(match[2])
         if high - low + 1 != count:
-            raise InputError(f"--numbers: {spec!r} holds {max(0, high - low + 1)} numbers; a board needs exactly {count}"
-                             f" (e.g. 1-{count} or 0-{count - 1})")
+            raise InputError(f"{spec!r} holds {max(0, high - low + 1)} numbers; a board needs exactly {count}"
+                             f" (e.g. 1-{count} or 0-{count - 1})", field="numbers")
         return tuple(range(low, high + 1))
     items = [i for i in re.split(r"[\s,]+", text) if i]
     if len(items) > 1 and all(i.isdigit() for i in items):
         values = sorted({int(i) for i in items})
         if len(values) != count or len(items) != count:
-            raise InputError(f"--numbers: the list holds {len(values)} different numbers; a board needs exactly {count}")
+            raise InputError(f"the list holds {len(values)} different numbers; a board needs exactly {count}",
+                             field="numbers")
         return tuple(values)
-    raise InputError(f"--numbers: {spec!r} is not a number set; expected a range such as 1-48 or 0-47, "
-                     f"'times-tables', or {count} different numbers separated by commas")
+    raise InputError(f"{spec!r} is not a number set; expected a range such as 1-48 or 0-47, "
+                     f"'times-tables', or {count} different numbers separated by commas", field="numbers")
 
 
 def number_set_name(numbers: Sequence[int]) -> str:
@@ -318,7 +319,7 @@ def make_deck(seed: str, numbers: Sequence[int], level: str, rules: SequenceRule
     """
     rules = rules or standard_rules()
     if level not in LEVELS:
-        raise InputError(f"--level: is {level!r}; expected one of {', '.join(LEVELS)}")
+        raise InputError(f"is {level!r}; expected one of {', '.join(LEVELS)}", field="level")
     rng = Rng("sequence/deck", seed)
     cards: list[Card] = []
     for n in numbers:

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from paperplay.errors import InputError, Problem
+from paperplay.errors import InputError, Problem, Verdict
 from paperplay.jsonfile import validate
 from paperplay.seeds import canonical_seed, game_code
 from paperplay.streams import rules
@@ -87,7 +87,7 @@ def parse_tiles(text: str, option: str, count: int | None = 20, empty: bool = Fa
 
 
 @dataclass(frozen=True)
-class SheetResult:
+class SheetResult(Verdict):
     """The referee's verdict on one sheet."""
 
     sheet: Sheet
@@ -97,8 +97,13 @@ class SheetResult:
     problems: tuple[Problem, ...] = field(default=())
 
     @property
-    def valid(self) -> bool:
-        return not self.problems
+    def source(self) -> str:  # type: ignore[override]
+        return self.sheet.source
+
+    def text_lines(self) -> list[str]:
+        from paperplay.streams.report import result_lines
+
+        return result_lines(self)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -26,12 +26,12 @@ class Seat:
 
 def check_players(players: int) -> None:
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise InputError(f"--players: is {players}; Streetcar is played by {MIN_PLAYERS}-{MAX_PLAYERS}")
+        raise InputError(f"is {players}; Streetcar is played by {MIN_PLAYERS}-{MAX_PLAYERS}", field="players")
 
 
 def check_set(card_set: int) -> None:
     if card_set not in (2, 3):
-        raise InputError(f"--set: is {card_set}; expected 2 (two-stop route cards) or 3 (three-stop)")
+        raise InputError(f"is {card_set}; expected 2 (two-stop route cards) or 3 (three-stop)", field="set")
 
 
 def deal(seed: str, players: int, card_set: int = 2) -> tuple[Seat, ...]:

@@ -1,0 +1,78 @@
+"""Options shared by several commands, declared once; one short option means one thing everywhere.
+
+Short options: -n players, -s seed, -o out, -f force, -g games, -j jobs, -l line.
+Choices come from the data they name: games from paperplay.games, paper sizes from
+paperplay.render.model.PAPER_SIZES, Sequence levels from templates/sequence/game.json.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from paperplay.games import GAME_NAMES, GAMES
+from paperplay.render.model import PAPER_SIZES
+from paperplay.resources import load_template
+
+LEVELS = tuple(load_template("sequence/game.json")["levels"])
+CALLABLE = tuple(g.name for g in GAMES if g.can_call)
+
+
+def choice(values: Sequence[str]) -> Callable[[str | None], str | None]:
+    """A check that an option's value is one of `values` (the choices come from data, not code)."""
+
+    def check(value: str | None) -> str | None:
+        if value is not None and value not in values:
+            raise typer.BadParameter(f"is {value!r}; expected one of {', '.join(values)}")
+        return value
+
+    return check
+
+
+def _metavar(values: Sequence[str]) -> str:
+    return "[" + "|".join(values) + "]"
+
+
+SEED_HELP = "Seed (1-32 letters and digits; punctuation is ignored). A new one is made when omitted."
+OUT_HELP = "Output PDF. Default: output/<game>-<SEED>-<what>.pdf"
+
+GameArgument = Annotated[str, typer.Argument(callback=choice(GAME_NAMES), metavar=_metavar(GAME_NAMES),
+                                             help="Which game: " + ", ".join(GAME_NAMES) + ".", show_default=False)]
+CallableGameArgument = Annotated[str, typer.Argument(callback=choice(CALLABLE), metavar=_metavar(CALLABLE),
+                                                     help="The game to call: " + ", ".join(CALLABLE) + ".",
+                                                     show_default=False)]
+Paper = Annotated[str | None, typer.Option("--paper", callback=choice(tuple(PAPER_SIZES)),
+                                           metavar=_metavar(tuple(PAPER_SIZES)),
+                                           help="Paper size (default a4; a3 only where a game offers it).",
+                                           show_default=False)]
+Players = Annotated[int | None, typer.Option("--players", "-n", help="Number of players.", show_default=False)]
+Seed = Annotated[str | None, typer.Option("--seed", "-s", help=SEED_HELP, show_default=False)]
+RequiredSeed = Annotated[str, typer.Option("--seed", "-s", help="The seed whose draw to use.", show_default=False)]
+Names = Annotated[str | None, typer.Option("--names", help="Player names, comma-separated, printed on the sheets.",
+                                           show_default=False)]
+Out = Annotated[Path | None, typer.Option("--out", "-o", help=OUT_HELP, dir_okay=False, show_default=False)]
+Force = Annotated[bool, typer.Option("--force", "-f", help="Overwrite the output file if it exists.")]
+Json = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+CardSet = Annotated[int | None, typer.Option("--set", help="Streetcar: route cards, 2 or 3 stops (default 2).",
+                                             show_default=False)]
+Numbers = Annotated[str | None, typer.Option("--numbers", help="Sequence: board numbers: 1-48 (default), 0-47, "
+                                             "times-tables or 48 numbers separated by commas.", show_default=False)]
+Level = Annotated[str | None, typer.Option("--level", callback=choice(LEVELS), metavar=_metavar(LEVELS),
+                                           help="Sequence: equation level (default mixed).", show_default=False)]
+InkSaver = Annotated[bool | None, typer.Option("--ink-saver", help="White backgrounds and outlines instead of fills.",
+                                               show_default=False)]
+BackOffset = Annotated[str | None, typer.Option("--back-offset", help="Shift card backs by X,Y mm (duplex drift).",
+                                                show_default=False)]
+Budget = Annotated[int | None, typer.Option("--budget", min=100, max=10_000_000,
+                                            help="Tiles placed in play-outs per move (default 60000).",
+                                            show_default=False)]
+
+
+def names_list(names: str | None) -> list[str] | None:
+    """The --names option as a list (None when not given)."""
+    if names is None:
+        return None
+    return [n.strip() for n in names.split(",")] if names.strip() else []

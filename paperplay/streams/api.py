@@ -1,0 +1,77 @@
+"""Streams as the rest of paperplay sees it (see paperplay.games): draw, kit, referee, ranking."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from paperplay.errors import InputError, Verdict
+from paperplay.render.model import Document
+from paperplay.seeds import display_code, game_code
+from paperplay.streams import rules, sheet
+from paperplay.streams.rules import WILD, Tile
+
+MAX_PLAYERS = 200
+KIT_PLAYERS = 4
+
+
+@dataclass(frozen=True)
+class StreamsDraw:
+    """The tiles a seed draws, in order."""
+
+    seed: str
+    tiles: tuple[Tile, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": "streams", "seed": self.seed, "draw": list(self.tiles)}
+
+    def text_lines(self) -> list[str]:
+        head = (f"Streams draw for seed {display_code(self.seed)} "
+                f"(game code {display_code(game_code('streams', self.seed))})")
+        return [head] + [f"{turn:>4}. {'* (wild)' if tile == WILD else tile}"
+                         for turn, tile in enumerate(self.tiles, start=1)]
+
+
+def draw(seed: str, options: dict[str, Any]) -> StreamsDraw:
+    return StreamsDraw(seed, rules.draw(seed))
+
+
+def players_and_names(players: int | None, names: Sequence[str] | None, default: int | None = None) -> tuple[int, list[str]]:
+    """How many sheets to print, and the names on them: --players, else one per name, else `default`."""
+    names = list(names or [])
+    if players is None:
+        if not names and default is None:
+            raise InputError("missing; say how many players, e.g. --players 8 (or give --names)", field="players")
+        players = len(names) or default
+    assert players is not None
+    if not 1 <= players <= MAX_PLAYERS:
+        raise InputError(f"is {players}; expected 1-{MAX_PLAYERS}", field="players")
+    if len(names) > players:
+        raise InputError(f"gives {len(names)} names for {players} players", field="names")
+    return players, names
+
+
+def sheets(seed: str, options: dict[str, Any]) -> Document:
+    """The players' score sheets alone."""
+    from paperplay.streams.pages import sheets_document
+
+    count, names = players_and_names(options.get("players"), options.get("names"))
+    return sheets_document(game_code("streams", seed), count, names, options.get("paper") or "a4")
+
+
+def kit(seed: str, options: dict[str, Any]) -> Document:
+    from paperplay.streams.pages import kit_document
+
+    count, names = players_and_names(options.get("players"), options.get("names"), KIT_PLAYERS)
+    return kit_document(seed, game_code("streams", seed), rules.draw(seed), count, names,
+                        options.get("paper") or "a4")
+
+
+def verify(data: Any, source: str, folder: Path | None = None) -> Verdict:
+    return sheet.referee(sheet.sheet_from_json(data, source))
+
+
+def ranking(verdicts: Iterable[Verdict]) -> list[dict[str, Any]]:
+    return sheet.ranking(v.to_json() for v in verdicts)

@@ -15,6 +15,7 @@ from paperplay.cli.common import guarded, print_json
 from paperplay.errors import InputError
 from paperplay.seeds import Rng, canonical_seed, display_code
 
+
 def _parse_tile(text: str, option: str) -> Any:
     from paperplay.streams.rules import WILD
 
@@ -65,7 +66,6 @@ def advise(
     """
     from paperplay.streams.coach import COACH_BUDGET, Scorer, encode, evaluate, unseen_counts
     from paperplay.streams.rules import standard_rules
-
     from paperplay.streams.sheet import parse_tiles
 
     rules = standard_rules()
@@ -188,7 +188,7 @@ def simulate(
 def _write_plot(summaries: Any, path: Path, force: bool, title: str) -> None:
     from paperplay.render.pdf import write_atomic, write_pdf
     from paperplay.render.png import png_bytes
-    from paperplay.streams.lab import histogram_document
+    from paperplay.streams.charts import histogram_document
 
     document = histogram_document(summaries, title)
     if path.suffix.lower() == ".pdf":

@@ -30,7 +30,7 @@ def read_json(path: Path) -> Any:
 
 
 def _where(error: Any) -> str:
-    parts = []
+    parts: list[str] = []
     for part in error.absolute_path:
         parts.append(f"[{part}]" if isinstance(part, int) else (f".{part}" if parts else str(part)))
     return "".join(parts) or "the top level"

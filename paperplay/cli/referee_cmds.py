@@ -143,6 +143,7 @@ def route(
             raise InputError(f"--line: is {line}; route cards list lines 1-6 (use --stops for other lines)")
         wanted = list(route_cards(card_set)[card - 1][line - 1])
     else:
+        assert stops is not None
         wanted = [s.strip().upper() for s in stops.split(",") if s.strip()]
         if len(set(wanted)) != len(wanted):
             raise InputError(f"--stops: is {stops!r}; each stop may be named once")

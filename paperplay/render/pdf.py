@@ -12,9 +12,14 @@ import tempfile
 from functools import cache
 from itertools import groupby
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from paperplay.errors import InputError
 from paperplay.render.model import QR, Arc, Circle, Document, Group, Item, Line, Polygon, Rect, Text, UseForm
+
+if TYPE_CHECKING:
+    from reportlab.lib.colors import Color
+    from reportlab.pdfgen.canvas import Canvas
 
 PT_PER_MM = 72.0 / 25.4
 FONT = "PaperplaySans"
@@ -33,7 +38,7 @@ def _register_fonts() -> None:
 
 
 @cache
-def _color(hex_code: str) -> object:
+def _color(hex_code: str) -> Color:
     # reportlab parses colour strings with a safe evaluator on every call; parse each one once.
     from reportlab.lib.colors import HexColor
 
@@ -65,7 +70,7 @@ def text_width(text: str, size: float, bold: bool = False) -> float:
 class _Painter:
     """Draws items on a reportlab canvas, converting mm from the top-left to points."""
 
-    def __init__(self, canvas: object, height_mm: float) -> None:
+    def __init__(self, canvas: Canvas, height_mm: float) -> None:
         self.c = canvas
         self.h = height_mm
 
@@ -75,10 +80,10 @@ class _Painter:
     def _style(self, stroke: float, fill: str | None, color: str) -> tuple[int, int]:
         c = self.c
         if stroke:
-            c.setStrokeColor(_color(color))  # type: ignore[attr-defined]
-            c.setLineWidth(stroke)  # type: ignore[attr-defined]
+            c.setStrokeColor(_color(color))
+            c.setLineWidth(stroke)
         if fill:
-            c.setFillColor(_color(fill))  # type: ignore[attr-defined]
+            c.setFillColor(_color(fill))
         return (1 if stroke else 0), (1 if fill else 0)
 
     def draw(self, item: Item) -> None:
@@ -87,39 +92,39 @@ class _Painter:
             stroke, fill = self._style(item.stroke, item.fill, item.color)
             x, y = self._xy(item.x, item.y + item.h)
             if item.radius:
-                c.roundRect(x, y, item.w * PT_PER_MM, item.h * PT_PER_MM, item.radius * PT_PER_MM,  # type: ignore[attr-defined]
+                c.roundRect(x, y, item.w * PT_PER_MM, item.h * PT_PER_MM, item.radius * PT_PER_MM,
                             stroke=stroke, fill=fill)
             else:
-                c.rect(x, y, item.w * PT_PER_MM, item.h * PT_PER_MM, stroke=stroke, fill=fill)  # type: ignore[attr-defined]
+                c.rect(x, y, item.w * PT_PER_MM, item.h * PT_PER_MM, stroke=stroke, fill=fill)
         elif isinstance(item, Line):
-            c.setStrokeColor(_color(item.color))  # type: ignore[attr-defined]
-            c.setLineWidth(item.width)  # type: ignore[attr-defined]
-            c.setDash(list(item.dash) if item.dash else [])  # type: ignore[attr-defined]
-            c.line(*self._xy(item.x1, item.y1), *self._xy(item.x2, item.y2))  # type: ignore[attr-defined]
+            c.setStrokeColor(_color(item.color))
+            c.setLineWidth(item.width)
+            c.setDash(list(item.dash) if item.dash else [])
+            c.line(*self._xy(item.x1, item.y1), *self._xy(item.x2, item.y2))
             if item.dash:
-                c.setDash([])  # type: ignore[attr-defined]
+                c.setDash([])
         elif isinstance(item, Circle):
             stroke, fill = self._style(item.stroke, item.fill, item.color)
-            c.circle(*self._xy(item.x, item.y), item.r * PT_PER_MM, stroke=stroke, fill=fill)  # type: ignore[attr-defined]
+            c.circle(*self._xy(item.x, item.y), item.r * PT_PER_MM, stroke=stroke, fill=fill)
         elif isinstance(item, Arc):
-            c.setStrokeColor(_color(item.color))  # type: ignore[attr-defined]
-            c.setLineWidth(item.width)  # type: ignore[attr-defined]
+            c.setStrokeColor(_color(item.color))
+            c.setLineWidth(item.width)
             x, y = self._xy(item.x, item.y)
             r = item.r * PT_PER_MM
-            c.arc(x - r, y - r, x + r, y + r, item.start, item.extent)  # type: ignore[attr-defined]
+            c.arc(x - r, y - r, x + r, y + r, item.start, item.extent)
         elif isinstance(item, Polygon):
             stroke, fill = self._style(item.stroke, item.fill, item.color)
-            path = c.beginPath()  # type: ignore[attr-defined]
+            path = c.beginPath()
             path.moveTo(*self._xy(*item.points[0]))
             for point in item.points[1:]:
                 path.lineTo(*self._xy(*point))
             path.close()
-            c.drawPath(path, stroke=stroke, fill=fill)  # type: ignore[attr-defined]
+            c.drawPath(path, stroke=stroke, fill=fill)
         elif isinstance(item, Text):
-            c.setFont(FONT_BOLD if item.bold else FONT, item.size)  # type: ignore[attr-defined]
-            c.setFillColor(_color(item.color))  # type: ignore[attr-defined]
+            c.setFont(FONT_BOLD if item.bold else FONT, item.size)
+            c.setFillColor(_color(item.color))
             x, y = self._xy(item.x, item.y)
-            draw = {"left": c.drawString, "center": c.drawCentredString, "right": c.drawRightString}  # type: ignore[attr-defined]
+            draw = {"left": c.drawString, "center": c.drawCentredString, "right": c.drawRightString}
             draw[item.align](x, y, item.text)
         elif isinstance(item, QR):
             self._qr(item)
@@ -154,11 +159,11 @@ class _Painter:
                     ops.append(f"{col} {y} {length} 1 re")
                 col += length
         c = self.c
-        c.saveState()  # type: ignore[attr-defined]
-        c.setFillColor(_color("#000000"))  # type: ignore[attr-defined]
-        c.transform(unit, 0, 0, unit, left, top - n * unit)  # type: ignore[attr-defined]
-        c.addLiteral("\n".join(ops) + "\nf")  # type: ignore[attr-defined]
-        c.restoreState()  # type: ignore[attr-defined]
+        c.saveState()
+        c.setFillColor(_color("#000000"))
+        c.transform(unit, 0, 0, unit, left, top - n * unit)
+        c.addLiteral("\n".join(ops) + "\nf")
+        c.restoreState()
 
 
 def render_bytes(doc: Document) -> bytes:

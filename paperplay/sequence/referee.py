@@ -301,9 +301,9 @@ class Game:
                 raise IllegalAction("sequence/pass", f"{name} passes, so the turn places no chip, removes none and "
                                     "completes no sequence (fields card, square, remove, sequences)")
             return
-        card = turn.card
-        if card is None:
+        if turn.card is None:
             raise IllegalAction("sequence/no-card", f"{name} plays no card")
+        card = turn.card
         if card not in hand:
             raise IllegalAction("sequence/card-not-in-hand", f"{name} plays {card.text!r}, which is not in the "
                                 f"hand ({_hand_text(hand)})")

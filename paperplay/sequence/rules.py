@@ -63,7 +63,7 @@ def standard_rules() -> SequenceRules:
     data = load_template("sequence/game.json")
     return SequenceRules(
         size=data["size"],
-        corners=frozenset(tuple(c) for c in data["corners"]),  # type: ignore[misc]
+        corners=frozenset(tuple(c) for c in data["corners"]),
         numbers_per_board=data["numbers_per_board"],
         plus_cards=data["plus_cards"],
         minus_cards=data["minus_cards"],

@@ -43,12 +43,12 @@ def play_game(seed: str, players: int = 2, teams: int | None = None, level: str 
         hand = game.hands[name]
         open_squares = [(r, c) for r in range(rules.size) for c in range(rules.size)
                         if (r, c) not in rules.corners and (r, c) not in game.chips]
-        dead = [c for c in hand if c.kind == "equation" and all(s in game.chips for s in game.squares_of(c.value))]
+        dead = [c for c in hand if c.value is not None and all(s in game.chips for s in game.squares_of(c.value))]
         options: list[tuple[int, int, Card, Square | None, Square | None]] = []
         playable = [c for c in hand if c not in dead[:1]] if dead else list(hand)
         locked = game.locked()
         for index, card in enumerate(playable):
-            if card.kind == "equation":
+            if card.value is not None:
                 for square in game.squares_of(card.value):
                     if square not in game.chips:
                         options.append((_potential(game, team, square), -index, card, square, None))
@@ -62,8 +62,8 @@ def play_game(seed: str, players: int = 2, teams: int | None = None, level: str 
                     options.append((_potential(game, game.chips[target], target) - 16, -index, card, None, target))
         draw = not (forget_every and rng.randbelow(forget_every) == 0)
         if options:
-            _, _, card, square, remove = max(options, key=lambda o: (o[0], o[1]))
-            turn = Turn(name, card, square, remove, tuple(dead[:1]), draw=draw)
+            _, _, card, place, remove = max(options, key=lambda o: (o[0], o[1]))
+            turn = Turn(name, card, place, remove, tuple(dead[:1]), draw=draw)
         elif not dead and not hand:
             turn = Turn(name, dead_cards=(), draw=draw, passes=True)
         else:

@@ -66,7 +66,7 @@ class LineStyle:
     pattern: str
 
 
-def board_from_json(data: dict) -> Board:  # type: ignore[type-arg]
+def board_from_json(data: dict) -> Board:
     """Builds a Board from the JSON shape of templates/streetcar/standard-board.json."""
     return Board(
         rows=data["size"][0],

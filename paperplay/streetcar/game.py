@@ -316,10 +316,11 @@ class Game:
                     raise Illegal("streetcar/track", f"{player.name}'s car entered {name(here)} from the "
                                            f"{entry.name} and cannot leave it to {name(square)}: {why}")
                 edge = Edge((edge_out + 2) % 4)
-            tile = self.layout.get(square)
-            if tile is None or edge not in tile.ends:
-                raise Illegal("streetcar/track", f"{player.name}'s car cannot enter {name(square)} from the {edge.name}: "
-                                       + ("the square is empty" if tile is None else "no track meets it there"))
+            entered = self.layout.get(square)
+            if entered is None or edge not in entered.ends:
+                raise Illegal("streetcar/track", f"{player.name}'s car cannot enter {name(square)} from the "
+                                                 f"{edge.name}: " + ("the square is empty" if entered is None
+                                                                     else "no track meets it there"))
             in_terminal, at = None, (square, edge)
             progress = stops.after(progress, square)
             if square in self.stop_signs.values() and not last:

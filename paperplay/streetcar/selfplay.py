@@ -59,7 +59,7 @@ def _plan(game: Game, player: Player) -> list[tuple[Square, frozenset[Edge]]]:
         best[key] = cost
         parent[key] = before
         counter += 1
-        heapq.heappush(heap, (cost, counter, *key))  # type: ignore[arg-type]
+        heapq.heappush(heap, (cost, counter, square, int(edge), key[2], d))
 
     for d, origin in enumerate(reversed(ends)):
         for square in origin.squares:
@@ -102,9 +102,9 @@ def _plan(game: Game, player: Player) -> list[tuple[Square, frozenset[Edge]]]:
             continue
         if i + 1 < len(chain):
             nxt = chain[i + 1][0]
-            out = next((e for e in Edge if neighbour(square, e) == nxt), None)
-            if out is None:  # through a terminal loop to the other square
-                out = Edge(chain[i + 1][1])
+            towards = next((e for e in Edge if neighbour(square, e) == nxt), None)
+            # None: through a terminal loop to the other square
+            out = towards if towards is not None else Edge(chain[i + 1][1])
         else:
             out = ends[goal[3]].side
         needs.append((square, frozenset((Edge(edge_i), out))))
@@ -170,10 +170,12 @@ def _run_turn(game: Game, player: Player, rng: Rng, dice: Rng | None) -> Run | R
         if found is None:
             return Restart(player.name)
         route = found
+    limit: int | None
     if game.dice == "none":
-        limit: int | None = game.last_move + 1
-        if limit > 1 and rng.randbelow(8) == 0:
-            limit -= 1 + rng.randbelow(limit - 1)  # now and then a slower move, as players do
+        speed = game.last_move + 1
+        if speed > 1 and rng.randbelow(8) == 0:
+            speed -= 1 + rng.randbelow(speed - 1)  # now and then a slower move, as players do
+        limit = speed
     else:
         if game.dice == "roll-or-repeat" and game.last_roll is not None and game.last_roll >= 4:
             repeat = True

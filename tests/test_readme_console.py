@@ -1,0 +1,96 @@
+"""Every console example in the README runs as a test and prints what the README shows.
+
+Commands run in a fresh folder holding the files of docs/examples/ and tests/data/, as a reader
+who copied them would. What varies from run to run is compared loosely: times (``0.11 s``),
+sizes (``55 KB``), a rate column, and for a command without ``--seed`` the new seed and code.
+In the README, ``…`` stands for any text within a line, and a line of just ``…`` for any lines.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from paperplay.cli.app import app
+
+ROOT = Path(__file__).parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+BLOCKS = re.findall(r"```console\n(.*?)```", README, re.S)
+
+
+def _examples(block: str) -> list[tuple[str, list[str]]]:
+    """The block's commands, each with the lines shown after it."""
+    out: list[tuple[str, list[str]]] = []
+    for line in block.splitlines():
+        if line.startswith("$ "):
+            out.append((line[2:], []))
+        elif out:
+            out[-1][1].append(line)
+    return out
+
+
+def _normalise(lines: list[str], fresh_seed: bool) -> list[str]:
+    out = []
+    for line in lines:
+        line = line.rstrip()
+        if not line.strip():
+            continue
+        line = re.sub(r"\b\d+\.\d+ s\b", "<t> s", line)
+        line = re.sub(r"\b\d+(?:\.\d+)? (KB|bytes)\b", r"<n> \1", line)
+        if fresh_seed:
+            line = re.sub(r"\b[2-9A-Z]{4}-[2-9A-Z]{4}\b", "<code>", line)
+            line = re.sub(r"-[2-9A-Z]{8}-", "-<seed>-", line)
+        out.append(line)
+    return out
+
+
+def _pattern(expected: list[str]) -> re.Pattern[str]:
+    parts = []
+    for line in expected:
+        if line.strip() == "…":
+            parts.append(r"(?:.*\n)*?")
+        else:
+            parts.append(".*".join(re.escape(piece) for piece in line.split("…")) + r"\n")
+    return re.compile("".join(parts))
+
+
+def _run(command: str, cwd: Path, last_code: int) -> tuple[str, int]:
+    words = shlex.split(command)
+    if words[0] == "echo" and words[1:] == ["$?"]:
+        return f"{last_code}\n", 0
+    if words[0] == "cat":
+        return (cwd / words[1]).read_text(encoding="utf-8"), 0
+    assert words[0] == "paperplay", f"README console example runs {words[0]!r}"
+    result = CliRunner().invoke(app, words[1:], input="\n")
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.stdout, result.exit_code
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    for path in (ROOT / "docs" / "examples").iterdir():
+        shutil.copy(path, tmp_path / path.name)
+    shutil.copytree(ROOT / "tests" / "data", tmp_path / "tests" / "data")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_the_readme_has_console_examples():
+    assert sum(len(_examples(b)) for b in BLOCKS) >= 20
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[f"block{i + 1}" for i in range(len(BLOCKS))])
+def test_readme_console_example(block, folder):
+    code = 0
+    for command, shown in _examples(block):
+        output, code = _run(command, folder, code)
+        fresh = "paperplay" in command and "--seed" not in command
+        actual = "\n".join(_normalise(output.splitlines(), fresh)) + "\n"
+        expected = _normalise(shown, fresh)
+        assert _pattern(expected).fullmatch(actual), f"$ {command}\n--- README shows:\n" + "\n".join(shown) + \
+            "\n--- it printed:\n" + output

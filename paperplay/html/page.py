@@ -1,0 +1,75 @@
+"""One self-contained HTML page: inline CSS and JS allowed by hash in a strict CSP, data as JSON.
+
+A page has no external URL at all, so it works from a file with no network, and the same inputs
+give the same bytes (nothing depends on the time or the machine).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from html import escape
+from typing import Any
+
+from paperplay.resources import template_path
+
+
+def text(value: object) -> str:
+    """Escapes a value for HTML text or a quoted attribute (a player named <script> stays text)."""
+    return escape(str(value), quote=True)
+
+
+def asset(name: str) -> str:
+    """Returns a static page part (CSS or JS) from templates/html/."""
+    return template_path(f"html/{name}").read_text(encoding="utf-8")
+
+
+def json_block(data: Any) -> str:
+    """JSON safe inside <script type="application/json">: no "<", ">" or "&" can end the block."""
+    dumped = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return dumped.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def _sha256(source: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def csp(style: str, script: str | None) -> str:
+    """A Content-Security-Policy allowing only this page's own inline style and script, by hash."""
+    scripts = _sha256(script) if script is not None else "'none'"
+    return (f"default-src 'none'; style-src {_sha256(style)}; script-src {scripts}; img-src data:; "
+            "base-uri 'none'; form-action 'none'")
+
+
+def document(title: str, style: str, body: str, script: str | None = None, data: Any = None,
+             description: str = "") -> bytes:
+    """Assembles a whole page; the CSP meta comes first so it governs everything after it."""
+    head = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{csp(style, script)}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta name="color-scheme" content="light dark">',
+        '<meta name="generator" content="paperplay">',
+    ]
+    if description:
+        head.append(f'<meta name="description" content="{text(description)}">')
+    head += [f"<title>{text(title)}</title>", f"<style>{style}</style>", "</head>"]
+    tail = []
+    if data is not None:
+        tail.append(f'<script type="application/json" id="data">{json_block(data)}</script>')
+    if script is not None:
+        tail.append(f"<script>{script}</script>")
+    page = "\n".join([*head, "<body>", body, *tail, "</body>", "</html>", ""])
+    return page.encode("utf-8")
+
+
+def read_data(page: bytes | str) -> Any:
+    """Returns the JSON data block of a generated page (for tests and tools)."""
+    source = page.decode("utf-8") if isinstance(page, bytes) else page
+    start = source.index('<script type="application/json" id="data">')
+    start = source.index(">", start) + 1
+    return json.loads(source[start:source.index("</script>", start)])

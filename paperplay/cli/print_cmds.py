@@ -101,6 +101,8 @@ def kit(
     poster: bool = typer.Option(False, "--poster", help="Sequence: also print the board as a tiled poster."),
     ink_saver: bool = typer.Option(False, "--ink-saver", help="White backgrounds and outlines instead of fills."),
     back_offset: str = typer.Option("0,0", "--back-offset", help="Shift card backs by X,Y mm (duplex drift)."),
+    html: Path = typer.Option(None, "--html", help="Streams: also write the projector caller page (HTML; holds "
+                              "the draw, for the organiser only).", dir_okay=False),
 ) -> None:
     """Prints a game's whole print-and-play kit.
 
@@ -119,6 +121,8 @@ def kit(
               paperplay kit streetcar --players 3 --set 3 --paper a3
 
               paperplay kit sequence --level add-sub --numbers 0-47 --poster
+
+              paperplay kit streams --players 8 --html caller.html
     """
     from paperplay.render.pdf import check_writable, write_pdf
 
@@ -127,6 +131,8 @@ def kit(
     path = output_path(out, game.value, canonical, "kit")
     if paper is KitPaper.a3 and game is not Game.streetcar:
         raise InputError("--paper a3 is for the Streetcar board; use a4 or letter")
+    if html is not None and game is not Game.streams:
+        raise InputError(f"--html: the projector caller is for Streams, not {game.value}")
     if game is Game.streetcar:
         from paperplay.streetcar.deal import deal as streetcar_deal
         from paperplay.streetcar.pages import kit_document as streetcar_kit
@@ -158,6 +164,14 @@ def kit(
     name_list = _names(names)
     count = _players(players if players is not None or name_list else 4, name_list)
     check_writable(path, force)
+    if html is not None:
+        from paperplay.html.page import check_page_path
+
+        check_page_path(html, force)
     doc = kit_document(canonical, game_code("streams", canonical), draw(canonical), count, name_list, paper.value)
     size = write_pdf(doc, path, force)
     _report(path, size, len(doc.pages), canonical, generated, game.value, started)
+    if html is not None:
+        from paperplay.cli.draw_cmds import write_caller_page
+
+        write_caller_page(html, canonical, force)

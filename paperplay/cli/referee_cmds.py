@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from paperplay.cli.app import app
-from paperplay.cli.common import guarded, print_json
+from paperplay.cli.common import guarded, print_json, size_text
 from paperplay.errors import InputError
 from paperplay.referee import Outcome, game_of, input_error, load_records
 from paperplay.seeds import canonical_seed
@@ -48,7 +48,8 @@ def _streetcar_outcome(source: str, data: Any) -> Outcome:
     return Outcome(source, 0 if result.valid else 1, result.to_json(), tuple(result.text_lines()))
 
 
-def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]] | None) -> None:
+def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]] | None,
+            note: str | None = None) -> None:
     for outcome in outcomes:
         if "error" in outcome.result:
             typer.echo(f"paperplay: error: {outcome.result['error']}", err=True)
@@ -65,6 +66,8 @@ def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]
             typer.echo("Ranking (valid sheets):")
             for row in ranking:
                 typer.echo(f"  {row['place']}. {row['player']}: {row['total']}")
+    if note:
+        typer.echo(note, err=as_json)
     raise typer.Exit(max((o.code for o in outcomes), default=0))
 
 
@@ -72,6 +75,28 @@ def _streams_ranking(outcomes: list[Outcome]) -> list[dict[str, Any]]:
     from paperplay.streams.sheet import ranking
 
     return ranking(o.result for o in outcomes)
+
+
+HTML_HELP = "Also write the results page (one HTML file): ranking, every sheet's series, problems."
+HTML_FORCE_HELP = "Overwrite the --html file if it exists."
+
+
+def _sheet_boxes(outcome: Outcome, data: Any) -> Any:
+    """The boxes of a sheet that was read (the referee checked them), else None."""
+    return None if "error" in outcome.result else data["cells"]
+
+
+def _write_results_page(path: Path, force: bool, outcomes: list[Outcome], boxes: list[Any]) -> str:
+    """Writes the results page of refereed Streams sheets; returns the line that says so."""
+    import time
+
+    from paperplay.html.page import write_page
+    from paperplay.html.results import results_page
+
+    started = time.perf_counter()
+    page = results_page([o.result for o in outcomes], boxes, _streams_ranking(outcomes))
+    write_page(path, page, force)
+    return f"Wrote {path} (results page, {size_text(len(page))}, {time.perf_counter() - started:.2f} s)"
 
 
 @app.command()
@@ -83,6 +108,8 @@ def score(
     draw_list: str = typer.Option(None, "--draw", help="The 20 tiles in draw order, e.g. \"11,3,*,5,…\"."),
     cells: str = typer.Option(None, "--cells", help="A sheet typed here: 20 boxes, e.g. \"11 3 * 5 …\" (wild: * or X)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    html: Path = typer.Option(None, "--html", help=HTML_HELP, dir_okay=False),
+    force: bool = typer.Option(False, "--force", "-f", help=HTML_FORCE_HELP),
 ) -> None:
     """Checks and scores Streams sheets; with several, ranks the players.
 
@@ -92,6 +119,8 @@ def score(
     Examples: paperplay score ann.json bob.json --seed 7KQ2-M9XD
 
               paperplay score --cells "4 3 6 5 1 7 15 11 13 15 17 16 18 8 23 20 25 27 28 24"
+
+              paperplay score *.json --seed 7KQ2-M9XD --html results.html
     """
     from paperplay.streams.sheet import Sheet, parse_tiles
 
@@ -101,7 +130,12 @@ def score(
         raise InputError("--seed and --draw: give one source of the draw, not both")
     canonical = canonical_seed(seed) if seed is not None else None
     drawn = parse_tiles(draw_list, "--draw") if draw_list is not None else None
+    if html is not None:
+        from paperplay.html.page import check_page_path
+
+        check_page_path(html, force)
     outcomes: list[Outcome] = []
+    boxes: list[Any] = []
     if cells is not None:
         typed = Sheet(source="--cells", cells=parse_tiles(cells, "--cells"))
         from paperplay.streams.report import result_lines
@@ -109,12 +143,16 @@ def score(
 
         result = referee(typed, canonical, drawn)
         outcomes.append(Outcome("--cells", 0 if result.valid else 1, result.to_json(), tuple(result_lines(result))))
+        boxes.append(typed.cells)
     for source, data in load_records(files or []):
         if isinstance(data, InputError):
             outcomes.append(input_error(source, data))
+            boxes.append(None)
             continue
         outcomes.append(_streams_outcome(source, data, canonical, drawn))
-    _finish(outcomes, as_json, _streams_ranking(outcomes) if len(outcomes) > 1 else None)
+        boxes.append(_sheet_boxes(outcomes[-1], data))
+    note = _write_results_page(html, force, outcomes, boxes) if html is not None else None
+    _finish(outcomes, as_json, _streams_ranking(outcomes) if len(outcomes) > 1 else None, note)
 
 
 @app.command()
@@ -124,6 +162,8 @@ def verify(
                                        "logs, Sequence positions and game logs.",
                                        show_default=False),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    html: Path = typer.Option(None, "--html", help=HTML_HELP + " Streams sheets only.", dir_okay=False),
+    force: bool = typer.Option(False, "--force", "-f", help=HTML_FORCE_HELP),
 ) -> None:
     """Referees game records; each file's "game" field picks the rules.
 
@@ -135,9 +175,17 @@ def verify(
     Examples: paperplay verify ann.json bob.json --json
 
               paperplay verify streetcar-game.json
+
+              paperplay verify ann.json bob.json --html results.html
     """
+    records = load_records(files)
+    if html is not None:
+        _check_streams_records(records)
+        from paperplay.html.page import check_page_path
+
+        check_page_path(html, force)
     outcomes: list[Outcome] = []
-    for source, data in load_records(files):
+    for source, data in records:
         if isinstance(data, InputError):
             outcomes.append(input_error(source, data))
             continue
@@ -153,7 +201,19 @@ def verify(
         else:
             outcomes.append(_streetcar_outcome(source, data))
     streams = [o for o in outcomes if o.result.get("checked_against")]
-    _finish(outcomes, as_json, _streams_ranking(streams) if len(streams) > 1 else None)
+    note = None
+    if html is not None:  # every record is a Streams sheet (or unreadable): one outcome each
+        boxes = [_sheet_boxes(outcome, data) for outcome, (_, data) in zip(outcomes, records)]
+        note = _write_results_page(html, force, outcomes, boxes)
+    _finish(outcomes, as_json, _streams_ranking(streams) if len(streams) > 1 else None, note)
+
+
+def _check_streams_records(records: list[tuple[str, Any]]) -> None:
+    """The results page is for Streams sheets: any other record is refused before refereeing."""
+    for source, data in records:
+        if isinstance(data, dict) and data.get("game", "streams") != "streams":
+            raise InputError(f"--html: {source} is a {data['game']!r} record; the results page is for Streams "
+                             "sheets only")
 
 
 @app.command()

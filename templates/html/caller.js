@@ -4,7 +4,7 @@
   var draw = data.draw;
   var total = draw.length;
   var storeKey = "paperplay:streams:" + data.code;
-  var SVG = "http://www.w3.org/2000/svg";
+  var SVG = document.querySelector("svg").namespaceURI;  // no URL in the page, not even a namespace
   var state = {turn: 0, grid: false, speak: false};
   var el = function (id) { return document.getElementById(id); };
 

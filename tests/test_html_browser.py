@@ -171,7 +171,14 @@ def test_results_page_shows_the_ranking_and_each_series(page, results_file):
     assert rows == [[str(r["place"]), r["player"], str(r["total"])] for r in document["ranking"]]
     trains = page.eval_on_selector_all(".sheet", """sheets => sheets.map(s => ({
         name: s.querySelector('.name').textContent,
-        brackets: [...s.querySelectorAll('.s path')].map(p => { const b = p.getBBox(); return [b.x, b.x + b.width]; }),
+        brackets: [...s.querySelectorAll('.s path')].flatMap(path => path.getAttribute('d').split('M').slice(1).map(
+            segment => {  // each bracket is one M... segment of the path: measure it drawn alone
+                const one = path.cloneNode();
+                one.setAttribute('d', 'M' + segment);
+                path.parentNode.appendChild(one);
+                const b = one.getBBox();
+                one.remove();
+                return [b.x, b.x + b.width]; })),
         points: [...s.querySelectorAll('.s text')].map(t => t.textContent),
         boxes: s.querySelector('use[href="#boxes"]').getBBox().width}))""")
     results = {r["player"]: r for r in document["results"]}

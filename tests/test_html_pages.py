@@ -101,7 +101,7 @@ def test_results_page_ranks_escapes_and_brackets_every_series():
     for name, svg in trains:
         import html
 
-        drawn = [(int(x) // BOX + 1, (int(x) + int(w)) // BOX + 1) for x, w in re.findall(r'd="M(\d+) -8\.1v2\.5h(\d+)', svg)]
+        drawn = [(int(x) // BOX + 1, (int(x) + int(w)) // BOX + 1) for x, w in re.findall(r'M(\d+) -8\.1v2\.5h(\d+)', svg)]
         expected = by_name[html.unescape(name)]["series"]
         assert drawn == [(s["start"], s["end"]) for s in expected]
         assert re.findall(r"<text x=\"[\d.]+\">(\d+)</text>", svg) == [str(s["points"]) for s in expected]

@@ -56,12 +56,15 @@ def train_svg(cells: Sequence[Tile], result: dict[str, Any]) -> str:
         parts.append(f'<use href="#star" class="w" x="{x + 2.2}" y="0.6" width="5.6" height="5.6"/>')
         if result.get("wild_value") is not None:
             parts.append(f'<text class="wv" x="{x + 5}" y="9.2">={result["wild_value"]}</text>')
-    # Brackets sit under the boxes (y 11.5-14); the group is moved down so each points text needs no y.
-    parts.append('<g class="s" transform="translate(0 19.6)">')
+    # The brackets (y 11.5-14) are one path; the group is moved down so each points text needs no y.
+    brackets, points = [], []
     for series in result["series"]:
         left, right = BOX * (series["start"] - 1) + 1, BOX * series["end"] - 1
-        parts.append(f'<path d="M{left} -8.1v2.5h{right - left}v-2.5"/><text x="{(left + right) / 2:g}">'
-                     f'{series["points"]}</text>')
+        brackets.append(f"M{left} -8.1v2.5h{right - left}v-2.5")
+        points.append(f'<text x="{(left + right) / 2:g}">{series["points"]}</text>')
+    parts.append('<g class="s" transform="translate(0 19.6)">')
+    if brackets:
+        parts.append(f'<path d="{"".join(brackets)}"/>{"".join(points)}')
     parts.append("</g></svg>")
     return "".join(parts)
 
@@ -74,7 +77,7 @@ def _row(result: dict[str, Any], cells: Sequence[Tile] | None, place: int | None
     valid = result["valid"]
     head = (f'<div class="who"><h3><span class="place">{place if place is not None else "–"}</span>'
             f'<span class="name">{text(_name(result))}</span></h3>'
-            f'<p><span class="total"><b>{result["total"]}</b> points</span> '
+            f'<p><b>{result["total"]}</b> points '
             f'<span class="verdict">{"valid" if valid else "not valid"}</span></p></div>')
     body = [f'<article class="sheet {"ok" if valid else "bad"}">', head]
     if cells is not None:

@@ -118,6 +118,29 @@ def test_caller_stops_at_the_ends(page, tmp_path):
     assert page.inner_text("#turn") == "turn 20/20" and "last tile" in page.inner_text("#note")
 
 
+def test_caller_speaks_only_when_asked_and_starts_again_on_r(page, tmp_path):
+    page.add_init_script("window.spoken = []; window.speechSynthesis.cancel = () => {};"
+                         "window.speechSynthesis.speak = words => window.spoken.push(words.text);")
+    page.goto(caller_file(tmp_path))
+    page.keyboard.press("Space")
+    assert page.evaluate("window.spoken") == []  # off by default
+    page.keyboard.press("s")
+    assert page.get_attribute("#b-speak", "aria-pressed") == "true"
+    for _ in range(17):
+        page.keyboard.press("Space")
+    assert page.evaluate("window.spoken") == [str(t) for t in TILES[1:17]] + ["wild"]
+    page.keyboard.press("f")  # full screen, and back: no error either way
+    page.keyboard.press("f")
+    page.reload()
+    assert page.get_attribute("#b-speak", "aria-pressed") == "true"
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.keyboard.press("r")
+    assert page.inner_text("#turn") == "turn 18/20"
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.keyboard.press("r")
+    assert page.inner_text("#turn") == "turn 0/20" and called(page) == []
+
+
 def test_caller_tile_is_drawn_large(page, tmp_path):
     from PIL import Image, ImageChops
 

@@ -137,6 +137,9 @@ def test_kit_streams_html_writes_the_kit_and_the_page(cli, tmp_path):
     result = cli("kit", "streams", "--seed", SEED, "--out", str(tmp_path / "kit.pdf"), "--html", str(tmp_path / "c.html"))
     assert result.exit_code == 0, result.output
     assert (tmp_path / "kit.pdf").stat().st_size > 0 and read_data((tmp_path / "c.html").read_bytes())["code"] == "P2QP-HGPH"
+    (tmp_path / "kit.pdf").unlink()
+    kept = cli("kit", "streams", "--seed", SEED, "--out", str(tmp_path / "kit.pdf"), "--html", str(tmp_path / "c.html"))
+    assert kept.exit_code == 2 and "c.html" in kept.stderr and not (tmp_path / "kit.pdf").exists()
     other = cli("kit", "sequence", "--seed", SEED, "--out", str(tmp_path / "s.pdf"), "--html", str(tmp_path / "s.html"))
     assert other.exit_code == 2 and "Streams" in other.stderr and not (tmp_path / "s.pdf").exists()
 

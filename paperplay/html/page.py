@@ -40,7 +40,7 @@ def _sha256(source: str) -> str:
 def csp(style: str, script: str | None) -> str:
     """A Content-Security-Policy allowing only this page's own inline style and script, by hash."""
     scripts = _sha256(script) if script is not None else "'none'"
-    return (f"default-src 'none'; style-src {_sha256(style)}; script-src {scripts}; img-src data:; "
+    return (f"default-src 'none'; style-src {_sha256(style)}; script-src {scripts}; "
             "base-uri 'none'; form-action 'none'")
 
 

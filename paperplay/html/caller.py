@@ -6,10 +6,9 @@ shows. Everything dynamic is done by templates/html/caller.js.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
-from paperplay.html.page import asset, document, text
+from paperplay.html.page import STAR_SYMBOL, asset, document, star_svg, text
 from paperplay.seeds import display_code
 from paperplay.streams.rules import WILD, Tile, standard_rules
 
@@ -23,24 +22,6 @@ KEYS = (
     ("R", "start again from turn 0"),
     ("H or ?", "this help; Esc closes it"),
 )
-
-
-def star_points(outer: float = 1.0, inner: float = 0.42) -> str:
-    """The points of a five-pointed star around (0, 0), first point up, as SVG text."""
-    points = []
-    for k in range(10):
-        radius = outer if k % 2 == 0 else inner
-        angle = math.pi * k / 5
-        points.append(f"{radius * math.sin(angle):.3f},{-radius * math.cos(angle) + 0.08:.3f}")
-    return " ".join(points)
-
-
-STAR_SYMBOL = (f'<svg class="defs" aria-hidden="true"><symbol id="star" viewBox="-1 -1 2 2">'
-               f'<polygon points="{star_points()}"/></symbol></svg>')
-
-
-def star_svg(label: str = "wild") -> str:
-    return f'<svg class="star" viewBox="0 0 2 2" role="img" aria-label="{text(label)}"><use href="#star" width="2" height="2"/></svg>'
 
 
 def _grid_cells() -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import math
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,25 @@ def text(value: object) -> str:
 def asset(name: str) -> str:
     """Returns a static page part (CSS or JS) from templates/html/."""
     return template_path(f"html/{name}").read_text(encoding="utf-8")
+
+
+def star_points(outer: float = 1.0, inner: float = 0.42) -> str:
+    """The points of a five-pointed star around (0, 0), first point up, as SVG text."""
+    points = []
+    for k in range(10):
+        radius = outer if k % 2 == 0 else inner
+        angle = math.pi * k / 5
+        points.append(f"{radius * math.sin(angle):.3f},{-radius * math.cos(angle) + 0.08:.3f}")
+    return " ".join(points)
+
+
+STAR_SYMBOL = (f'<svg class="defs" aria-hidden="true"><symbol id="star" viewBox="-1 -1 2 2">'
+               f'<polygon points="{star_points()}"/></symbol></svg>')
+
+
+def star_svg(label: str = "wild") -> str:
+    """The wild as an inline star (drawn from STAR_SYMBOL, so it needs no font with a star glyph)."""
+    return f'<svg class="star" viewBox="0 0 2 2" role="img" aria-label="{text(label)}"><use href="#star" width="2" height="2"/></svg>'
 
 
 def json_block(data: Any) -> str:

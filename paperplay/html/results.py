@@ -9,15 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from paperplay.html.caller import STAR_SYMBOL
-from paperplay.html.page import asset, document, text
+from paperplay.html.page import STAR_SYMBOL, asset, document, text
 from paperplay.seeds import display_code, game_code
 from paperplay.streams.rules import WILD, Tile
 
 BOX = 10  # SVG units per box; a series bracket spans its boxes less one unit at each end
 _CHECKED = {
     "seed": "checked against the draw of seed {seed}",
-    "draw": "checked against the draw list recorded with the sheet",
+    "draw": "checked against a recorded draw list",
     "bag": "checked against the bag only (no seed or draw was given)",
 }
 
@@ -104,9 +103,8 @@ def _order(results: Sequence[dict[str, Any]], ranking: Sequence[dict[str, Any]])
             + [(i, None) for i in rest] + [(i, None) for i in errors])
 
 
-def _summary(results: Sequence[dict[str, Any]]) -> tuple[str, str]:
+def _summary(results: Sequence[dict[str, Any]], seeds: list[str]) -> tuple[str, str]:
     """The page's title line (game code when one seed) and what the sheets were checked against."""
-    seeds = sorted({r["seed"] for r in results if r.get("seed")})
     if len(seeds) == 1:
         title = f"game {display_code(game_code('streams', seeds[0]))}"
         meta = [f'Game <b>{display_code(game_code("streams", seeds[0]))}</b>',
@@ -128,7 +126,8 @@ def results_page(results: Sequence[dict[str, Any]], cells: Sequence[Sequence[Til
     `results` and `ranking` are exactly what ``score --json`` prints; `cells` holds each sheet's boxes
     (None for a file that could not be read).
     """
-    title, meta = _summary(results)
+    seeds = sorted({r["seed"] for r in results if r.get("seed")})
+    title, meta = _summary(results, seeds)
     ranks = "".join(f'<li><b class="place">{row["place"]}</b><span class="name">{text(row["player"])}</span>'
                     f'<span class="pts">{row["total"]}</span></li>' for row in ranking)
     rows = "\n".join(_row(results[i], cells[i], place) for i, place in _order(results, ranking))
@@ -149,7 +148,6 @@ def results_page(results: Sequence[dict[str, Any]], cells: Sequence[Sequence[Til
 </section>
 </main>
 <footer class="foot">Scored by paperplay with the Streams rules; anyone with the seed can check these results.</footer>"""
-    seeds = sorted({r["seed"] for r in results if r.get("seed")})
     # The ranking as `score --json` prints it; every sheet's series are in its drawing.
     data = {"game": "streams", "seeds": seeds, "ranking": list(ranking)}
     return document(f"Streams {title}", asset("base.css") + asset("results.css"), body, data=data,

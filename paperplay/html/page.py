@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import math
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -28,18 +27,12 @@ def asset(name: str) -> str:
     return template_path(f"html/{name}").read_text(encoding="utf-8")
 
 
-def star_points(outer: float = 1.0, inner: float = 0.42) -> str:
-    """The points of a five-pointed star around (0, 0), first point up, as SVG text."""
-    points = []
-    for k in range(10):
-        radius = outer if k % 2 == 0 else inner
-        angle = math.pi * k / 5
-        points.append(f"{radius * math.sin(angle):.3f},{-radius * math.cos(angle) + 0.08:.3f}")
-    return " ".join(points)
-
-
+# A five-pointed star in (-1, -1)-(1, 1), first point up (outer radius 1, inner 0.42, moved down
+# 0.08 to sit centred), written out so that no floating-point library can change a byte of it.
+STAR_POINTS = ("0,-0.92 0.247,-0.26 0.951,-0.229 0.399,0.21 0.588,0.889 0,0.5 -0.588,0.889 -0.399,0.21 "
+               "-0.951,-0.229 -0.247,-0.26")
 STAR_SYMBOL = (f'<svg class="defs" aria-hidden="true"><symbol id="star" viewBox="-1 -1 2 2">'
-               f'<polygon points="{star_points()}"/></symbol></svg>')
+               f'<polygon points="{STAR_POINTS}"/></symbol></svg>')
 
 
 def star_svg(label: str = "wild") -> str:

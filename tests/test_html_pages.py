@@ -165,3 +165,18 @@ def test_verify_html_is_for_streams_sheets_only(cli, write_json, tmp_path):
     broken.write_text("{", encoding="utf-8")
     done = cli("verify", str(ann), str(broken), "--html", str(tmp_path / "r.html"))
     assert done.exit_code == 2 and "not read" in (tmp_path / "r.html").read_text(encoding="utf-8")
+
+
+def test_pages_are_the_same_bytes_from_separate_processes(write_json, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    files = [str(write_json(f"p{i}.json", s)) for i, s in enumerate(sample_sheets(3))]
+    pages = []
+    for hash_seed in ("1", "2"):  # set and dict orders must not leak into the page
+        out = tmp_path / f"r{hash_seed}.html"
+        subprocess.run([sys.executable, "-m", "paperplay", "score", *files, "--html", str(out)], check=True,
+                       capture_output=True, env={**os.environ, "PYTHONHASHSEED": hash_seed}, timeout=60)
+        pages.append(out.read_bytes())
+    assert pages[0] == pages[1]

@@ -1,7 +1,7 @@
 """Prints paperplay's speed and size figures on this machine (not a test: nothing here fails).
 
 Run: python benchmarks/run.py            (all figures; the coach group takes several minutes)
-     python benchmarks/run.py streams    (only the Streams ones; also sequence, streetcar, coach)
+     python benchmarks/run.py streams    (only the Streams ones; also sequence, streetcar, coach, pages)
 """
 
 from __future__ import annotations
@@ -178,7 +178,39 @@ def whole_process_plain(args: list[str], repeat: int = 3) -> tuple[float, str]:
     return statistics.median(times), out
 
 
-SUITES = {"streams": streams, "sequence": sequence, "streetcar": streetcar, "coach": coach}
+def pages() -> None:
+    """The host's HTML pages: whole-process time and size of the caller and of 30 players' results."""
+    import json
+    import random
+
+    from paperplay.streams.rules import draw
+
+    print("Host's pages (HTML)")
+    with tempfile.TemporaryDirectory() as folder:
+        tiles = list(draw("BENCH"))
+        rng = random.Random(30)
+        files = []
+        for i in range(30):
+            cells = tiles[:]
+            rng.shuffle(cells)
+            path = Path(folder) / f"p{i + 1:02}.json"
+            path.write_text(json.dumps({"game": "streams", "seed": "BENCH", "player": f"Player {i + 1}",
+                                        "cells": cells}), encoding="utf-8")
+            files.append(str(path))
+        for what, args in (("call streams --html", ["call", "streams", "--seed", "BENCH"]),
+                           ("score 30 sheets --html", ["score", *files])):
+            out = Path(folder) / "page.html"
+            times = []
+            for _ in range(5):
+                started = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "paperplay", *args, "--html", str(out), "--force"],
+                               check=True, capture_output=True)
+                times.append(time.perf_counter() - started)
+            print(f"  paperplay {what:<24} whole process {statistics.median(times):.3f} s   "
+                  f"{out.stat().st_size:,} bytes   (targets < 0.5 s, < 50 KB)")
+
+
+SUITES = {"streams": streams, "sequence": sequence, "streetcar": streetcar, "coach": coach, "pages": pages}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SUITES)

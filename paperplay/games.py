@@ -44,14 +44,16 @@ class GameInfo:
         """Raises an InputError naming the first option given that does not apply to this game."""
         for option, value in given.items():
             if value is not None and option not in allowed:
-                raise InputError(f"does not apply to {command} {self.name}; its options are "
+                owners = [g.title for g in GAMES if option in (g.kit_options if command == "kit" else g.draw_options)]
+                raise InputError(f"does not apply to {command} {self.name}"
+                                 + (f" (it is for {' and '.join(owners)})" if owners else "") + "; its options are "
                                  + (", ".join(f"--{o.replace('_', '-')}" for o in sorted(allowed)) or "none"),
                                  field=option)
 
 
 GAMES: tuple[GameInfo, ...] = (
     GameInfo("streams", "Streams", "paperplay.streams.api", ("streams-sheet",),
-             kit_options=frozenset({"players", "names", "paper", "variant"}),
+             kit_options=frozenset({"players", "names", "paper", "variant", "html"}),
              draw_options=frozenset({"variant"}), can_call=True),
     GameInfo("streetcar", "Streetcar", "paperplay.streetcar.api",
              ("streetcar-state", "streetcar-log", "streetcar-board", "streetcar-tiles", "streetcar-route-cards"),

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 import sys
+import time
+from pathlib import Path
 
 from typing import Annotated
 
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import guarded, print_json
+from paperplay.cli.common import guarded, print_json, size_text
 from paperplay.errors import InputError
 from paperplay.games import find_game
 from paperplay.seeds import canonical_seed, display_code, game_code
@@ -48,6 +50,22 @@ def draw(
         typer.echo(line)
 
 
+def write_caller_page(path: Path, seed: str, force: bool) -> None:
+    """Writes the projector caller of a Streams seed and says who may see it."""
+    from paperplay.html.caller import caller_page
+    from paperplay.html.page import check_page_path, write_page
+    from paperplay.streams.rules import draw as streams_draw
+
+    started = time.perf_counter()
+    check_page_path(path, force)
+    code = game_code("streams", seed)
+    page = caller_page(code, streams_draw(seed))
+    write_page(path, page, force)
+    typer.echo(f"Wrote {path} (projector caller, {size_text(len(page))}, {time.perf_counter() - started:.2f} s)")
+    typer.echo(f"For the organiser only: the file holds the whole draw of game {display_code(code)}. Open it in "
+               "a browser on the projector's laptop (no network needed): Space next, ← back, F full screen, H help.")
+
+
 _BIG = {
     "0": [" ### ", "#   #", "#   #", "#   #", " ### "],
     "1": ["  #  ", " ##  ", "  #  ", "  #  ", " ### "],
@@ -74,19 +92,37 @@ def big_text(text: str) -> list[str]:
 def call(
     game: opt.CallableGameArgument,
     seed: opt.RequiredSeed,
-    start: Annotated[int, typer.Option("--from", help="Resume at this turn (1-20).")] = 1,
+    start: Annotated[int | None, typer.Option("--from", help="Resume at this turn (1-20).", show_default=False)]
+    = None,
+    html: Annotated[Path | None, typer.Option("--html", help="Write a projector page (one HTML file) instead of "
+                                              "calling in the terminal. It holds the draw: for the organiser only.",
+                                              dir_okay=False, show_default=False)] = None,
+    force: opt.Force = False,
 ) -> None:
     """Calls the draw one tile at a time in the terminal: Enter shows the next tile.
 
     Keys: Enter for the next tile, b then Enter to go back one, q then Enter to stop.
     Stopped early? Resume later with --from K.
 
-    Example: paperplay call streams --seed 7KQ2-M9XD --from 12
+    With --html FILE, writes a page for a projector instead: open it in a browser (no network
+    needed); Space or → shows the next tile, ← goes back, F full screen, H help. It keeps its
+    position across a reload. The file holds the whole draw: keep it to yourself.
+
+    Examples: paperplay call streams --seed 7KQ2-M9XD --from 12
+
+              paperplay call streams --seed 7KQ2-M9XD --html caller.html
     """
     canonical = canonical_seed(seed)
-    from paperplay.streams.rules import WILD, draw as streams_draw
+    if html is not None:
+        if start is not None:
+            raise InputError("--from: is for the terminal caller; the --html page keeps its own position")
+        write_caller_page(html, canonical, force)
+        return
+    from paperplay.streams.rules import WILD
+    from paperplay.streams.rules import draw as streams_draw
 
     tiles = streams_draw(canonical)
+    start = 1 if start is None else start
     if not 1 <= start <= len(tiles):
         raise InputError(f"--from: is {start}; expected a turn 1-{len(tiles)}")
     clear = sys.stdout.isatty() and os.environ.get("TERM") not in (None, "dumb")

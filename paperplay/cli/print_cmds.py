@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import time
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -75,6 +77,9 @@ def kit(
                                        show_default=False),
     ink_saver: opt.InkSaver = None,
     back_offset: opt.BackOffset = None,
+    html: Annotated[Path | None, typer.Option("--html", help="Streams: also write the projector caller page (HTML; "
+                                              "holds the draw, for the organiser only).", dir_okay=False,
+                                              show_default=False)] = None,
 ) -> None:
     """Prints a game's whole print-and-play kit.
 
@@ -97,21 +102,31 @@ def kit(
               paperplay kit streetcar --players 3 --set 3 --paper a3
 
               paperplay kit sequence --level add-sub --numbers 0-47 --poster
+
+              paperplay kit streams --players 8 --html caller.html
     """
     from paperplay.render.pdf import write_pdf
 
     started = time.perf_counter()
     info = find_game(game)
     given = {"players": players, "names": names, "paper": paper, "set": card_set, "numbers": numbers,
-             "level": level, "poster": poster, "ink_saver": ink_saver, "back_offset": back_offset}
+             "level": level, "poster": poster, "ink_saver": ink_saver, "back_offset": back_offset, "html": html}
     info.refuse_options("kit", given, info.kit_options)
     _check_paper(game, paper)
     options = {**given, "names": opt.names_list(names), "back_offset": _offset(back_offset)}
     canonical, generated = seed_or_new(seed)
     path = output_path(out, game, canonical, "kit")
+    if html is not None:
+        from paperplay.html.page import check_page_path
+
+        check_page_path(html, force)  # both outputs are checked before either is written
     doc = info.module().kit(canonical, options)
     size = write_pdf(doc, path, force)
     report_written(path, size, len(doc.pages), canonical, generated, game, started)
+    if html is not None:
+        from paperplay.cli.draw_cmds import write_caller_page
+
+        write_caller_page(html, canonical, force)
 
 
 def register(app: typer.Typer) -> None:

@@ -8,13 +8,14 @@ from typing import Annotated, Any
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import guarded, print_json
+from paperplay.cli.common import guarded, print_json, size_text
 from paperplay.errors import InputError
 from paperplay.referee import Outcome, rankings, referee_files
 from paperplay.seeds import canonical_seed
 
 
-def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]] | None) -> None:
+def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]] | None,
+            note: str | None = None) -> None:
     for outcome in outcomes:
         if outcome.error is not None:
             typer.echo(f"paperplay: error: {outcome.error}", err=True)
@@ -31,7 +32,35 @@ def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]
             typer.echo("Ranking (valid sheets):")
             for row in ranking:
                 typer.echo(f"  {row['place']}. {row['player']}: {row['total']}")
+    if note:
+        typer.echo(note, err=as_json)
     raise typer.Exit(max((o.code for o in outcomes), default=0))
+
+
+HtmlOption = Annotated[Path | None, typer.Option("--html", help="Also write the results page (one HTML file): "
+                                                 "ranking, every sheet's series, problems.", dir_okay=False,
+                                                 show_default=False)]
+
+
+def _write_results_page(path: Path, force: bool, outcomes: list[Outcome], ranking: list[dict[str, Any]]) -> str:
+    """Writes the results page of refereed Streams sheets; returns the line that says so."""
+    import time
+
+    from paperplay.html.page import write_page
+    from paperplay.html.results import results_page
+
+    started = time.perf_counter()
+    boxes = [getattr(o.verdict, "sheet").cells if o.verdict is not None else None for o in outcomes]
+    page = results_page([o.to_json() for o in outcomes], boxes, ranking)
+    write_page(path, page, force)
+    return f"Wrote {path} (results page, {size_text(len(page))}, {time.perf_counter() - started:.2f} s)"
+
+
+def _check_html(path: Path | None, force: bool) -> None:
+    if path is not None:
+        from paperplay.html.page import check_page_path
+
+        check_page_path(path, force)
 
 
 def score(
@@ -44,6 +73,8 @@ def score(
     cells: Annotated[str | None, typer.Option("--cells", help="A sheet typed here: 20 boxes, e.g. \"11 3 * 5 …\" "
                                               "(wild: * or X).", show_default=False)] = None,
     as_json: opt.Json = False,
+    html: HtmlOption = None,
+    force: opt.Force = False,
 ) -> None:
     """Checks and scores Streams sheets; with several, ranks the players.
 
@@ -53,6 +84,8 @@ def score(
     Examples: paperplay score ann.json bob.json --seed 7KQ2-M9XD
 
               paperplay score --cells "4 3 6 5 1 7 15 11 13 15 17 16 18 8 23 20 25 27 28 24"
+
+              paperplay score *.json --seed 7KQ2-M9XD --html results.html
     """
     from paperplay.streams.sheet import Sheet, parse_tiles, ranking, referee, sheet_from_json
 
@@ -62,20 +95,24 @@ def score(
         raise InputError("--seed and --draw: give one source of the draw, not both")
     canonical = canonical_seed(seed) if seed is not None else None
     drawn = parse_tiles(draw_list, "--draw") if draw_list is not None else None
+    _check_html(html, force)
     outcomes: list[Outcome] = []
     if cells is not None:
         typed = Sheet(source="--cells", cells=parse_tiles(cells, "--cells"))
         outcomes.append(Outcome("--cells", referee(typed, canonical, drawn), game="streams"))
     outcomes += referee_files(files or [], lambda data, source, _: referee(sheet_from_json(data, source), canonical,
                                                                            drawn), game="streams")
-    judged = [o.to_json() for o in outcomes if o.verdict is not None]
-    _finish(outcomes, as_json, ranking(judged) if len(outcomes) > 1 else None)
+    ranked = ranking(o.to_json() for o in outcomes if o.verdict is not None)
+    note = _write_results_page(html, force, outcomes, ranked) if html is not None else None
+    _finish(outcomes, as_json, ranked if len(outcomes) > 1 else None, note)
 
 
 def verify(
     files: Annotated[list[Path], typer.Argument(help="Game records: Streams sheets, Streetcar board states and game "
                                                 "logs, Sequence positions and game logs.", show_default=False)],
     as_json: opt.Json = False,
+    html: HtmlOption = None,
+    force: opt.Force = False,
 ) -> None:
     """Referees game records; each file's "game" field picks the rules.
 
@@ -87,10 +124,22 @@ def verify(
     Examples: paperplay verify ann.json bob.json --json
 
               paperplay verify streetcar-game.json
+
+              paperplay verify ann.json bob.json --html results.html
     """
+    _check_html(html, force)
     outcomes = referee_files(files)
     ranked = rankings(outcomes)
-    _finish(outcomes, as_json, next(iter(ranked.values())) if len(ranked) == 1 else None)
+    note = None
+    if html is not None:
+        other = next((o for o in outcomes if o.game not in (None, "streams")), None)
+        if other is not None:
+            raise InputError(f"--html: {other.source} is a {other.game!r} record; the results page is for Streams "
+                             "sheets only")
+        from paperplay.streams.sheet import ranking
+
+        note = _write_results_page(html, force, outcomes, ranking(o.to_json() for o in outcomes if o.verdict))
+    _finish(outcomes, as_json, next(iter(ranked.values())) if len(ranked) == 1 else None, note)
 
 
 def route(

@@ -1,0 +1,1 @@
+"""Self-contained HTML pages for the host: a projector caller and a results page."""

@@ -1,0 +1,154 @@
+"""The results page: the ranking, then each player's train of boxes with its series bracketed.
+
+It is drawn from the referee's own JSON results (`score --json`) and the sheets' boxes; nothing is
+scored here. The page needs no script: it is HTML and SVG, so it prints as it shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from paperplay.html.page import STAR_SYMBOL, asset, document, text
+from paperplay.seeds import display_code, game_code
+from paperplay.streams.rules import WILD, Tile
+
+BOX = 10  # SVG units per box; a series bracket spans its boxes less one unit at each end
+_CHECKED = {
+    "seed": "checked against the draw of seed {seed}",
+    "draw": "checked against a recorded draw list",
+    "bag": "checked against the bag only (no seed or draw was given)",
+}
+
+
+def _checked(result: dict[str, Any]) -> str:
+    return _CHECKED[result["checked_against"]].format(seed=display_code(result["seed"] or ""))
+
+
+def _name(result: dict[str, Any]) -> str:
+    return result.get("player") or result["file"]
+
+
+def boxes_symbol(count: int = 20) -> str:
+    """The empty train (a frame and its walls), defined once and used by every sheet's SVG."""
+    walls = "".join(f"M{BOX * k} 0v{BOX}" for k in range(1, count))
+    return (f'<svg class="defs" aria-hidden="true"><symbol id="boxes" viewBox="0 0 {BOX * count} {BOX}">'
+            f'<rect class="boxes" width="{BOX * count}" height="{BOX}"/><path class="walls" d="{walls}"/>'
+            "</symbol></svg>")
+
+
+def train_svg(cells: Sequence[Tile], result: dict[str, Any]) -> str:
+    """The boxes with their numbers, the wild with its value, and each series bracketed with its points."""
+    width = BOX * len(cells)
+    parts = [f'<svg class="train" viewBox="-0.5 -0.5 {width + 1} 21">'
+             f'<use href="#boxes" width="{width}" height="{BOX}"/><text class="n" y="7.3">']
+    wild_at = None
+    for k, tile in enumerate(cells):
+        if tile == WILD:
+            wild_at = k
+            continue
+        underline = ' class="u"' if tile in (6, 9) else ""
+        parts.append(f'<tspan x="{BOX * k + 5}"{underline}>{tile}</tspan>')
+    parts.append("</text>")
+    if wild_at is not None:
+        x = BOX * wild_at
+        parts.append(f'<use href="#star" class="w" x="{x + 2.2}" y="0.6" width="5.6" height="5.6"/>')
+        if result.get("wild_value") is not None:
+            parts.append(f'<text class="wv" x="{x + 5}" y="9.2">={result["wild_value"]}</text>')
+    # The brackets (y 11.5-14) are one path; the group is moved down so each points text needs no y.
+    brackets, points = [], []
+    for series in result["series"]:
+        left, right = BOX * (series["start"] - 1) + 1, BOX * series["end"] - 1
+        brackets.append(f"M{left} -8.1v2.5h{right - left}v-2.5")
+        points.append(f'<text x="{(left + right) / 2:g}">{series["points"]}</text>')
+    parts.append('<g class="s" transform="translate(0 19.6)">')
+    if brackets:
+        parts.append(f'<path d="{"".join(brackets)}"/>{"".join(points)}')
+    parts.append("</g></svg>")
+    return "".join(parts)
+
+
+def _row(result: dict[str, Any], cells: Sequence[Tile] | None, place: int | None) -> str:
+    if "error" in result:
+        return (f'<article class="sheet err"><div class="who"><h3><span class="place">–</span>'
+                f'<span class="name">{text(result["file"])}</span></h3><p><span class="verdict">not read</span></p>'
+                f'</div><p class="problem">{text(result["error"])}</p></article>')
+    valid = result["valid"]
+    head = (f'<div class="who"><h3><span class="place">{place if place is not None else "–"}</span>'
+            f'<span class="name">{text(_name(result))}</span></h3>'
+            f'<p><b>{result["total"]}</b> points '
+            f'<span class="verdict">{"valid" if valid else "not valid"}</span></p></div>')
+    body = [f'<article class="sheet {"ok" if valid else "bad"}">', head]
+    if cells is not None:
+        body.append(train_svg(cells, result))
+    notes = []
+    if result.get("wild_value") is not None:
+        notes.append(f'the wild counts as {result["wild_value"]}')
+    body.append(f'<p class="notes">{" · ".join(notes)}</p>' if notes else "")
+    if result["problems"]:
+        body.append('<ul class="problems">' + "".join(
+            f'<li><code>{text(p["rule"])}</code> {text(p["message"])}</li>' for p in result["problems"]) + "</ul>")
+    body.append("</article>")
+    return "".join(body)
+
+
+def _order(results: Sequence[dict[str, Any]], ranking: Sequence[dict[str, Any]]) -> list[tuple[int, int | None]]:
+    """Indices of the rows, ranked sheets first in ranking order (with their places), then the rest."""
+    ranked = sorted((i for i, r in enumerate(results) if r.get("valid")), key=lambda i: -results[i]["total"])
+    if [results[i]["total"] for i in ranked] != [row["total"] for row in ranking]:
+        raise ValueError("the ranking does not belong to these results")
+    rest = [i for i, r in enumerate(results) if not r.get("valid") and "error" not in r]
+    errors = [i for i, r in enumerate(results) if "error" in r]
+    return ([(i, row["place"]) for i, row in zip(ranked, ranking)]
+            + [(i, None) for i in rest] + [(i, None) for i in errors])
+
+
+def _summary(results: Sequence[dict[str, Any]], seeds: list[str]) -> tuple[str, str]:
+    """The page's title line (game code when one seed) and what the sheets were checked against."""
+    if len(seeds) == 1:
+        title = f"game {display_code(game_code('streams', seeds[0]))}"
+        meta = [f'Game <b>{display_code(game_code("streams", seeds[0]))}</b>',
+                f"seed <b>{display_code(seeds[0])}</b>"]
+    else:
+        title = "results"
+        meta = [f"seeds {', '.join(display_code(s) for s in seeds)}"] if seeds else []
+    checked = sorted({_checked(r) for r in results if "checked_against" in r})
+    counted = [r for r in results if "error" not in r]
+    meta.append(f"{len(counted)} sheet{'s' if len(counted) != 1 else ''}, "
+                f"{sum(1 for r in counted if r['valid'])} valid")
+    return title, " · ".join(meta) + ("<br>Sheets " + "; ".join(checked) + "." if checked else "")
+
+
+def results_page(results: Sequence[dict[str, Any]], cells: Sequence[Sequence[Tile] | None],
+                 ranking: Sequence[dict[str, Any]]) -> bytes:
+    """Returns the results page for the referee's JSON results, the sheets' boxes and the ranking.
+
+    `results` and `ranking` are exactly what ``score --json`` prints; `cells` holds each sheet's boxes
+    (None for a file that could not be read).
+    """
+    seeds = sorted({r["seed"] for r in results if r.get("seed")})
+    title, meta = _summary(results, seeds)
+    ranks = "".join(f'<li><b class="place">{row["place"]}</b><span class="name">{text(row["player"])}</span>'
+                    f'<span class="pts">{row["total"]}</span></li>' for row in ranking)
+    rows = "\n".join(_row(results[i], cells[i], place) for i, place in _order(results, ranking))
+    body = f"""{STAR_SYMBOL}{boxes_symbol(max((len(c) for c in cells if c is not None), default=20))}
+<header class="top">
+<h1>Streams results</h1>
+<p class="meta">{meta}</p>
+</header>
+<main>
+<section class="rank" aria-labelledby="rank-title">
+<h2 id="rank-title">Ranking</h2>
+{f'<ol class="ranking">{ranks}</ol>' if ranks else '<p>No valid sheet to rank.</p>'}
+</section>
+<section class="sheets" aria-labelledby="sheets-title">
+<h2 id="sheets-title">Sheets</h2>
+<p class="legend">Each series of two or more boxes is bracketed, with its points under it.</p>
+{rows}
+</section>
+</main>
+<footer class="foot">Scored by paperplay with the Streams rules; anyone with the seed can check these results.</footer>"""
+    # The ranking as `score --json` prints it; every sheet's series are in its drawing.
+    data = {"game": "streams", "seeds": seeds, "ranking": list(ranking)}
+    return document(f"Streams {title}", asset("base.css") + asset("results.css"), body, data=data,
+                    description="Streams results: ranking and every sheet's series")

@@ -1,0 +1,226 @@
+"""The host's pages in a real browser: the system's Chromium driven by Playwright.
+
+They skip only where no Chromium is installed and CI is not set; in CI they must run.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import pytest
+
+from browser import find_chromium, launch
+from paperplay.html.caller import caller_page
+from paperplay.seeds import game_code
+from paperplay.streams.rules import draw
+
+pytestmark = pytest.mark.browser
+SEED = "1"  # draws 27 14 13 16 5 6 1 22 14 15 4 12 24 8 15 13 10 * 16 21: a 6 at turn 6, the wild at 18
+TILES = list(draw(SEED))
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium for the whole test session."""
+    executable = find_chromium()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        executable = None
+    if executable is None:
+        if os.environ.get("CI"):
+            pytest.fail("no Chromium or Playwright: CI must install both (.ci/run installs chromium)")
+        pytest.skip("no Chromium installed (apt-get install chromium) or no Playwright (pip install '.[test]')")
+    with sync_playwright() as playwright:
+        chromium = launch(playwright, executable)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh tab in its own context (its own localStorage); fails the test on any console error."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
+    context.close()
+    assert errors == [], "the page logged errors (a CSP violation?)"
+
+
+def caller_file(tmp_path, seed: str = SEED):
+    path = tmp_path / f"caller-{seed}.html"
+    path.write_bytes(caller_page(game_code("streams", seed), draw(seed)))
+    return path.as_uri()
+
+
+def called(tab) -> list[str]:
+    return tab.eval_on_selector_all("#order li", "items => items.map(i => i.getAttribute('data-v'))")
+
+
+def test_caller_steps_with_keys_and_taps_and_keeps_its_place(page, tmp_path):
+    page.goto(caller_file(tmp_path))
+    assert page.inner_text("#turn") == "turn 0/20" and called(page) == []
+    for _ in range(3):
+        page.keyboard.press("Space")
+    assert page.inner_text("#turn") == "turn 3/20"
+    assert page.inner_text("#tile") == str(TILES[2])
+    assert called(page) == [str(t) for t in TILES[:3]]
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("Backspace")
+    assert page.inner_text("#turn") == "turn 1/20" and page.inner_text("#tile") == str(TILES[0])
+    for key in ("Enter", "ArrowRight", "PageDown", "Space", "Space"):
+        page.keyboard.press(key)
+    assert page.inner_text("#turn") == "turn 6/20" and page.inner_text("#tile") == "6"
+    assert "u" in page.get_attribute("#tile", "class").split()  # 6 and 9 are underlined
+    page.mouse.click(1000, 360)  # right half: next
+    page.mouse.click(1000, 360)
+    page.mouse.click(200, 360)  # left half: back
+    assert page.inner_text("#turn") == "turn 7/20"
+    page.reload()
+    assert page.inner_text("#turn") == "turn 7/20" and page.inner_text("#tile") == str(TILES[6])
+    assert called(page) == [str(t) for t in TILES[:7]]
+    page.keyboard.press("g")
+    out = page.eval_on_selector_all("#grid li.out", "cells => cells.map(c => c.getAttribute('data-v'))")
+    assert page.is_visible("#grid") and not page.is_visible("#order")
+    assert sorted(out, key=int) == sorted({str(t) for t in TILES[:7]}, key=int)
+    assert page.eval_on_selector_all("#grid li.twice", "cells => cells.length") == 0
+    for _ in range(11):
+        page.keyboard.press("Space")
+    assert page.inner_text("#turn") == "turn 18/20" and page.is_visible("#tile svg.star")
+    twice = page.eval_on_selector_all("#grid li.twice", "cells => cells.map(c => c.getAttribute('data-v'))")
+    assert twice == ["13", "14", "15"]  # both copies of these are out
+    page.keyboard.press("h")
+    assert page.is_visible("#help")
+    page.keyboard.press("Escape")
+    assert not page.is_visible("#help")
+
+
+def test_caller_position_is_kept_per_game(page, tmp_path):
+    page.goto(caller_file(tmp_path))
+    page.keyboard.press("Space")
+    page.goto(caller_file(tmp_path, "7KQ2M9XD"))
+    assert page.inner_text("#turn") == "turn 0/20"
+    page.goto(caller_file(tmp_path))
+    assert page.inner_text("#turn") == "turn 1/20"
+
+
+def test_caller_stops_at_the_ends(page, tmp_path):
+    page.goto(caller_file(tmp_path))
+    page.keyboard.press("ArrowLeft")
+    assert page.inner_text("#turn") == "turn 0/20"
+    for _ in range(25):
+        page.keyboard.press("Space")
+    assert page.inner_text("#turn") == "turn 20/20" and "last tile" in page.inner_text("#note")
+
+
+def test_caller_speaks_only_when_asked_and_starts_again_on_r(page, tmp_path):
+    page.add_init_script("window.spoken = []; window.speechSynthesis.cancel = () => {};"
+                         "window.speechSynthesis.speak = words => window.spoken.push(words.text);")
+    page.goto(caller_file(tmp_path))
+    page.keyboard.press("Space")
+    assert page.evaluate("window.spoken") == []  # off by default
+    page.keyboard.press("s")
+    assert page.get_attribute("#b-speak", "aria-pressed") == "true"
+    for _ in range(17):
+        page.keyboard.press("Space")
+    assert page.evaluate("window.spoken") == [str(t) for t in TILES[1:17]] + ["wild"]
+    page.keyboard.press("f")  # full screen, and back: no error either way
+    page.keyboard.press("f")
+    page.reload()
+    assert page.get_attribute("#b-speak", "aria-pressed") == "true"
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.keyboard.press("r")
+    assert page.inner_text("#turn") == "turn 18/20"
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.keyboard.press("r")
+    assert page.inner_text("#turn") == "turn 0/20" and called(page) == []
+
+
+def test_caller_tile_is_drawn_large(page, tmp_path):
+    from PIL import Image, ImageChops
+
+    page.goto(caller_file(tmp_path))
+    page.keyboard.press("Space")
+    page.wait_for_timeout(450)  # let the tile's entrance finish
+    shot = Image.open(io.BytesIO(page.screenshot())).convert("L")
+    box = page.eval_on_selector("#stage", "e => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.right, r.bottom]; }")
+    stage = shot.crop(tuple(round(v) for v in box))
+    ink = ImageChops.difference(stage, Image.new("L", stage.size, stage.getpixel((2, 2)))).point(lambda v: v > 60 and 255)
+    left, top, right, bottom = ink.getbbox()
+    assert bottom - top > 0.3 * 720, f"the tile is {bottom - top} px high in a 720 px window"
+    assert page.inner_text("#tile") == "27"
+
+
+def test_caller_follows_the_colour_scheme_and_reduced_motion(page, tmp_path):
+    page.emulate_media(color_scheme="dark", reduced_motion="reduce")
+    page.goto(caller_file(tmp_path))
+    page.keyboard.press("Space")
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(17, 20, 24)"
+    assert page.evaluate("getComputedStyle(document.getElementById('tile')).animationName") == "none"
+    page.emulate_media(color_scheme="light", reduced_motion="no-preference")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
+    page.keyboard.press("Space")
+    assert page.evaluate("getComputedStyle(document.getElementById('tile')).animationName") == "pop"
+
+
+@pytest.fixture
+def results_file(cli, write_json, tmp_path):
+    """A results page made by `score --html`, with the `score --json` document of the same sheets."""
+    from test_html_pages import sample_sheets
+
+    sheets = sample_sheets(12)
+    sheets[0]["player"] = "<b>Bob</b> & <script>x()</script>"
+    sheets[1]["cells"][3] = "*"
+    sheets[2]["claimed_total"] = 1
+    files = [str(write_json(f"p{i}.json", s)) for i, s in enumerate(sheets)]
+    out = tmp_path / "results.html"
+    result = cli("score", *files, "--json", "--html", str(out))
+    assert result.exit_code == 1, result.output
+    return out.as_uri(), json.loads(result.stdout)
+
+
+def test_results_page_shows_the_ranking_and_each_series(page, results_file):
+    url, document = results_file
+    page.goto(url)
+    rows = page.eval_on_selector_all(
+        ".ranking li", "items => items.map(i => [i.querySelector('.place').textContent, "
+        "i.querySelector('.name').textContent, i.querySelector('.pts').textContent])")
+    assert rows == [[str(r["place"]), r["player"], str(r["total"])] for r in document["ranking"]]
+    trains = page.eval_on_selector_all(".sheet", """sheets => sheets.map(s => ({
+        name: s.querySelector('.name').textContent,
+        brackets: [...s.querySelectorAll('.s path')].flatMap(path => path.getAttribute('d').split('M').slice(1).map(
+            segment => {  // each bracket is one M... segment of the path: measure it drawn alone
+                const one = path.cloneNode();
+                one.setAttribute('d', 'M' + segment);
+                path.parentNode.appendChild(one);
+                const b = one.getBBox();
+                one.remove();
+                return [b.x, b.x + b.width]; })),
+        points: [...s.querySelectorAll('.s text')].map(t => t.textContent),
+        boxes: s.querySelector('use[href="#boxes"]').getBBox().width}))""")
+    results = {r["player"]: r for r in document["results"]}
+    assert len(trains) == 12 and set(results) == {t["name"] for t in trains}
+    for train in trains:
+        width = train["boxes"] / 20
+        series = results[train["name"]]["series"]
+        assert [(round(a / width) + 1, round(b / width)) for a, b in train["brackets"]] == \
+            [(s["start"], s["end"]) for s in series], train["name"]
+        assert train["points"] == [str(s["points"]) for s in series]
+    assert page.eval_on_selector_all(".name b, .name script", "found => found.length") == 0
+    assert page.is_visible(".sheet.bad .problems") and page.is_visible(".sheet use.w")
+
+
+def test_results_page_prints_on_one_page_and_fits_a_phone(page, results_file):
+    from pypdf import PdfReader
+
+    page.goto(results_file[0])
+    for paper in ("A4", "Letter"):
+        assert len(PdfReader(io.BytesIO(page.pdf(format=paper))).pages) == 1, paper
+    page.set_viewport_size({"width": 375, "height": 800})
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 375

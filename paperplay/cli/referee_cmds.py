@@ -172,7 +172,7 @@ def route(
               paperplay route board.json --line 2 --stops B,D,M --json
     """
     from paperplay.jsonfile import read_json
-    from paperplay.streetcar.data import route_cards
+    from paperplay.streetcar.data import lines, route_cards
     from paperplay.streetcar.deal import check_set
     from paperplay.streetcar.route import Network, route_answer
     from paperplay.streetcar.state import board_problems, state_from_json
@@ -186,10 +186,12 @@ def route(
         raise InputError(f"--line: is {line}; this board has lines {', '.join(map(str, lines))}")
     if card is not None:
         check_set(card_set)
-        if not 1 <= card <= 6:
-            raise InputError(f"--card: is {card}; expected a route card 1-6")
-        if line > 6:
-            raise InputError(f"--line: is {line}; route cards list lines 1-6 (use --stops for other lines)")
+        count = len(route_cards(card_set))
+        if not 1 <= card <= count:
+            raise InputError(f"--card: is {card}; expected a route card 1-{count}")
+        if line not in lines():
+            raise InputError(f"--line: is {line}; route cards list lines {lines()[0]}-{lines()[-1]} (use --stops "
+                             "for other lines)")
         wanted = list(route_cards(card_set)[card - 1][line - 1])
     else:
         assert stops is not None

@@ -19,7 +19,8 @@ from paperplay.seeds import Rng
 Square = tuple[int, int]
 Board = tuple[tuple[int | None, ...], ...]
 PLUS, MINUS = "plus", "minus"
-LEVELS = ("add", "add-sub", "mul-div", "mixed")
+LEVELS = tuple(load_template("sequence/game.json")["levels"])
+"""Equation levels, as templates/sequence/game.json names them."""
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 """Line directions in reading order: along a row, down a column, diagonal down-right, down-left."""
 

@@ -104,6 +104,18 @@ def route_cards(card_set: int) -> tuple[tuple[tuple[str, ...], ...], ...]:
 
 
 @cache
+def lines() -> tuple[int, ...]:
+    """The line cards of the game (1-6), as the route cards list them."""
+    return tuple(load_template("streetcar/route-cards.json")["lines"])
+
+
+@cache
+def card_sets() -> tuple[int, ...]:
+    """The route-card sets, by stops per card (2 and 3)."""
+    return tuple(sorted(int(k) for k in load_template("streetcar/route-cards.json")["sets"]))
+
+
+@cache
 def line_styles() -> dict[int, LineStyle]:
     data = load_template("streetcar/route-cards.json")
     return {s["line"]: LineStyle(s["line"], s["colour"], s["pattern"]) for s in data["line_styles"]}

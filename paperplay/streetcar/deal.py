@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from paperplay.errors import InputError
 from paperplay.seeds import shuffled
-from paperplay.streetcar.data import route_cards, starting_hand, tile_kinds
+from paperplay.streetcar.data import card_sets, lines, route_cards, starting_hand, tile_kinds
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 
@@ -30,18 +30,19 @@ def check_players(players: int) -> None:
 
 
 def check_set(card_set: int) -> None:
-    if card_set not in (2, 3):
-        raise InputError(f"is {card_set}; expected 2 (two-stop route cards) or 3 (three-stop)", field="set")
+    if card_set not in card_sets():
+        raise InputError(f"is {card_set}; expected " + " or ".join(f"{n} ({n}-stop route cards)" for n in card_sets()),
+                         field="set")
 
 
 def deal(seed: str, players: int, card_set: int = 2) -> tuple[Seat, ...]:
     """Deals line cards (label streetcar/lines) and route cards (streetcar/routes) to the seats."""
     check_players(players)
     check_set(card_set)
-    lines = shuffled([1, 2, 3, 4, 5, 6], "streetcar/lines", seed)
-    cards = shuffled([1, 2, 3, 4, 5, 6], "streetcar/routes", seed)
+    dealt = shuffled(list(lines()), "streetcar/lines", seed)
     sets = route_cards(card_set)
-    return tuple(Seat(i + 1, lines[i], cards[i], sets[cards[i] - 1][lines[i] - 1]) for i in range(players))
+    cards = shuffled(list(range(1, len(sets) + 1)), "streetcar/routes", seed)
+    return tuple(Seat(i + 1, dealt[i], cards[i], sets[cards[i] - 1][dealt[i] - 1]) for i in range(players))
 
 
 def bag(seed: str, players: int) -> list[str]:

@@ -17,7 +17,7 @@ from paperplay.errors import IllegalAction as Illegal
 from paperplay.errors import InputError, Problem, Verdict
 from paperplay.jsonfile import validate
 from paperplay.seeds import Rng, canonical_seed
-from paperplay.streetcar.data import Edge, Square, Terminal, route_cards, starting_hand, tile_kinds
+from paperplay.streetcar.data import Edge, Square, Terminal, lines, route_cards, starting_hand, tile_kinds
 from paperplay.streetcar.deal import bag as seeded_bag
 from paperplay.streetcar.deal import deal as seeded_deal
 from paperplay.streetcar.route import Car, Network, StopProgress
@@ -498,8 +498,9 @@ def _seats(data: Mapping[str, Any], source: str, geo: Geometry, seed: str | None
             if ("route_card" in seat) == ("stops" in seat):
                 raise InputError(f"{source}: field deal[{i}] needs route_card or stops (one of them)")
             if "route_card" in seat:
-                if line > 6:
-                    raise InputError(f"{source}: field deal[{i}].line is {line}; route cards cover lines 1-6")
+                if line not in lines():
+                    raise InputError(f"{source}: field deal[{i}].line is {line}; route cards cover lines "
+                                     f"{lines()[0]}-{lines()[-1]}")
                 stops = route_cards(card_set)[seat["route_card"] - 1][line - 1]
             else:
                 stops = tuple(seat["stops"])
@@ -513,9 +514,9 @@ def _seats(data: Mapping[str, Any], source: str, geo: Geometry, seed: str | None
             if letter not in geo.board.locations:
                 raise InputError(f"{source}: field deal[{i}] names stop {letter}, which is not on this board")
         players.append(Player(player_name, line, tuple(stops)))
-    lines = [p.line for p in players]
-    if len(set(lines)) != len(lines):
-        raise InputError(f"{source}: field deal gives line {Counter(lines).most_common(1)[0][0]} to two players")
+    seated = [p.line for p in players]
+    if len(set(seated)) != len(seated):
+        raise InputError(f"{source}: field deal gives line {Counter(seated).most_common(1)[0][0]} to two players")
     return players
 
 

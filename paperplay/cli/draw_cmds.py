@@ -41,11 +41,11 @@ def draw(
     if game is Game.streetcar:
         _draw_streetcar(canonical, players if players is not None else 4, card_set, as_json)
         return
-    from paperplay.streams.rules import WILD, draw as streams_draw
+    from paperplay.streams.rules import WILD, draw as streams_draw, tile_json
 
     tiles = streams_draw(canonical)
     if as_json:
-        print_json({"game": "streams", "seed": canonical, "draw": list(tiles)})
+        print_json({"game": "streams", "seed": canonical, "draw": [tile_json(t) for t in tiles]})
         return
     typer.echo(f"Streams draw for seed {display_code(canonical)} (game code {display_code(game_code('streams', canonical))})")
     for turn, tile in enumerate(tiles, start=1):

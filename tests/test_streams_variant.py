@@ -16,6 +16,7 @@ from conftest import DATA
 from paperplay.errors import InputError
 from paperplay.render.model import QR, Text
 from paperplay.render.pdf import render_bytes
+from paperplay.resources import template_path
 from paperplay.seeds import Rng, game_code, shuffled
 from paperplay.streams.coach import GapStrategy, Scorer, play_game, strategy, unseen_counts
 from paperplay.streams.lab import game_seed, simulate
@@ -38,6 +39,8 @@ def test_the_variant_file_loads_into_rules():
     assert VARIANT.points[2] * 2 > VARIANT.points[4]  # two pairs beat a series of four
     assert load_rules(None) is load_rules("standard") is standard_rules()
     assert standard_rules().series_boxes == 10
+    # The shipped game.json has the variant shape (standard_rules skips the schema for speed).
+    assert load_rules(str(template_path("streams/game.json"))) == standard_rules()
 
 
 @pytest.mark.parametrize("change, message", [

@@ -7,7 +7,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -16,11 +16,14 @@ from paperplay.cli.common import guarded, print_json
 from paperplay.errors import InputError
 from paperplay.seeds import Rng, canonical_seed, display_code
 
+if TYPE_CHECKING:
+    from paperplay.streams.rules import StreamsRules
+
 VARIANT_HELP = ("The Streams variant: standard (the default), a shipped NAME, or a variant FILE.json "
                 "(see: paperplay schema streams-variant).")
 
 
-def load_variant(variant: str | None) -> Any:
+def load_variant(variant: str | None) -> StreamsRules:
     """The rules --variant names; its errors name the option."""
     from paperplay.streams.rules import load_rules
 
@@ -30,7 +33,7 @@ def load_variant(variant: str | None) -> Any:
         raise InputError(f"--variant: {exc}") from None
 
 
-def _parse_tile(text: str, option: str, rules: Any) -> int:
+def _parse_tile(text: str, option: str, rules: StreamsRules) -> int:
     from paperplay.streams.rules import WILD
 
     item = text.strip()
@@ -41,7 +44,7 @@ def _parse_tile(text: str, option: str, rules: Any) -> int:
     raise InputError(f"{option}: is {text!r}; expected an integer {rules.lowest}-{rules.highest} or * for the wild")
 
 
-def _known_tiles(cells: list[int], tile: int, seen: str | None, rules: Any) -> list[int]:
+def _known_tiles(cells: list[int], tile: int, seen: str | None, rules: StreamsRules) -> list[int]:
     """Tiles out of the bag: on the sheet or in --seen (each value as often as the larger says), and the tile."""
     from paperplay.streams.rules import EMPTY, WILD, tile_name
     from paperplay.streams.sheet import parse_tiles

@@ -83,10 +83,13 @@ class Summary:
         return self.games / self.seconds if self.seconds > 0 else float("inf")
 
     def to_json(self) -> dict[str, Any]:
-        return {"strategy": self.name, "games": self.games, "mean": round(self.mean, 3),
-                "stderr": round(self.stderr, 3), "median": self.median, "p10": self.percentile(10),
-                "p90": self.percentile(90), "chance_of_300": self.perfect,
-                "games_per_second": round(self.rate, 2)}
+        document: dict[str, Any] = {
+            "strategy": self.name, "games": self.games, "mean": round(self.mean, 3), "stderr": round(self.stderr, 3),
+            "median": self.median, "p10": self.percentile(10), "p90": self.percentile(90),
+            "chance_of_300": self.perfect, "games_per_second": round(self.rate, 2)}
+        if self.perfect_score != PERFECT:  # a variant: chance_of_300 is the chance of this score
+            document["perfect_score"] = self.perfect_score
+        return document
 
 
 def paired(a: Summary, b: Summary) -> tuple[float, float]:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA
+from conftest import DATA, SPEC_SHEET
 from paperplay.errors import InputError
 from paperplay.render.model import QR, Text
 from paperplay.render.pdf import render_bytes
@@ -266,3 +266,25 @@ def test_cli_bad_variants_exit_2_naming_the_option(cli, write_json):
     result = cli("review", str(write_json("ann.json", _variant_sheet())))
     assert result.exit_code == 2 and "field variant is 'test-big-bag', which paperplay does not ship" in result.stderr
     assert json.loads(cli("schema", "streams-variant").stdout)["title"] == "Streams rules"
+
+
+def test_a_shipped_variant_is_found_by_name_and_by_a_sheet_field(tmp_path, monkeypatch):
+    import paperplay.streams.rules as rules_module
+
+    folder = tmp_path / "streams" / "variants"
+    folder.mkdir(parents=True)
+    (folder / "test-big-bag.json").write_text(VARIANT_FILE.read_text(), encoding="utf-8")
+    monkeypatch.setattr(rules_module, "template_path", lambda relative: tmp_path / relative)
+    assert rules_module.shipped_variants() == ["standard", "test-big-bag"]
+    assert load_rules("test-big-bag") == VARIANT
+    sheet = sheet_from_json(_variant_sheet(), "ann.json")  # no rules given: the field names them
+    assert sheet.rules == VARIANT and referee(sheet).valid
+    (folder / "other.json").write_text(VARIANT_FILE.read_text(), encoding="utf-8")
+    with pytest.raises(InputError, match="other.json: field variant is 'test-big-bag'; expected 'other'"):
+        load_rules("other")
+
+
+def test_a_standard_sheet_may_name_its_variant(cli, write_json):
+    path = write_json("ann.json", SPEC_SHEET | {"variant": "standard"})
+    result = cli("verify", str(path), "--json")
+    assert result.exit_code == 0 and "variant" not in json.loads(result.stdout)["results"][0]

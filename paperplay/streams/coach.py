@@ -17,7 +17,7 @@ from itertools import accumulate
 from typing import Protocol
 
 from paperplay.seeds import Rng
-from paperplay.streams.rules import EMPTY, WILD, StreamsRules, Tile, score, standard_rules
+from paperplay.streams.rules import EMPTY, WILD, StreamsRules, Tile, best_total, standard_rules
 
 Cells = list[int]
 """Boxes in order: EMPTY, a number (1 or more), or WILD."""
@@ -46,7 +46,7 @@ class Scorer:
 
     def __call__(self, cells: Sequence[int]) -> int:
         if not self.runs_are_best:
-            return score(cells, self.rules).total
+            return best_total(cells, self.rules)
         if WILD in cells:
             at = cells.index(WILD)
             row = list(cells)

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -67,11 +67,11 @@ class StreamsRules:
     bag: tuple[Tile, ...]
     points: tuple[int, ...]
 
-    @property
+    @cached_property
     def lowest(self) -> int:
         return min(t for t in self.bag if t != WILD)
 
-    @property
+    @cached_property
     def highest(self) -> int:
         return max(t for t in self.bag if t != WILD)
 
@@ -229,12 +229,25 @@ def _series(starts: list[int], n: int, points: Sequence[int]) -> tuple[Series, .
     )
 
 
+def _wild_values(values: Sequence[Tile], at: int, rules: StreamsRules) -> list[int]:
+    """The values worth trying for the wild in box `at` (index), smallest first.
+
+    The wild's value only matters through the two comparisons with its neighbours, so the
+    smallest value of each of the (at most three) classes is tried: the lowest number, the left
+    neighbour's value, and one above the right neighbour's.
+    """
+    candidates = {rules.lowest}
+    if at > 0:
+        candidates.add(values[at - 1])
+    if at + 1 < len(values) and values[at + 1] + 1 <= rules.highest:
+        candidates.add(values[at + 1] + 1)
+    return sorted(candidates)
+
+
 def score(cells: Sequence[Tile], rules: StreamsRules | None = None) -> Score:
     """Scores a full row of boxes: the best cut into ascending series, the wild at its best value.
 
-    The wild's value only matters through the two comparisons with its neighbours, so the
-    smallest value of each of the (at most three) classes is tried: 1, the left neighbour's
-    value, and one above the right neighbour's. Of equally good values the smallest is taken.
+    Of equally good values for the wild the smallest is taken.
     """
     rules = rules or standard_rules()
     points = rules.points
@@ -243,13 +256,8 @@ def score(cells: Sequence[Tile], rules: StreamsRules | None = None) -> Score:
         return Score(total, _series(starts, len(cells), points), None)
     at = list(cells).index(WILD)
     values = list(cells)
-    candidates = {rules.lowest}
-    if at > 0:
-        candidates.add(values[at - 1])
-    if at + 1 < len(values) and values[at + 1] + 1 <= rules.highest:
-        candidates.add(values[at + 1] + 1)
     best: tuple[int, list[int], int] | None = None
-    for value in sorted(candidates):
+    for value in _wild_values(values, at, rules):
         values[at] = value
         total, starts = _best_cut(values, points)
         if best is None or total > best[0]:
@@ -257,6 +265,20 @@ def score(cells: Sequence[Tile], rules: StreamsRules | None = None) -> Score:
     assert best is not None
     total, starts, value = best
     return Score(total, _series(starts, len(values), points), value)
+
+
+def best_total(cells: Sequence[Tile], rules: StreamsRules) -> int:
+    """score(cells, rules).total, twice as fast (no series built): for play-outs."""
+    points = rules.points
+    if WILD not in cells:
+        return _best_cut(cells, points)[0]
+    at = list(cells).index(WILD)
+    values = list(cells)
+    best = 0
+    for value in _wild_values(values, at, rules):
+        values[at] = value
+        best = max(best, _best_cut(values, points)[0])
+    return best
 
 
 def _box_list(boxes: list[int]) -> str:

@@ -64,8 +64,8 @@ def _known_tiles(cells: list[int], tile: int, seen: str | None, rules: StreamsRu
 @app.command()
 @guarded
 def advise(
-    cells: str = typer.Option(..., "--cells", help="The sheet so far: 20 boxes (a variant's number), _ for empty, "
-                              "e.g. \"3 _ _ 12 …\".", show_default=False),
+    cells: str = typer.Option(..., "--cells", help="The sheet so far: 20 boxes (a variant's: its own "
+                              "number), _ for empty, e.g. \"3 _ _ 12 …\".", show_default=False),
     tile: str = typer.Option(..., "--tile", help="The tile just drawn (1-30, or * for the wild).", show_default=False),
     seen: str = typer.Option(None, "--seen", help="Tiles drawn earlier, known to be out of the bag."),
     seed: str = typer.Option(None, "--seed", help="The coach's own seed (default: one made from the position)."),

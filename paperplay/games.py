@@ -52,7 +52,7 @@ class GameInfo:
 
 
 GAMES: tuple[GameInfo, ...] = (
-    GameInfo("streams", "Streams", "paperplay.streams.api", ("streams-sheet",),
+    GameInfo("streams", "Streams", "paperplay.streams.api", ("streams-sheet", "streams-variant"),
              kit_options=frozenset({"players", "names", "paper", "variant", "html"}),
              draw_options=frozenset({"variant"}), can_call=True),
     GameInfo("streetcar", "Streetcar", "paperplay.streetcar.api",

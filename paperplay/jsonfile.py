@@ -83,7 +83,17 @@ def _validator(schema_name: str) -> Any:
 
 def validate(instance: Any, schema_name: str, source: str) -> None:
     """Checks instance against a shipped schema; raises an InputError naming the source and field."""
-    validator = _validator(schema_name)
+    _check(_validator(schema_name), instance, source)
+
+
+def validate_schema(instance: Any, schema: dict[str, Any], source: str) -> None:
+    """Checks instance against a schema built at run time (a shipped one with other bounds, say)."""
+    from jsonschema import Draft202012Validator
+
+    _check(Draft202012Validator(schema, registry=_registry()), instance, source)
+
+
+def _check(validator: Any, instance: Any, source: str) -> None:
     errors = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
     if not errors:
         return

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from paperplay.seeds import Rng, canonical_seed
 from paperplay.streams.coach import (
-    STRATEGIES, WILD_CODE, GapStrategy, Scorer, encode, evaluate, play_game, strategy, unseen_counts,
+    STRATEGIES, GapStrategy, Scorer, evaluate, play_game, strategy, unseen_counts,
 )
 from paperplay.streams.lab import Summary, game_seed, paired, play_games, simulate
-from paperplay.streams.rules import WILD, draw, score, standard_rules
+from paperplay.streams.rules import EMPTY, WILD, draw, score, standard_rules, tile_from_json, tile_json
 
 RULES = standard_rules()
 
@@ -27,7 +27,7 @@ def test_fast_scorer_agrees_with_the_rules(row, wild_at):
     cells = list(row)
     if wild_at is not None:
         cells[wild_at] = WILD
-    assert Scorer(RULES)([encode(c) for c in cells]) == score(cells, RULES).total
+    assert Scorer(RULES)(cells) == score(cells, RULES).total
 
 
 def test_scorer_falls_back_to_the_best_cut_for_a_table_that_rewards_cutting():
@@ -46,35 +46,35 @@ def test_strategies_write_only_into_empty_boxes_and_fill_all_20(name):
         drawn = draw(seed, RULES)
         placements, cells = play_game(policy, drawn, RULES, Rng(f"coach/{name}", seed))
         assert sorted(placements) == list(range(20))  # every box once: never a full one
-        assert [cells[box] for box in placements] == [encode(t) for t in drawn]
+        assert [cells[box] for box in placements] == list(drawn)
 
 
 def test_gap_heuristic_places_by_rank_within_the_gap():
-    empty = [0] * 20
+    empty = [EMPTY] * 20
     # Early on, two boxes at each end are kept free for tiles that will fit nowhere.
     unseen = unseen_counts(RULES, [1])
     assert GapStrategy().choose(list(empty), 1, unseen, Rng("t", "T")) == 2
     unseen = unseen_counts(RULES, [30])
     assert GapStrategy().choose(list(empty), 30, unseen, Rng("t", "T")) == 17
     # Between 10 (box 1) and 20 (box 10), a 15 goes near the middle of boxes 2-9.
-    cells = [10] + [0] * 8 + [20] + [0] * 10
+    cells = [10] + [EMPTY] * 8 + [20] + [EMPTY] * 10
     unseen = unseen_counts(RULES, [10, 20, 15])
     box = GapStrategy().choose(cells, 15, unseen, Rng("t", "T"))
     assert 3 <= box <= 6
     # A tile that fits no gap goes to the end of a gap, beside the bound it breaks.
-    cells = [1, 2, 3, 4, 0, 5, 6, 7, 8, 9, 10, 0, 0, 11, 12, 13, 14, 15, 16, 17]
+    cells = [1, 2, 3, 4, EMPTY, 5, 6, 7, 8, 9, 10, EMPTY, EMPTY, 11, 12, 13, 14, 15, 16, 17]
     box = GapStrategy().choose(cells, 30, unseen_counts(RULES, [*range(1, 18), 30]), Rng("t", "T"))
     assert box in (4, 12)
 
 
 def test_monte_carlo_prefers_the_obvious_box():
     # Nineteen boxes ascending with a hole for 10: anywhere else breaks the series of 20.
-    cells = [encode(v) for v in range(1, 10)] + [0] + [encode(v) for v in range(11, 21)]
+    cells = list(range(1, 10)) + [EMPTY] + list(range(11, 21))
     unseen = unseen_counts(RULES, list(range(1, 21)))
     best = evaluate(cells, 10, unseen, Rng("t", "T"), 1000, Scorer(RULES))
     assert best[0].box == 9 and best[0].mean == 300 and best[0].stderr == 0
     # On an empty sheet every box is tried; halving leaves three with the most play-outs.
-    estimates = evaluate([0] * 20, 30, unseen_counts(RULES, [30]), Rng("t", "T"), 20_000, Scorer(RULES), keep=3)
+    estimates = evaluate([EMPTY] * 20, 30, unseen_counts(RULES, [30]), Rng("t", "T"), 20_000, Scorer(RULES), keep=3)
     assert {e.box for e in estimates} == set(range(20))
     assert estimates[2].playouts > estimates[3].playouts and estimates[0].mean >= estimates[1].mean
     assert estimates[0].box >= 15  # a 30 belongs at the right-hand end
@@ -200,7 +200,7 @@ def _played_sheet(seed="7KQ2M9XD"):
     drawn = draw(seed, RULES)
     placements, cells = play_game(GapStrategy(), drawn, RULES, Rng("x", seed))
     return {"game": "streams", "seed": seed, "player": "Gap",
-            "cells": ["*" if c == WILD_CODE else c for c in cells], "placements": [b + 1 for b in placements]}
+            "cells": [tile_json(c) for c in cells], "placements": [b + 1 for b in placements]}
 
 
 def test_cli_review(cli, write_json):
@@ -209,7 +209,7 @@ def test_cli_review(cli, write_json):
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert len(doc["turns"]) == 20 and [t["turn"] for t in doc["turns"]] == list(range(1, 21))
-    assert doc["turns"][0]["tile"] == 11 and doc["total"] == score(_played_sheet()["cells"]).total
+    assert doc["turns"][0]["tile"] == 11 and doc["total"] == score([tile_from_json(c) for c in _played_sheet()["cells"]]).total
     for turn in doc["turns"]:
         assert turn["loss"] >= 0 and (turn["loss"] == 0) == (turn["written"] == turn["coach"]) or turn["loss"] == 0
     assert doc["turns"][-1]["loss"] == 0  # the last tile has one box left
@@ -241,7 +241,7 @@ def test_placements_are_checked_by_score_and_verify(cli, write_json):
     result = cli("score", str(write_json("bad.json", sheet)), "--json")
     assert result.exit_code == 1
     problems = json.loads(result.stdout)["results"][0]["problems"]
-    assert [p["rule"] for p in problems] == ["placements", "placements"]
+    assert [p["rule"] for p in problems] == ["streams/placements", "streams/placements"]
     dup = _played_sheet()
     dup["placements"][1] = dup["placements"][0]
     result = cli("verify", str(write_json("dup.json", dup)))
@@ -253,26 +253,25 @@ def test_placements_are_checked_by_score_and_verify(cli, write_json):
 def test_gaps_kept_up_to_date_match_gaps_found_again(number):
     from paperplay.streams.coach import gaps_of, pick, split
 
-    cells = [0] * 20
+    cells = [EMPTY] * 20
     unseen = unseen_counts(RULES, [])
     gaps = gaps_of(cells, 30)
     for tile in draw(game_seed("GAPS", number), RULES):
-        code = encode(tile)
-        unseen[0 if code == WILD_CODE else code] -= 1
-        g, at = pick(gaps, code, unseen, cells, RULES.points)
-        assert cells[at] == 0 and gaps[g][0] <= at <= gaps[g][1]
-        cells[at] = code
-        split(gaps, g, at, code)
-        if WILD_CODE not in cells:  # a wild's stand-in value is fixed when written, found again later
+        unseen[tile] -= 1
+        g, at = pick(gaps, tile, unseen, cells, RULES.points)
+        assert cells[at] == EMPTY and gaps[g][0] <= at <= gaps[g][1]
+        cells[at] = tile
+        split(gaps, g, at, tile)
+        if WILD not in cells:  # a wild's stand-in value is fixed when written, found again later
             assert gaps == gaps_of(cells, 30)
-    assert gaps == [] and 0 not in cells
+    assert gaps == [] and EMPTY not in cells
 
 
 def test_a_wild_bounds_its_neighbours_as_the_value_between_theirs():
     from paperplay.streams.coach import gaps_of
 
-    cells = [0] * 20
-    cells[0], cells[10], cells[19] = 10, WILD_CODE, 30
+    cells = [EMPTY] * 20
+    cells[0], cells[10], cells[19] = 10, WILD, 30
     # Boxes 2-19 lie between 10 and 30; the wild, 10th of those 18, stands for 10 + 20 * 10/19 = 21.
     assert gaps_of(cells, 30) == [(1, 9, 10, 21), (11, 18, 21, 30)]
 
@@ -280,7 +279,7 @@ def test_a_wild_bounds_its_neighbours_as_the_value_between_theirs():
 def test_a_misfit_does_not_split_the_longest_series():
     # 2-19 ascending with holes; a 25 fits nowhere. Breaking beside 19 in box 11 would split the
     # long series; box 19 (before the 30) or the left end cost far less.
-    cells = [0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 19, 20, 21, 22, 23, 24, 26, 0, 30]
-    unseen = unseen_counts(RULES, [c for c in cells if c] + [25])
+    cells = [EMPTY, 2, 3, 4, 5, 6, 7, 8, 9, 10, EMPTY, 19, 20, 21, 22, 23, 24, 26, EMPTY, 30]
+    unseen = unseen_counts(RULES, [c for c in cells if c != EMPTY] + [25])
     box = GapStrategy().choose(cells, 25, unseen, Rng("t", "T"))
     assert box in (0, 18)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from conftest import DATA
 from paperplay.streams.rules import (
     WILD, ClaimedSeries, StreamsRules, check_claims, check_draw, check_tiles, draw, score, standard_rules,
+    tile_from_json,
 )
 from paperplay.streams.sheet import ranking
 
@@ -25,7 +26,7 @@ RULES = standard_rules()
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_reference_series(case):
-    result = score(case["cells"])
+    result = score([tile_from_json(c) for c in case["cells"]])
     assert result.total == case["total"], f"{case['name']}: series {result.series}"
     assert [s.length for s in result.series] == case["lengths"]
     if "wild_value" in case:
@@ -63,7 +64,7 @@ def test_a_fall_breaks_the_series():
 # Ruling "Score": the best cut, so a variant table that rewards cutting is scored right too.
 def test_variant_table_that_rewards_cutting_is_scored_as_the_best_cut():
     points = (0, 0, 10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
-    variant = StreamsRules(boxes=20, bag=RULES.bag, points=points)
+    variant = StreamsRules(name="cut", boxes=20, bag=RULES.bag, points=points)
     result = score([1, 2, 3, 4], variant)
     assert result.total == 20  # cut 1 2 | 3 4, not one run of 4 (1 point)
     assert [(s.start, s.end) for s in result.series] == [(1, 2), (3, 4)]
@@ -104,7 +105,7 @@ def test_score_equals_brute_force_best_cut(cells):
 @given(small_rows, st.lists(st.integers(0, 40), min_size=9, max_size=9))
 def test_score_equals_brute_force_for_any_table(cells, tail):
     points = tuple([0] + tail + [0] * 11)
-    variant = StreamsRules(boxes=20, bag=RULES.bag, points=points)
+    variant = StreamsRules(name="cut", boxes=20, bag=RULES.bag, points=points)
     assert score(cells, variant).total == _brute_force(cells, points)
 
 

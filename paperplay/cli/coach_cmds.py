@@ -7,7 +7,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -15,45 +15,58 @@ from paperplay.cli.common import guarded, print_json
 from paperplay.errors import InputError
 from paperplay.seeds import Rng, canonical_seed, display_code
 
+if TYPE_CHECKING:
+    from paperplay.streams.rules import StreamsRules
 
-def _parse_tile(text: str, option: str) -> Any:
+VARIANT_HELP = ("The Streams variant: standard (the default), a shipped NAME, or a variant FILE.json "
+                "(see: paperplay schema streams-variant).")
+
+
+def load_variant(variant: str | None) -> StreamsRules:
+    """The rules --variant names; its errors name the option."""
+    from paperplay.streams.api import variant_rules
+
+    return variant_rules(variant)
+
+
+def _parse_tile(text: str, option: str, rules: StreamsRules) -> int:
     from paperplay.streams.rules import WILD
 
     item = text.strip()
     if item in ("*", "x", "X"):
         return WILD
-    if item.isdigit() and 1 <= int(item) <= 30:
+    if item.isdigit() and rules.lowest <= int(item) <= rules.highest:
         return int(item)
-    raise InputError(f"{option}: is {text!r}; expected an integer 1-30 or * for the wild")
+    raise InputError(f"{option}: is {text!r}; expected an integer {rules.lowest}-{rules.highest} or * for the wild")
 
 
-def _known_tiles(cells: list[Any], tile: Any, seen: str | None) -> list[Any]:
+def _known_tiles(cells: list[int], tile: int, seen: str | None, rules: StreamsRules) -> list[int]:
     """Tiles out of the bag: on the sheet or in --seen (each value as often as the larger says), and the tile."""
-    from paperplay.streams.rules import WILD, standard_rules
+    from paperplay.streams.rules import EMPTY, WILD, tile_name
     from paperplay.streams.sheet import parse_tiles
 
-    on_sheet = Counter(c for c in cells if c is not None)
-    listed = Counter(parse_tiles(seen, "--seen", count=None)) if seen else Counter()
+    on_sheet = Counter(c for c in cells if c != EMPTY)
+    listed = Counter(parse_tiles(seen, "--seen", count=None, rules=rules)) if seen else Counter()
     known = on_sheet | listed
     known[tile] += 1
-    bag = standard_rules().bag_counts()
-    for value, n in sorted(known.items(), key=lambda kv: (kv[0] == WILD, kv[0] if kv[0] != WILD else 0)):
+    bag = rules.bag_counts()
+    for value, n in sorted(known.items(), key=lambda kv: (kv[0] == WILD, kv[0])):
         if n > bag[value]:
-            name = "the wild" if value == WILD else str(value)
-            raise InputError(f"--cells, --tile and --seen: {n} copies of {name} are out of the bag, "
+            raise InputError(f"--cells, --tile and --seen: {n} copies of {tile_name(value)} are out of the bag, "
                              f"but the bag has {bag[value]}")
     return list(known.elements())
 
 
 def advise(
-    cells: str = typer.Option(..., "--cells", help="The sheet so far: 20 boxes, _ for empty, e.g. \"3 _ _ 12 …\".",
-                              show_default=False),
+    cells: str = typer.Option(..., "--cells", help="The sheet so far: 20 boxes (a variant's: its own "
+                              "number), _ for empty, e.g. \"3 _ _ 12 …\".", show_default=False),
     tile: str = typer.Option(..., "--tile", help="The tile just drawn (1-30, or * for the wild).", show_default=False),
     seen: str = typer.Option(None, "--seen", help="Tiles drawn earlier, known to be out of the bag."),
     seed: str = typer.Option(None, "--seed", help="The coach's own seed (default: one made from the position)."),
     budget: int = typer.Option(None, "--budget",
                                help="Tiles placed in play-outs (default 60000, about half a second)."),
     top: int = typer.Option(3, "--top", help="How many boxes to show."),
+    variant: str = typer.Option(None, "--variant", help=VARIANT_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Says where to write the tile just drawn, with the expected final score of the best boxes.
@@ -63,46 +76,51 @@ def advise(
     The same position and seed always give the same advice.
 
     Example: paperplay advise --cells "3 _ _ 12 _ _ _ 15 _ _ _ _ 21 _ _ _ _ _ _ 29" --tile 17
+
+    With --variant, the coach plays the variant's bag and scoring table.
     """
-    from paperplay.streams.coach import COACH_BUDGET, Scorer, encode, evaluate, unseen_counts
-    from paperplay.streams.rules import standard_rules
+    from paperplay.streams.coach import COACH_BUDGET, Scorer, evaluate, unseen_counts
+    from paperplay.streams.rules import EMPTY, tile_json, tile_name, tile_text
     from paperplay.streams.sheet import parse_tiles
 
-    rules = standard_rules()
-    row = list(parse_tiles(cells, "--cells", empty=True))
-    drawn = _parse_tile(tile, "--tile")
-    if None not in row:
+    rules = load_variant(variant)
+    row = list(parse_tiles(cells, "--cells", empty=True, rules=rules))
+    drawn = _parse_tile(tile, "--tile", rules)
+    if EMPTY not in row:
         raise InputError("--cells: every box is full; there is nowhere to write the tile")
     if top < 1:
         raise InputError(f"--top: is {top}; expected 1 or more")
-    known = _known_tiles(row, drawn, seen)
+    known = _known_tiles(row, drawn, seen, rules)
     if budget is None:
         budget = COACH_BUDGET
     elif budget < 100:
         raise InputError(f"--budget: is {budget}; expected at least 100")
     if seed is None:
-        text = " ".join("_" if c is None else str(c) for c in row) + f"|{drawn}|{sorted(map(str, known))}"
+        text = (" ".join("_" if c == EMPTY else tile_text(c) for c in row)
+                + f"|{tile_text(drawn)}|{sorted(map(tile_text, known))}")
         seed = hashlib.sha256(text.encode()).hexdigest()[:8].upper()
     seed = canonical_seed(seed)
     unseen = unseen_counts(rules, known)
-    codes = [0 if c is None else encode(c) for c in row]
     started = time.perf_counter()
-    estimates = evaluate(codes, encode(drawn), unseen, Rng("coach/advise", seed), budget, Scorer(rules),
-                         keep=min(top, codes.count(0)))
+    estimates = evaluate(row, drawn, unseen, Rng("coach/advise", seed), budget, Scorer(rules),
+                         keep=min(top, row.count(EMPTY)))
     seconds = time.perf_counter() - started
     shown = estimates[:top]
     playouts = sum(e.playouts for e in estimates)
     if as_json:
-        print_json({"game": "streams", "cells": row, "tile": drawn,
-                    "best_box": shown[0].box + 1, "choices": [e.to_json() for e in shown],
-                    "playouts": playouts, "seed": seed, "seconds": round(seconds, 3)})
+        document: dict[str, Any] = {"game": "streams", "cells": [None if c == EMPTY else tile_json(c) for c in row],
+                                    "tile": tile_json(drawn), "best_box": shown[0].box + 1,
+                                    "choices": [e.to_json() for e in shown],
+                                    "playouts": playouts, "seed": seed, "seconds": round(seconds, 3)}
+        if not rules.standard:
+            document["variant"] = rules.name
+        print_json(document)
         return
-    name = "the wild" if drawn == "*" else str(drawn)
-    typer.echo(f"Write {name} in box {shown[0].box + 1}: expected final score {shown[0].mean:.1f} "
+    typer.echo(f"Write {tile_name(drawn)} in box {shown[0].box + 1}: expected final score {shown[0].mean:.1f} "
                f"± {shown[0].stderr:.1f}")
     for e in shown:
         typer.echo(f"  box {e.box + 1:2d}: {e.mean:6.1f} ± {e.stderr:.1f}   ({e.playouts:,} play-outs)")
-    typer.echo(f"({playouts:,} play-outs of the remaining {codes.count(0) - 1} draws, seed {display_code(seed)}, "
+    typer.echo(f"({playouts:,} play-outs of the remaining {row.count(EMPTY) - 1} draws, seed {display_code(seed)}, "
                f"{seconds:.2f} s)")
 
 
@@ -132,6 +150,7 @@ def simulate(
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes."),
     plot: Path = typer.Option(None, "--plot", help="Draw the score distributions to FILE.png or FILE.pdf."),
     force: bool = typer.Option(False, "--force", help="Overwrite the --plot file."),
+    variant: str = typer.Option(None, "--variant", help=VARIANT_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Plays seeded Streams games with placement strategies and reports their scores.
@@ -143,11 +162,14 @@ def simulate(
     Examples: paperplay simulate --strategy gap --games 2000
 
               paperplay simulate --compare proportional,gap,montecarlo --games 200 --jobs 4 --plot lab.png
+
+              paperplay simulate --compare gap,montecarlo --games 100 --variant my-variant.json
     """
     from paperplay.render.pdf import check_writable
     from paperplay.streams.lab import paired
     from paperplay.streams.lab import simulate as run
 
+    rules = load_variant(variant)
     names = _strategy_names(strategy_name, compare)
     if not 1 <= games <= 1_000_000:
         raise InputError(f"--games: is {games}; expected 1 to 1,000,000")
@@ -160,21 +182,25 @@ def simulate(
         check_writable(plot, force)
     total = games * len(names)
     with typer.progressbar(length=total, label="Playing", file=sys.stderr, show_pos=True) as bar:
-        summaries = run(names, games, canonical, jobs, progress=bar.update)
+        summaries = run(names, games, canonical, jobs, progress=bar.update, rules=rules)
+    label = "" if rules.standard else f" (variant {rules.name})"
     if plot is not None:
-        _write_plot(summaries, plot, force, f"Streams strategies, {games} games, seed {display_code(canonical)}")
+        _write_plot(summaries, plot, force, f"Streams strategies{label}, {games} games, seed {display_code(canonical)}")
     if as_json:
         document: dict[str, Any] = {"game": "streams", "games": games, "seed": canonical,
                                     "strategies": [s.to_json() for s in summaries]}
+        if not rules.standard:
+            document["variant"] = rules.name
         if len(summaries) > 1:
             document["differences"] = [{"strategy": s.name, "versus": summaries[0].name,
                                         "mean": round(d, 3), "stderr": round(e, 3)}
                                        for s in summaries[1:] for d, e in [paired(summaries[0], s)]]
         print_json(document)
         return
-    typer.echo(f"{games} games, seed {display_code(canonical)} (game i drawn from seed {canonical}G<i>)")
+    typer.echo(f"{games} games{label}, seed {display_code(canonical)} (game i drawn from seed {canonical}G<i>)")
+    perfect = f"{rules.points[rules.boxes]}s"
     typer.echo(f"  {'strategy':<16} {'mean':>7} {'± se':>6} {'median':>7} {'p10':>5} {'p90':>5} "
-               f"{'300s':>6} {'games/s':>9}")
+               f"{perfect:>6} {'games/s':>9}")
     for s in summaries:
         typer.echo(f"  {s.name:<16} {s.mean:7.2f} {s.stderr:6.2f} {s.median:7g} {s.percentile(10):5g} "
                    f"{s.percentile(90):5g} {s.perfect:6.1%} {s.rate:9.1f}")
@@ -201,6 +227,7 @@ def review(
     sheet: Path = typer.Argument(..., help="A finished Streams sheet with its seed (or draw) and placements.",
                                  show_default=False),
     budget: int = typer.Option(None, "--budget", help="Tiles placed in play-outs per turn (default 60000)."),
+    variant: str = typer.Option(None, "--variant", help=VARIANT_HELP + " Default: the sheet's field variant."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Replays a finished game turn by turn: where each tile was written, where the coach would have
@@ -214,10 +241,11 @@ def review(
     from paperplay.jsonfile import read_json
     from paperplay.streams.coach import COACH_BUDGET
     from paperplay.streams.lab import review as run
-    from paperplay.streams.rules import score
+    from paperplay.streams.rules import score, tile_text
     from paperplay.streams.sheet import check_placements, draw_of, sheet_from_json
 
-    data = sheet_from_json(read_json(sheet), str(sheet))
+    rules = load_variant(variant) if variant is not None else None
+    data = sheet_from_json(read_json(sheet), str(sheet), rules)
     seed, drawn = draw_of(data)
     if drawn is None:
         raise InputError(f"{sheet}: needs field seed or field draw: review replays the draw")
@@ -232,11 +260,11 @@ def review(
     seed = seed or canonical_seed(hashlib.sha256(str(drawn).encode()).hexdigest()[:8])
     turns = []
     with typer.progressbar(length=len(drawn), label="Reviewing", file=sys.stderr, show_pos=True) as bar:
-        for turn in run(drawn, data.placements, seed, budget or COACH_BUDGET):
+        for turn in run(drawn, data.placements, seed, budget or COACH_BUDGET, data.rules):
             turns.append(turn)
             bar.update(1)
     lost = sum(t.loss for t in turns)
-    total = score(data.cells).total
+    total = score(data.cells, data.rules).total
     if as_json:
         print_json({"file": str(sheet), "total": total, "expected_loss": round(lost, 2),
                     "turns": [t.to_json() for t in turns]})
@@ -245,7 +273,7 @@ def review(
     typer.echo(f"  {'turn':>4} {'tile':>4} {'wrote':>5} {'coach':>5} {'expected':>9} {'coach':>7} {'lost':>6}")
     for t in turns:
         mark = "" if t.written == t.best else "  <"
-        tile = "*" if t.tile == "*" else str(t.tile)
+        tile = tile_text(t.tile)
         typer.echo(f"  {t.turn:4d} {tile:>4} {t.written:5d} {t.best:5d} {t.expected_written:9.1f} "
                    f"{t.expected_best:7.1f} {t.loss:6.1f}{mark}")
 

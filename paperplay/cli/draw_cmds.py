@@ -25,12 +25,13 @@ def draw(
     card_set: opt.CardSet = None,
     numbers: opt.Numbers = None,
     level: opt.Level = None,
+    variant: opt.Variant = None,
     as_json: opt.Json = False,
 ) -> None:
     """Shows what a seed deals: Streams' tiles; Streetcar's cards per seat and bag; Sequence's board and deck.
 
-    Streetcar takes --players (2-6, default 4) and --set (2 or 3); Sequence takes --numbers and
-    --level, as its kit did. This reveals the draw: it is for the organiser, or for checking
+    Streams takes --variant; Streetcar takes --players (2-6, default 4) and --set (2 or 3);
+    Sequence takes --numbers and --level, as its kit did. This reveals the draw: it is for the organiser, or for checking
     after the game.
 
     Examples: paperplay draw streams --seed 7KQ2-M9XD --json
@@ -40,7 +41,7 @@ def draw(
               paperplay draw sequence --seed 7KQ2-M9XD --level add
     """
     info = find_game(game)
-    given = {"players": players, "set": card_set, "numbers": numbers, "level": level}
+    given = {"players": players, "set": card_set, "numbers": numbers, "level": level, "variant": variant}
     info.refuse_options("draw", given, info.draw_options)
     dealt = info.module().draw(canonical_seed(seed), given)
     if as_json:
@@ -50,7 +51,7 @@ def draw(
         typer.echo(line)
 
 
-def write_caller_page(path: Path, seed: str, force: bool) -> None:
+def write_caller_page(path: Path, seed: str, force: bool, variant: str | None = None) -> None:
     """Writes the projector caller of a Streams seed and says who may see it."""
     from paperplay.html.caller import caller_page
     from paperplay.html.page import check_page_path, write_page
@@ -59,7 +60,10 @@ def write_caller_page(path: Path, seed: str, force: bool) -> None:
     started = time.perf_counter()
     check_page_path(path, force)
     code = game_code("streams", seed)
-    page = caller_page(code, streams_draw(seed))
+    from paperplay.streams.api import variant_rules
+
+    rules = variant_rules(variant)
+    page = caller_page(code, streams_draw(seed, rules), rules)
     write_page(path, page, force)
     typer.echo(f"Wrote {path} (projector caller, {size_text(len(page))}, {time.perf_counter() - started:.2f} s)")
     typer.echo(f"For the organiser only: the file holds the whole draw of game {display_code(code)}. Open it in "
@@ -92,12 +96,13 @@ def big_text(text: str) -> list[str]:
 def call(
     game: opt.CallableGameArgument,
     seed: opt.RequiredSeed,
-    start: Annotated[int | None, typer.Option("--from", help="Resume at this turn (1-20).", show_default=False)]
+    start: Annotated[int | None, typer.Option("--from", help="Resume at this turn (1-20, or the variant's number of tiles).", show_default=False)]
     = None,
     html: Annotated[Path | None, typer.Option("--html", help="Write a projector page (one HTML file) instead of "
                                               "calling in the terminal. It holds the draw: for the organiser only.",
                                               dir_okay=False, show_default=False)] = None,
     force: opt.Force = False,
+    variant: opt.Variant = None,
 ) -> None:
     """Calls the draw one tile at a time in the terminal: Enter shows the next tile.
 
@@ -112,16 +117,19 @@ def call(
 
               paperplay call streams --seed 7KQ2-M9XD --html caller.html
     """
+    from paperplay.streams.api import variant_rules
+
     canonical = canonical_seed(seed)
+    rules = variant_rules(variant)
     if html is not None:
         if start is not None:
             raise InputError("--from: is for the terminal caller; the --html page keeps its own position")
-        write_caller_page(html, canonical, force)
+        write_caller_page(html, canonical, force, variant)
         return
     from paperplay.streams.rules import WILD
     from paperplay.streams.rules import draw as streams_draw
 
-    tiles = streams_draw(canonical)
+    tiles = streams_draw(canonical, rules)
     start = 1 if start is None else start
     if not 1 <= start <= len(tiles):
         raise InputError(f"--from: is {start}; expected a turn 1-{len(tiles)}")
@@ -141,7 +149,7 @@ def call(
         if answer == "b":
             turn = max(1, turn - 2) if turn > 1 else 1
         if turn > len(tiles):
-            typer.echo("All 20 tiles are called. Time to score: paperplay score SHEET.json --seed SEED")
+            typer.echo(f"All {len(tiles)} tiles are called. Time to score: paperplay score SHEET.json --seed SEED")
             return
         tile = tiles[turn - 1]
         if clear:

@@ -66,6 +66,9 @@ InkSaver = Annotated[bool | None, typer.Option("--ink-saver", help="White backgr
                                                show_default=False)]
 BackOffset = Annotated[str | None, typer.Option("--back-offset", help="Shift card backs by X,Y mm (duplex drift).",
                                                 show_default=False)]
+Variant = Annotated[str | None, typer.Option("--variant", help="Streams variant: standard (the default), a shipped "
+                                             "NAME, or a variant FILE.json (see: paperplay schema streams-variant).",
+                                             show_default=False)]
 Budget = Annotated[int | None, typer.Option("--budget", min=100, max=10_000_000,
                                             help="Tiles placed in play-outs per move (default 60000).",
                                             show_default=False)]

@@ -36,6 +36,7 @@ def sheets(
     paper: opt.Paper = None,
     out: opt.Out = None,
     force: opt.Force = False,
+    variant: opt.Variant = None,
 ) -> None:
     """Prints Streams score sheets, one page per player (1-200).
 
@@ -51,7 +52,7 @@ def sheets(
     canonical, generated = seed_or_new(seed)
     path = output_path(out, "streams", canonical, "sheets")
     doc = find_game("streams").module().sheets(canonical, {"players": players, "names": opt.names_list(names),
-                                                           "paper": paper})
+                                                           "paper": paper, "variant": variant})
     size = write_pdf(doc, path, force)
     report_written(path, size, len(doc.pages), canonical, generated, "streams", started)
 
@@ -77,13 +78,14 @@ def kit(
                                        show_default=False),
     ink_saver: opt.InkSaver = None,
     back_offset: opt.BackOffset = None,
+    variant: opt.Variant = None,
     html: Annotated[Path | None, typer.Option("--html", help="Streams: also write the projector caller page (HTML; "
                                               "holds the draw, for the organiser only).", dir_okay=False,
                                               show_default=False)] = None,
 ) -> None:
     """Prints a game's whole print-and-play kit.
 
-    Streams (--players, --names): the caller's sheet (seed and draw, for the organiser only), the
+    Streams (--players, --names, --variant, --html): the caller's sheet (seed and draw, for the organiser only), the
     40 tiles to cut out for a physical bag, and one score sheet per player (4 by default).
 
     Streetcar (--players 2-6, --set 2|3, --paper a4|letter|a3, --ink-saver, --back-offset): the
@@ -110,7 +112,8 @@ def kit(
     started = time.perf_counter()
     info = find_game(game)
     given = {"players": players, "names": names, "paper": paper, "set": card_set, "numbers": numbers,
-             "level": level, "poster": poster, "ink_saver": ink_saver, "back_offset": back_offset, "html": html}
+             "level": level, "poster": poster, "ink_saver": ink_saver, "back_offset": back_offset, "variant": variant,
+             "html": html}
     info.refuse_options("kit", given, info.kit_options)
     _check_paper(game, paper)
     options = {**given, "names": opt.names_list(names), "back_offset": _offset(back_offset)}
@@ -126,7 +129,7 @@ def kit(
     if html is not None:
         from paperplay.cli.draw_cmds import write_caller_page
 
-        write_caller_page(html, canonical, force)
+        write_caller_page(html, canonical, force, variant)
 
 
 def register(app: typer.Typer) -> None:

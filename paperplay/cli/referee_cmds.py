@@ -75,6 +75,7 @@ def score(
     as_json: opt.Json = False,
     html: HtmlOption = None,
     force: opt.Force = False,
+    variant: opt.Variant = None,
 ) -> None:
     """Checks and scores Streams sheets; with several, ranks the players.
 
@@ -87,6 +88,7 @@ def score(
 
               paperplay score *.json --seed 7KQ2-M9XD --html results.html
     """
+    from paperplay.streams.api import variant_rules
     from paperplay.streams.sheet import Sheet, parse_tiles, ranking, referee, sheet_from_json
 
     if not files and cells is None:
@@ -94,14 +96,15 @@ def score(
     if seed is not None and draw_list is not None:
         raise InputError("--seed and --draw: give one source of the draw, not both")
     canonical = canonical_seed(seed) if seed is not None else None
-    drawn = parse_tiles(draw_list, "--draw") if draw_list is not None else None
+    rules = variant_rules(variant) if variant is not None else None
+    drawn = parse_tiles(draw_list, "--draw", rules=rules) if draw_list is not None else None
     _check_html(html, force)
     outcomes: list[Outcome] = []
     if cells is not None:
-        typed = Sheet(source="--cells", cells=parse_tiles(cells, "--cells"))
+        typed = Sheet(source="--cells", cells=parse_tiles(cells, "--cells", rules=rules), rules=rules or variant_rules(None))
         outcomes.append(Outcome("--cells", referee(typed, canonical, drawn), game="streams"))
-    outcomes += referee_files(files or [], lambda data, source, _: referee(sheet_from_json(data, source), canonical,
-                                                                           drawn), game="streams")
+    outcomes += referee_files(files or [], lambda data, source, _: referee(sheet_from_json(data, source, rules),
+                                                                           canonical, drawn), game="streams")
     ranked = ranking(o.to_json() for o in outcomes if o.verdict is not None)
     note = _write_results_page(html, force, outcomes, ranked) if html is not None else None
     _finish(outcomes, as_json, ranked if len(outcomes) > 1 else None, note)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from paperplay.html.page import STAR_SYMBOL, asset, document, star_svg, text
 from paperplay.seeds import display_code
-from paperplay.streams.rules import WILD, Tile, standard_rules
+from paperplay.streams.rules import WILD, StreamsRules, Tile, standard_rules, tile_json
 
 KEYS = (
     ("Space, Enter, →, Page Down", "next tile"),
@@ -24,17 +24,17 @@ KEYS = (
 )
 
 
-def _grid_cells() -> str:
-    values = sorted({t for t in standard_rules().bag if t != WILD}) + [WILD]  # type: ignore[type-var]
+def _grid_cells(rules: StreamsRules) -> str:
+    values = sorted({t for t in rules.bag if t != WILD}) + [WILD]
     cells = []
     for value in values:
         shown = star_svg() if value == WILD else str(value)
         underline = ' class="u"' if value in (6, 9) else ""
-        cells.append(f'<li data-v="{value}"><span{underline}>{shown}</span></li>')
+        cells.append(f'<li data-v="{tile_json(value)}"><span{underline}>{shown}</span></li>')
     return "".join(cells)
 
 
-def caller_page(code: str, drawn: Sequence[Tile]) -> bytes:
+def caller_page(code: str, drawn: Sequence[Tile], rules: StreamsRules | None = None) -> bytes:
     """Returns the projector page for a game code and its draw (the seed is not needed nor shown)."""
     shown = display_code(code)
     keys = "".join(f"<tr><th>{text(k)}</th><td>{text(v)}</td></tr>" for k, v in KEYS)
@@ -56,7 +56,7 @@ def caller_page(code: str, drawn: Sequence[Tile]) -> bytes:
 <section class="called" aria-labelledby="called-title">
 <h2 id="called-title">Called so far</h2>
 <ol class="order" id="order"></ol>
-<ol class="grid" id="grid" hidden>{_grid_cells()}</ol>
+<ol class="grid" id="grid" hidden>{_grid_cells(rules or standard_rules())}</ol>
 </section>
 <div class="help" id="help" hidden role="dialog" aria-labelledby="help-title">
 <div class="panel">
@@ -68,7 +68,7 @@ again and the game goes on where it was.</p>
 </div>
 <footer class="foot">For the organiser only: this file holds the whole draw of game {shown}.
 Keep it to yourself until the game is over; the players see only the screen. Made with paperplay.</footer>"""
-    data = {"game": "streams", "code": shown, "draw": list(drawn)}
+    data = {"game": "streams", "code": shown, "draw": [tile_json(t) for t in drawn]}
     return document(f"Streams caller · game {shown}", asset("base.css") + asset("caller.css"), body,
                     script=asset("caller.js"), data=data,
                     description="Streams caller for a projector; for the organiser only")

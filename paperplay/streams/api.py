@@ -11,7 +11,7 @@ from paperplay.errors import InputError, Verdict
 from paperplay.render.model import Document
 from paperplay.seeds import display_code, game_code
 from paperplay.streams import rules, sheet
-from paperplay.streams.rules import WILD, Tile
+from paperplay.streams.rules import WILD, StreamsRules, Tile, load_rules, tile_json
 
 MAX_PLAYERS = 200
 KIT_PLAYERS = 4
@@ -25,7 +25,7 @@ class StreamsDraw:
     tiles: tuple[Tile, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"game": "streams", "seed": self.seed, "draw": list(self.tiles)}
+        return {"game": "streams", "seed": self.seed, "draw": [tile_json(t) for t in self.tiles]}
 
     def text_lines(self) -> list[str]:
         head = (f"Streams draw for seed {display_code(self.seed)} "
@@ -34,8 +34,16 @@ class StreamsDraw:
                          for turn, tile in enumerate(self.tiles, start=1)]
 
 
+def variant_rules(variant: str | None) -> StreamsRules:
+    """The rules of a --variant (standard, a shipped NAME or a FILE.json); its errors name the option."""
+    try:
+        return load_rules(variant)
+    except InputError as exc:
+        raise InputError(str(exc), field="variant") from None
+
+
 def draw(seed: str, options: dict[str, Any]) -> StreamsDraw:
-    return StreamsDraw(seed, rules.draw(seed))
+    return StreamsDraw(seed, rules.draw(seed, variant_rules(options.get("variant"))))
 
 
 def players_and_names(players: int | None, names: Sequence[str] | None, default: int | None = None) -> tuple[int, list[str]]:
@@ -58,15 +66,17 @@ def sheets(seed: str, options: dict[str, Any]) -> Document:
     from paperplay.streams.pages import sheets_document
 
     count, names = players_and_names(options.get("players"), options.get("names"))
-    return sheets_document(game_code("streams", seed), count, names, options.get("paper") or "a4")
+    return sheets_document(game_code("streams", seed), count, names, options.get("paper") or "a4",
+                           variant_rules(options.get("variant")))
 
 
 def kit(seed: str, options: dict[str, Any]) -> Document:
     from paperplay.streams.pages import kit_document
 
     count, names = players_and_names(options.get("players"), options.get("names"), KIT_PLAYERS)
-    return kit_document(seed, game_code("streams", seed), rules.draw(seed), count, names,
-                        options.get("paper") or "a4")
+    variant = variant_rules(options.get("variant"))
+    return kit_document(seed, game_code("streams", seed), rules.draw(seed, variant), count, names,
+                        options.get("paper") or "a4", variant)
 
 
 def verify(data: Any, source: str, folder: Path | None = None) -> Verdict:

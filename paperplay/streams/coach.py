@@ -1,7 +1,7 @@
 """The Streams coach: placement strategies, fast play-outs, and advice for the next tile.
 
-A position is the row of boxes so far (0 for an empty box, WILD_CODE for the wild) and what is
-still unseen (tiles neither on the sheet nor known to be out of the bag). Strategies share one
+A position is the row of boxes so far (EMPTY for an empty box, WILD for the wild: rules' one tile
+representation) and what is still unseen (tiles neither on the sheet nor known to be out of the bag). Strategies share one
 small interface, `choose(cells, tile, unseen, rng) -> box index`, and register in `STRATEGIES`.
 Pure: no files, no printing; scoring agrees with `rules.score` (tests check it).
 """
@@ -17,30 +17,21 @@ from itertools import accumulate
 from typing import Protocol
 
 from paperplay.seeds import Rng
-from paperplay.streams.rules import WILD, StreamsRules, Tile, score, standard_rules
+from paperplay.streams.rules import EMPTY, WILD, StreamsRules, Tile, best_total, standard_rules
 
-WILD_CODE = -1
 Cells = list[int]
-"""Boxes in order: 0 empty, 1-30 a number, WILD_CODE the wild."""
+"""Boxes in order: EMPTY, a number (1 or more), or WILD."""
 Unseen = list[int]
-"""Counts of tiles not yet seen: index 1-30 a number, index 0 the wild."""
-
-
-def encode(tile: Tile) -> int:
-    return WILD_CODE if tile == WILD else int(tile)
-
-
-def decode(code: int) -> Tile:
-    return WILD if code == WILD_CODE else code
+"""Counts of tiles not yet seen, indexed by tile: a number, or WILD (index 0)."""
 
 
 def unseen_counts(rules: StreamsRules, known: Sequence[Tile]) -> Unseen:
     """What may still come out of the bag: the bag less every tile known to be out of it."""
     counts = [0] * (rules.highest + 1)
     for tile, n in rules.bag_counts().items():
-        counts[0 if tile == WILD else int(tile)] += n
+        counts[tile] += n
     for tile in known:
-        counts[0 if tile == WILD else int(tile)] -= 1
+        counts[tile] -= 1
     return counts
 
 
@@ -55,15 +46,15 @@ class Scorer:
 
     def __call__(self, cells: Sequence[int]) -> int:
         if not self.runs_are_best:
-            return score([decode(c) for c in cells], self.rules).total
-        if WILD_CODE in cells:
-            at = cells.index(WILD_CODE)
+            return best_total(cells, self.rules)
+        if WILD in cells:
+            at = cells.index(WILD)
             row = list(cells)
             options = [row[at - 1]] if at > 0 else []
             if at + 1 < len(row):
                 options.append(row[at + 1])
             best = 0
-            for value in options or [1]:
+            for value in options or [self.rules.lowest]:
                 row[at] = value
                 best = max(best, self._runs(row))
             return best
@@ -93,7 +84,7 @@ class Strategy(Protocol):
 
 
 def _empties(cells: Cells) -> list[int]:
-    return [i for i, c in enumerate(cells) if c == 0]
+    return [i for i, c in enumerate(cells) if c == EMPTY]
 
 
 class RandomStrategy:
@@ -101,15 +92,18 @@ class RandomStrategy:
 
     name = "random"
 
+    def __init__(self, rules: StreamsRules | None = None) -> None:
+        pass
+
     def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
         empty = _empties(cells)
         return empty[rng.randbelow(len(empty))]
 
 
 @cache
-def _rank(tile: int) -> float:
+def _rank(tile: int, rules: StreamsRules) -> float:
     """Where a number sits among the bag's numbers, 0 (lowest) to 1 (highest); middles of equal runs."""
-    numbers = sorted(t for t in standard_rules().bag if t != WILD)
+    numbers = sorted(t for t in rules.bag if t != WILD)
     below = sum(1 for t in numbers if t < tile)
     same = sum(1 for t in numbers if t == tile)
     return (below + same / 2 - 0.5) / (len(numbers) - 1)
@@ -121,16 +115,19 @@ class ProportionalStrategy:
 
     name = "proportional"
 
+    def __init__(self, rules: StreamsRules | None = None) -> None:
+        self.rules = rules or standard_rules()
+
     def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
         n = len(cells)
         top = len(unseen) - 1
-        want = (n - 1) / 2 if tile == WILD_CODE else _rank(tile) * (n - 1)
+        want = (n - 1) / 2 if tile == WILD else _rank(tile, self.rules) * (n - 1)
 
         def key(i: int) -> tuple[float, int, int]:
             # Nearest first; between equally near boxes, the side that keeps the row ascending.
             left = next((cells[k] for k in range(i - 1, -1, -1) if cells[k] > 0), 0)
             right = next((cells[k] for k in range(i + 1, n) if cells[k] > 0), top)
-            fits = tile == WILD_CODE or left <= tile <= right
+            fits = tile == WILD or left <= tile <= right
             return (abs(i - want) + (0 if fits else 1.5), 0 if fits else 1, i)
 
         return min(_empties(cells), key=key)
@@ -152,7 +149,7 @@ def gaps_of(cells: Cells, top: int) -> list[Gap]:
     n = len(cells)
     values = list(cells)
     for i, c in enumerate(cells):
-        if c == WILD_CODE:
+        if c == WILD:
             left = next((k for k in range(i - 1, -1, -1) if values[k] > 0), -1)
             right = next((k for k in range(i + 1, n) if cells[k] > 0), n)
             lo = values[left] if left >= 0 else 1
@@ -162,12 +159,12 @@ def gaps_of(cells: Cells, top: int) -> list[Gap]:
     i = 0
     lower = 1
     while i < n:
-        if values[i]:
+        if values[i] != EMPTY:
             lower = values[i]
             i += 1
             continue
         j = i
-        while j + 1 < n and values[j + 1] == 0:
+        while j + 1 < n and values[j + 1] == EMPTY:
             j += 1
         gaps.append((i, j, lower, values[j + 1] if j + 1 < n else top))
         i = j + 1
@@ -224,7 +221,7 @@ def _misfit(gaps: list[Gap], tile: int, pre: list[int], cells: Cells, points: Se
 def pick(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Sequence[int]) -> tuple[int, int]:
     """The gap heuristic's choice: (index of the gap, box). See GapStrategy."""
     pre = list(accumulate(unseen, initial=0))  # pre[v]: unseen tiles below v (index 0 is the wild)
-    if tile == WILD_CODE:  # the wild fits anywhere: the largest gap, at its right-hand end unless
+    if tile == WILD:  # the wild fits anywhere: the largest gap, at its right-hand end unless
         # that is the sheet's last box (tuned by simulation)
         chosen = max(range(len(gaps)), key=lambda g: (gaps[g][1] - gaps[g][0], -g))
         first, last = gaps[chosen][0], gaps[chosen][1]
@@ -232,7 +229,7 @@ def pick(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Seque
     best = -1.0
     chosen = at = -1
     n = len(cells)
-    margin = EDGE_MARGIN if cells.count(0) > EDGE_LATE else EDGE_MARGIN_LATE
+    margin = EDGE_MARGIN if cells.count(EMPTY) > EDGE_LATE else EDGE_MARGIN_LATE
     for g, (first, last, lo, hi) in enumerate(gaps):
         if lo <= tile <= hi:
             room = last - first + 1
@@ -253,16 +250,15 @@ def pick(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Seque
     return _misfit(gaps, tile, pre, cells, points)
 
 
-def gap_choice(cells: Cells, tile: int, unseen: Unseen, points: Sequence[int] | None = None) -> int:
+def gap_choice(cells: Cells, tile: int, unseen: Unseen, points: Sequence[int]) -> int:
     """The box the gap heuristic writes `tile` in."""
-    points = points if points is not None else standard_rules().points
     return pick(gaps_of(cells, len(unseen) - 1), tile, unseen, cells, points)[1]
 
 
 def split(gaps: list[Gap], g: int, at: int, tile: int) -> None:
     """Updates the gaps after `tile` is written in box `at` of gap g (the same as gaps_of would find)."""
     first, last, lo, hi = gaps[g]
-    value = _between(lo, hi, at, first, last) if tile == WILD_CODE else tile
+    value = _between(lo, hi, at, first, last) if tile == WILD else tile
     left_hi = right_lo = value
     parts = []
     if at > first:
@@ -298,7 +294,7 @@ def play_out(cells: Cells, future: Sequence[int], unseen: Unseen, scorer: Scorer
     gaps = list(gaps) if gaps is not None else gaps_of(cells, len(unseen) - 1)
     points = scorer.points
     for tile in future:
-        unseen[0 if tile == WILD_CODE else tile] -= 1
+        unseen[tile] -= 1
         g, at = pick(gaps, tile, unseen, cells, points)
         cells[at] = tile
         split(gaps, g, at, tile)
@@ -334,7 +330,7 @@ def evaluate(cells: Cells, tile: int, unseen: Unseen, rng: Rng, budget: int, sco
         return [BoxEstimate(boxes[0], float(scorer(final)), 0.0, 1)]
     budget = max(budget // remaining, 4 * len(boxes))  # in play-outs
     draws = random.Random(rng.randbelow(1 << 62))  # seeded from the SPEC stream; fast for play-outs
-    pool = [WILD_CODE] * unseen[0] + [v for v in range(1, len(unseen)) for _ in range(unseen[v])]
+    pool = [tile for tile in range(len(unseen)) for _ in range(unseen[tile])]  # WILD (0) first
     stats = {b: [0.0, 0.0, 0] for b in boxes}
     alive = list(boxes)
     rounds = max(1, math.ceil(math.log2(max(1, len(alive) / max(1, keep)))) + 1)
@@ -383,45 +379,47 @@ class MonteCarloStrategy:
         self.name = name or ("montecarlo" if budget == MC_BUDGET else f"montecarlo:{budget}")
 
     def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
-        if cells.count(0) == 1:
-            return cells.index(0)
+        if cells.count(EMPTY) == 1:
+            return cells.index(EMPTY)
         return evaluate(cells, tile, unseen, rng, self.budget, self.scorer)[0].box
 
 
-STRATEGIES: dict[str, Callable[[], Strategy]] = {
+STRATEGIES: dict[str, Callable[[StreamsRules], Strategy]] = {
     "random": RandomStrategy,
     "proportional": ProportionalStrategy,
     "gap": GapStrategy,
-    "montecarlo": MonteCarloStrategy,
-    "coach": lambda: MonteCarloStrategy(COACH_BUDGET, name="coach"),
+    "montecarlo": lambda rules: MonteCarloStrategy(rules=rules),
+    "coach": lambda rules: MonteCarloStrategy(COACH_BUDGET, rules, name="coach"),
 }
-"""Every strategy by name, weakest first; `coach` is the advisor's (the strongest)."""
+"""Every strategy by name, weakest first, made for the rules of a variant; `coach` is the advisor's
+(the strongest)."""
 
 
-def strategy(name: str) -> Strategy:
-    """A strategy by name; `montecarlo:N` sets the tiles placed in play-outs per move."""
+def strategy(name: str, rules: StreamsRules | None = None) -> Strategy:
+    """A strategy by name for the rules (default: the standard game); `montecarlo:N` sets the tiles
+    placed in play-outs per move."""
+    rules = rules or standard_rules()
     base, _, arg = name.partition(":")
     if base not in STRATEGIES:
         raise ValueError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}")
     if arg:
         if base != "montecarlo" or not arg.isdigit() or int(arg) < 1:
             raise ValueError(f"strategy {name!r}: only montecarlo takes a budget, as montecarlo:N with N >= 1")
-        return MonteCarloStrategy(int(arg))
-    return STRATEGIES[base]()
+        return MonteCarloStrategy(int(arg), rules)
+    return STRATEGIES[base](rules)
 
 
 def play_game(policy: Strategy, drawn: Sequence[Tile], rules: StreamsRules, rng: Rng) -> tuple[list[int], list[int]]:
     """Plays one game: the boxes written (0-based, in draw order) and the final row."""
-    cells: Cells = [0] * rules.boxes
+    cells: Cells = [EMPTY] * rules.boxes
     unseen = unseen_counts(rules, [])
     placements = []
     for tile in drawn:
-        code = encode(tile)
-        unseen[0 if code == WILD_CODE else code] -= 1
-        box = policy.choose(cells, code, unseen, rng)
-        if cells[box] != 0:
+        unseen[tile] -= 1
+        box = policy.choose(cells, tile, unseen, rng)
+        if cells[box] != EMPTY:
             raise AssertionError(f"strategy {policy.name} wrote in box {box + 1}, which is full")
-        cells[box] = code
+        cells[box] = tile
         placements.append(box)
     return placements, cells
 

@@ -15,18 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from paperplay.seeds import Rng, canonical_seed
-from paperplay.streams.coach import (
-    COACH_BUDGET,
-    WILD_CODE,
-    Scorer,
-    decode,
-    encode,
-    evaluate,
-    play_game,
-    strategy,
-    unseen_counts,
-)
-from paperplay.streams.rules import StreamsRules, Tile, draw, standard_rules
+from paperplay.streams.coach import COACH_BUDGET, Scorer, evaluate, play_game, strategy, unseen_counts
+from paperplay.streams.rules import EMPTY, StreamsRules, Tile, draw, standard_rules, tile_json
 
 PERFECT = 300
 
@@ -35,10 +25,10 @@ def game_seed(seed: str, number: int) -> str:
     return canonical_seed(f"{seed}G{number}")
 
 
-def play_games(name: str, seed: str, numbers: Sequence[int]) -> list[int]:
+def play_games(name: str, seed: str, numbers: Sequence[int], rules: StreamsRules | None = None) -> list[int]:
     """Final scores of the given games (numbers from 1) for one strategy. Runs in worker processes."""
-    rules = standard_rules()
-    policy = strategy(name)
+    rules = rules or standard_rules()
+    policy = strategy(name, rules)
     scorer = Scorer(rules)
     scores = []
     for number in numbers:
@@ -48,9 +38,9 @@ def play_games(name: str, seed: str, numbers: Sequence[int]) -> list[int]:
     return scores
 
 
-def _play_chunk(job: tuple[str, str, list[int]]) -> tuple[str, list[int], list[int]]:
-    name, seed, numbers = job
-    return name, numbers, play_games(name, seed, numbers)
+def _play_chunk(job: tuple[str, str, list[int], StreamsRules]) -> tuple[str, list[int], list[int]]:
+    name, seed, numbers, rules = job
+    return name, numbers, play_games(name, seed, numbers, rules)
 
 
 @dataclass(frozen=True)
@@ -60,6 +50,7 @@ class Summary:
     name: str
     scores: tuple[int, ...]
     seconds: float
+    perfect_score: int = PERFECT  # one series through every box
 
     @property
     def games(self) -> int:
@@ -84,17 +75,20 @@ class Summary:
 
     @property
     def perfect(self) -> float:
-        return sum(1 for s in self.scores if s >= PERFECT) / self.games
+        return sum(1 for s in self.scores if s >= self.perfect_score) / self.games
 
     @property
     def rate(self) -> float:
         return self.games / self.seconds if self.seconds > 0 else float("inf")
 
     def to_json(self) -> dict[str, Any]:
-        return {"strategy": self.name, "games": self.games, "mean": round(self.mean, 3),
-                "stderr": round(self.stderr, 3), "median": self.median, "p10": self.percentile(10),
-                "p90": self.percentile(90), "chance_of_300": self.perfect,
-                "games_per_second": round(self.rate, 2)}
+        document: dict[str, Any] = {
+            "strategy": self.name, "games": self.games, "mean": round(self.mean, 3), "stderr": round(self.stderr, 3),
+            "median": self.median, "p10": self.percentile(10), "p90": self.percentile(90),
+            "chance_of_300": self.perfect, "games_per_second": round(self.rate, 2)}
+        if self.perfect_score != PERFECT:  # a variant: chance_of_300 is the chance of this score
+            document["perfect_score"] = self.perfect_score
+        return document
 
 
 def paired(a: Summary, b: Summary) -> tuple[float, float]:
@@ -105,10 +99,12 @@ def paired(a: Summary, b: Summary) -> tuple[float, float]:
 
 
 def simulate(names: Sequence[str], games: int, seed: str, jobs: int = 1,
-             progress: Callable[[int], None] | None = None) -> list[Summary]:
-    """Plays `games` seeded games with each strategy (in `jobs` processes); one Summary each."""
+             progress: Callable[[int], None] | None = None, rules: StreamsRules | None = None) -> list[Summary]:
+    """Plays `games` seeded games of the rules' variant with each strategy (in `jobs` processes);
+    one Summary each."""
+    rules = rules or standard_rules()
     chunk = max(1, min(25, games // (4 * max(1, jobs)) or 1))
-    work = [(name, seed, list(range(start, min(games, start + chunk - 1) + 1)))
+    work = [(name, seed, list(range(start, min(games, start + chunk - 1) + 1)), rules)
             for name in names for start in range(1, games + 1, chunk)]
     results: dict[str, dict[int, int]] = {name: {} for name in names}
     seconds: dict[str, float] = {name: 0.0 for name in names}
@@ -130,7 +126,8 @@ def simulate(names: Sequence[str], games: int, seed: str, jobs: int = 1,
 
         with multiprocessing.get_context("spawn").Pool(jobs) as pool:
             collect(pool.imap(_play_chunk, work))
-    return [Summary(name, tuple(results[name][i] for i in range(1, games + 1)), seconds[name]) for name in names]
+    return [Summary(name, tuple(results[name][i] for i in range(1, games + 1)), seconds[name],
+                    rules.points[rules.boxes]) for name in names]
 
 
 # -- review ----------------------------------------------------------------------------------------
@@ -153,7 +150,7 @@ class TurnReview:
         return max(0.0, self.expected_best - self.expected_written) if self.written != self.best else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"turn": self.turn, "tile": self.tile, "written": self.written, "coach": self.best,
+        return {"turn": self.turn, "tile": tile_json(self.tile), "written": self.written, "coach": self.best,
                 "expected_written": round(self.expected_written, 2), "expected_coach": round(self.expected_best, 2),
                 "stderr": round(self.stderr, 2), "loss": round(self.loss, 2)}
 
@@ -164,15 +161,13 @@ def review(drawn: Sequence[Tile], placements: Sequence[int], seed: str, budget: 
     player chose and of its own best box (the same play-outs judge both)."""
     rules = rules or standard_rules()
     scorer = Scorer(rules)
-    cells = [0] * rules.boxes
+    cells = [EMPTY] * rules.boxes
     unseen = unseen_counts(rules, [])
     for turn, (tile, box) in enumerate(zip(drawn, placements), start=1):
-        code = encode(tile)
-        unseen[0 if code == WILD_CODE else code] -= 1
-        estimates = evaluate(cells, code, unseen, Rng("coach/review", f"{seed}T{turn}"), budget, scorer)
+        unseen[tile] -= 1
+        estimates = evaluate(cells, tile, unseen, Rng("coach/review", f"{seed}T{turn}"), budget, scorer)
         by_box = {e.box: e for e in estimates}
         best = estimates[0]
         mine = by_box[box - 1]
-        yield TurnReview(turn, decode(code), box, best.box + 1, mine.mean, best.mean,
-                         math.hypot(mine.stderr, best.stderr))
-        cells[box - 1] = code
+        yield TurnReview(turn, tile, box, best.box + 1, mine.mean, best.mean, math.hypot(mine.stderr, best.stderr))
+        cells[box - 1] = tile

@@ -1,6 +1,8 @@
 """Streams pages as models: player score sheets, the caller's sheet and the tiles to cut out.
 
 Players' pages carry the game code only; the caller's sheet carries the seed and the draw (SPEC §4).
+Every page is built from a StreamsRules (boxes, series boxes, scoring table, bag); pages of a
+variant other than the standard game name it, and their QR codes carry `variant=NAME`.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from collections.abc import Sequence
 from paperplay.render.model import Circle, Document, Item, Line, Page, Polygon, Rect, Text, UseForm, paper_size
 from paperplay.render.parts import MARGIN, calibration_ruler, code_corner, crop_marks, grid_lines, qr_payload
 from paperplay.seeds import display_code
-from paperplay.streams.rules import WILD, StreamsRules, Tile, standard_rules
+from paperplay.streams.rules import WILD, StreamsRules, Tile, standard_rules, tile_text
 
 TRAIN_TOP = 52.0
 BOX_HEIGHT = 30.0
@@ -21,6 +23,17 @@ ACCENT = "#1f5fa8"
 
 def _box_width(width: float, rules: StreamsRules) -> float:
     return (width - 2 * MARGIN - LOCO_WIDTH) / rules.boxes
+
+
+def _payload(rules: StreamsRules, **fields: str) -> str:
+    """The page's QR payload; a variant other than the standard game adds variant=NAME."""
+    if not rules.standard:
+        fields["variant"] = rules.name
+    return qr_payload("streams", **fields)
+
+
+def _variant_label(rules: StreamsRules) -> str:
+    return "" if rules.standard else f" · variant {rules.name}"
 
 
 def _locomotive(x: float, y: float, h: float) -> list[Item]:
@@ -56,17 +69,21 @@ def sheet_form(width: float, height: float, code: str, rules: StreamsRules) -> t
         items.append(Text(x + bw / 2, TRAIN_TOP - 1.8, str(i + 1), size=7, align="center", color="#555555"))
         items.append(Circle(x + bw / 2, TRAIN_TOP + BOX_HEIGHT + 2.5, 1.8, stroke=0.5, fill=ACCENT, color=ACCENT))
 
-    # Series points: one box per series (at most 10 series of 2 or more fit in 20 boxes), and the total.
+    # Series points: one box per series (at most boxes // 2 series of 2 or more fit), and the total.
     row = TRAIN_TOP + BOX_HEIGHT + 18
     items.append(Text(MARGIN, row - 2, "Series points", size=11, bold=True))
     cell, gap = 14.0, 5.0
-    for i in range(10):
+    count = rules.series_boxes
+    room = (width - 2 * MARGIN - LOCO_WIDTH - 36) / count
+    if room < cell + gap:  # many series boxes: narrower, so the total still fits
+        cell, gap = cell * room / (cell + gap), gap * room / (cell + gap)
+    for i in range(count):
         x = MARGIN + LOCO_WIDTH + i * (cell + gap)
         items.append(Rect(x, row - 8, cell, 11, stroke=0.7))
         items.append(Text(x + 1, row - 5.5, f"{i + 1}", size=5, color="#777777"))
-        items.append(Text(x + cell + gap / 2, row - 1.2, "+" if i < 9 else "=", size=10, align="center",
+        items.append(Text(x + cell + gap / 2, row - 1.2, "+" if i < count - 1 else "=", size=10, align="center",
                           color="#777777"))
-    total_x = MARGIN + LOCO_WIDTH + 10 * (cell + gap)
+    total_x = MARGIN + LOCO_WIDTH + count * (cell + gap)
     items.append(Rect(total_x, row - 10, 34, 15, stroke=1.6, color=ACCENT))
     items.append(Text(total_x + 1.5, row - 6.8, "TOTAL", size=6, bold=True, color=ACCENT))
 
@@ -87,12 +104,13 @@ def sheet_form(width: float, height: float, code: str, rules: StreamsRules) -> t
     notes = top + 20
     for i, line in enumerate((
         "A series: boxes side by side, left to right, where no number is smaller than the one before it "
-        "(equal numbers may stand together). A single number scores 0.",
+        f"(equal numbers may stand together). A single number scores {rules.points[1]}.",
         "The wild (*) stands for any one number and counts in one series only. "
         "Mark your series with lines, write their points, add them up.",
     )):
         items.append(Text(MARGIN, notes + i * 4.5, line, size=7.5, color="#333333"))
-    items.append(Text(MARGIN, height - MARGIN, "paperplay · Streams score sheet", size=7, color="#777777"))
+    items.append(Text(MARGIN, height - MARGIN, f"paperplay · Streams score sheet{_variant_label(rules)}", size=7,
+                      color="#777777"))
     items.append(Text(width - MARGIN - 27, height - MARGIN - 15, f"Game {display_code(code)}", size=11, bold=True,
                       align="right"))
     return tuple(items)
@@ -106,7 +124,7 @@ def sheet_pages(code: str, players: int, names: Sequence[str] = (), paper: str =
     forms = {SHEET_FORM: sheet_form(width, height, code, rules)}
     pages = []
     for n in range(1, players + 1):
-        payload = qr_payload("streams", code=code, sheet=f"{n}/{players}")
+        payload = _payload(rules, code=code, sheet=f"{n}/{players}")
         items: list[Item] = [UseForm(SHEET_FORM)]
         if n <= len(names) and names[n - 1]:
             items.append(Text(MARGIN + 112, MARGIN + 9.5, names[n - 1], size=16, bold=True))
@@ -116,24 +134,29 @@ def sheet_pages(code: str, players: int, names: Sequence[str] = (), paper: str =
     return forms, pages
 
 
-def sheets_document(code: str, players: int, names: Sequence[str] = (), paper: str = "a4") -> Document:
-    """The score sheets for a game: one page per player."""
-    forms, pages = sheet_pages(code, players, names, paper)
+def sheets_document(code: str, players: int, names: Sequence[str] = (), paper: str = "a4",
+                    rules: StreamsRules | None = None) -> Document:
+    """The score sheets for a game of the rules' variant (default: the standard game): one page per player."""
+    rules = rules or standard_rules()
+    forms, pages = sheet_pages(code, players, names, paper, rules)
     return Document(title=f"Streams score sheets, game {display_code(code)}", pages=tuple(pages), forms=forms,
-                    subject=f"Streams, {players} players, game code {display_code(code)}")
+                    subject=f"Streams{_variant_label(rules)}, {players} players, game code {display_code(code)}")
 
 
-def caller_page(seed: str, code: str, drawn: Sequence[Tile], paper: str = "a4") -> Page:
+def caller_page(seed: str, code: str, drawn: Sequence[Tile], paper: str = "a4",
+                rules: StreamsRules | None = None) -> Page:
     """The caller's sheet: the seed and the draw in order, to call and tick off, with its QR code."""
+    rules = rules or standard_rules()
     width, height = paper_size(paper, landscape=True)
     items: list[Item] = [
-        Text(MARGIN, MARGIN + 10, "Streams · caller's sheet", size=24, bold=True, color=ACCENT),
+        Text(MARGIN, MARGIN + 10, f"Streams · caller's sheet{_variant_label(rules)}", size=24, bold=True, color=ACCENT),
         Text(MARGIN, MARGIN + 18, "For the caller only: keep this page hidden until the game ends, "
              "then reveal the seed so anyone can check the draw.", size=9),
         Text(MARGIN, MARGIN + 27, f"Seed {display_code(seed)}", size=16, bold=True),
         Text(MARGIN + 80, MARGIN + 27, f"Game code {display_code(code)}", size=12),
     ]
-    cols = 10
+    cols = max(10, -(-len(drawn) // 2))  # two rows
+    size = 34 * min(1.0, 12 / cols)
     cell_w = (width - 2 * MARGIN) / cols
     cell_h = 36.0
     top = MARGIN + 38
@@ -143,12 +166,12 @@ def caller_page(seed: str, code: str, drawn: Sequence[Tile], paper: str = "a4") 
         items.append(Rect(x + 1, y, cell_w - 2, cell_h, stroke=0.8, color=ACCENT))
         items.append(Text(x + 3, y + 5, f"turn {turn}", size=8, color="#555555"))
         items.append(Rect(x + cell_w - 7, y + 2, 4, 4, stroke=0.6))
-        items.append(Text(x + cell_w / 2, y + 26, "*" if tile == WILD else str(tile), size=34, bold=True, align="center"))
+        items.append(Text(x + cell_w / 2, y + 26, tile_text(tile), size=size, bold=True, align="center"))
     items.append(Text(MARGIN, top + 2 * (cell_h + 6) + 4,
                       "Call each tile in turn and tick its box. paperplay call streams --seed SEED calls them on screen.",
                       size=8, color="#555555"))
-    draw_text = ",".join("*" if t == WILD else str(t) for t in drawn)
-    items += code_corner(width, height, qr_payload("streams", seed=seed, draw=draw_text),
+    draw_text = ",".join(tile_text(t) for t in drawn)
+    items += code_corner(width, height, _payload(rules, seed=seed, draw=draw_text),
                          [f"Seed {display_code(seed)}", "organiser only"])
     return Page(width, height, tuple(items), role="organiser", label="caller's sheet")
 
@@ -165,45 +188,63 @@ def _star(cx: float, cy: float, outer: float) -> Polygon:
 
 
 TILE = 24.0
+_TURNED = {"0": "0", "1": "1", "6": "9", "8": "8", "9": "6"}
+
+
+def _turned(tile: int) -> int | None:
+    """The number a tile reads as upside down (6 reads 9, 16 reads 91), or None if it reads as none."""
+    text = str(tile)
+    if any(ch not in _TURNED for ch in text):
+        return None
+    turned = "".join(_TURNED[ch] for ch in reversed(text))
+    return None if turned.startswith("0") else int(turned)
 
 
 def tiles_page(code: str, paper: str = "a4", rules: StreamsRules | None = None) -> Page:
-    """The 40 tiles of the bag to cut out, with shared cut lines, crop marks and the ruler."""
+    """The tiles of the bag (40 in the standard game) to cut out, eight to a row, with shared cut
+    lines, crop marks and the ruler; a bag of more than 56 tiles gets smaller tiles."""
     rules = rules or standard_rules()
     width, height = paper_size(paper, landscape=True)
-    cols, rows = 8, 5
+    cols = 8
+    rows = -(-len(rules.bag) // cols)
     left, top = 15.0, 15.0
-    xs = [left + c * TILE for c in range(cols + 1)]
-    ys = [top + r * TILE for r in range(rows + 1)]
+    tile_size = min(TILE, (height - 2 * top) / rows)
+    scale = tile_size / TILE
+    xs = [left + c * tile_size for c in range(cols + 1)]
+    ys = [top + r * tile_size for r in range(rows + 1)]
+    numbers = set(rules.bag)
     items: list[Item] = []
     for index, tile in enumerate(rules.bag):
         r, c = divmod(index, cols)
-        cx, cy = left + (c + 0.5) * TILE, top + (r + 0.5) * TILE
+        cx, cy = left + (c + 0.5) * tile_size, top + (r + 0.5) * tile_size
         if tile == WILD:
-            items.append(_star(cx, cy, TILE * 0.36))
+            items.append(_star(cx, cy, tile_size * 0.36))
         else:
-            items.append(Text(cx, cy + 4, str(tile), size=26, bold=True, align="center"))
-            if tile in (6, 9):
-                # Underlined so a turned tile never reads as the other number.
-                items.append(Line(cx - 4, cy + 6, cx + 4, cy + 6, width=1.4))
+            items.append(Text(cx, cy + 4 * scale, str(tile), size=26 * scale, bold=True, align="center"))
+            if _turned(tile) not in (None, tile) and _turned(tile) in numbers:
+                # Underlined so a turned tile never reads as another number of the bag.
+                items.append(Line(cx - 4 * scale, cy + 6 * scale, cx + 4 * scale, cy + 6 * scale, width=1.4))
     items += grid_lines(xs, ys)
     items += crop_marks(xs, ys, width, height)
     right = xs[-1] + 6
-    items.append(Text(right, ys[0] + 9, "Streams tiles", size=16, bold=True, color=ACCENT))
-    items.append(Text(right, ys[0] + 16, f"{len(rules.bag)} tiles for a bag", size=9))
-    items.append(Text(right, ys[1] + 8, "Cut along the grey lines;", size=8))
-    items.append(Text(right, ys[1] + 12, "the marks outside show where.", size=8))
-    items.append(Text(right, ys[1] + 16, "Put all tiles in a bag or bowl.", size=8))
-    items += calibration_ruler(right, ys[2] + 7)
-    items += code_corner(width, height, qr_payload("streams", code=code, page="tiles"),
+    items.append(Text(right, top + 9, "Streams tiles", size=16, bold=True, color=ACCENT))
+    items.append(Text(right, top + 16, f"{len(rules.bag)} tiles for a bag{_variant_label(rules)}", size=9))
+    items.append(Text(right, top + TILE + 8, "Cut along the grey lines;", size=8))
+    items.append(Text(right, top + TILE + 12, "the marks outside show where.", size=8))
+    items.append(Text(right, top + TILE + 16, "Put all tiles in a bag or bowl.", size=8))
+    items += calibration_ruler(right, top + 2 * TILE + 7)
+    items += code_corner(width, height, _payload(rules, code=code, page="tiles"),
                          [f"Game {display_code(code)}", "tiles"])
     return Page(width, height, tuple(items), role="player", label="tiles")
 
 
 def kit_document(seed: str, code: str, drawn: Sequence[Tile], players: int, names: Sequence[str] = (),
-                 paper: str = "a4") -> Document:
-    """The whole Streams kit: the caller's sheet, the tiles to cut out and the players' sheets."""
-    forms, pages = sheet_pages(code, players, names, paper)
-    all_pages = [caller_page(seed, code, drawn, paper), tiles_page(code, paper), *pages]
+                 paper: str = "a4", rules: StreamsRules | None = None) -> Document:
+    """The whole Streams kit of the rules' variant (default: the standard game): the caller's sheet,
+    the tiles to cut out and the players' sheets. `drawn` is rules.draw(seed, rules)."""
+    rules = rules or standard_rules()
+    forms, pages = sheet_pages(code, players, names, paper, rules)
+    all_pages = [caller_page(seed, code, drawn, paper, rules), tiles_page(code, paper, rules), *pages]
     return Document(title=f"Streams kit, game {display_code(code)}", pages=tuple(all_pages), forms=forms,
-                    subject=f"Streams kit for {players} players, game code {display_code(code)}")
+                    subject=f"Streams kit{_variant_label(rules)} for {players} players, "
+                            f"game code {display_code(code)}")

@@ -15,7 +15,9 @@ def result_lines(result: SheetResult) -> list[str]:
         "bag": "checked against the bag only (no seed or draw given)",
     }[result.checked_against]
     verdict = "valid" if result.valid else "NOT VALID"
-    lines = [f"{result.sheet.source}{who}: {result.score.total} points, {verdict}; {against}"]
+    rules = result.sheet.rules
+    variant = "" if rules.standard else f" (variant {rules.name})"
+    lines = [f"{result.sheet.source}{who}: {result.score.total} points{variant}, {verdict}; {against}"]
     if result.score.series:
         parts = [f"{s.start}-{s.end} ({s.length}) {s.points}" for s in result.score.series]
         lines.append("  series (boxes, length, points): " + " · ".join(parts))

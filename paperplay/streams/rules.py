@@ -1,58 +1,167 @@
 """Streams rules: the bag, the seeded draw, scoring as the best cut, and checking a filled sheet.
 
-Pure: no files, no printing. Facts (bag, scoring table) come from templates/streams/game.json.
+Facts (boxes, bag, scoring table) live in data: templates/streams/game.json for the published game,
+or a variant file of the same shape (schemas/streams-variant.schema.json), loaded by `load_rules`
+into one StreamsRules object that pages, the coach and the sheet checks all take.
+
+A tile is an int: a number (1 or more) or WILD (0). The text "*" (and X when typed) exists only at
+the edges, through tile_from_json, tile_json and tile_text. Pure apart from reading rules files.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
+from pathlib import Path
+from typing import Any
 
-from paperplay.errors import Problem
-from paperplay.resources import load_template
+from paperplay.errors import InputError, Problem
+from paperplay.resources import load_template, template_path
 from paperplay.seeds import shuffled
 
-WILD = "*"
-Tile = int | str
-"""A tile or a box: a number, or WILD."""
+WILD = 0
+"""The wild tile. Every number of every variant's bag is 1 or more (checked when it is loaded)."""
+EMPTY = -1
+"""An empty box (the coach's positions, a typed sheet so far), so `tile > 0` means a number."""
+Tile = int
+"""A tile or a box: a number, WILD or (for a box) EMPTY."""
+WILD_TEXT = "*"
 
 DRAW_LABEL = "streams"
+STANDARD = "standard"
+VARIANT_SCHEMA = "streams-variant"
+MAX_BAG = 120
+_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+def tile_from_json(value: int | str) -> Tile:
+    """A tile as JSON files and typed lists write it: an integer, or "*" for the wild."""
+    return WILD if value == WILD_TEXT else int(value)
+
+
+def tile_json(tile: Tile) -> int | str:
+    """A tile as JSON files write it: an integer, or "*" for the wild."""
+    return WILD_TEXT if tile == WILD else tile
+
+
+def tile_text(tile: Tile) -> str:
+    """A tile as text: the number, or * for the wild."""
+    return WILD_TEXT if tile == WILD else str(tile)
+
+
+def tile_name(tile: Tile) -> str:
+    """A tile in a sentence: the number, or "the wild"."""
+    return "the wild" if tile == WILD else str(tile)
 
 
 @dataclass(frozen=True)
 class StreamsRules:
-    """The facts of a Streams variant: how many boxes, the bag, and points by series length."""
+    """The facts of a Streams variant: its name, how many boxes, the bag (canonical order, SPEC §3)
+    and points by series length (points[n] for a series of n boxes, n = 0..boxes)."""
 
+    name: str
     boxes: int
     bag: tuple[Tile, ...]
     points: tuple[int, ...]
 
-    @property
+    @cached_property
     def lowest(self) -> int:
-        return min(t for t in self.bag if t != WILD)  # type: ignore[type-var]
+        return min(t for t in self.bag if t != WILD)
+
+    @cached_property
+    def highest(self) -> int:
+        return max(t for t in self.bag if t != WILD)
 
     @property
-    def highest(self) -> int:
-        return max(t for t in self.bag if t != WILD)  # type: ignore[type-var]
+    def series_boxes(self) -> int:
+        """Series of 2 or more boxes that fit in the train: the boxes on the sheet for series points."""
+        return self.boxes // 2
+
+    @property
+    def standard(self) -> bool:
+        return self.name == STANDARD
 
     def bag_counts(self) -> Counter[Tile]:
         return Counter(self.bag)
 
 
+def rules_from_data(data: Any, source: str, check_schema: bool = True) -> StreamsRules:
+    """Builds the rules from a parsed game.json or variant file; InputError names the file and field.
+
+    `check_schema` False skips the JSON Schema (for the shipped game.json, which the tests check),
+    so commands that print the standard game start without loading jsonschema.
+    """
+    if check_schema:
+        from paperplay.jsonfile import validate
+
+        validate(data, VARIANT_SCHEMA, source)
+    bag: list[Tile] = []
+    seen: set[Tile] = set()
+    for index, entry in enumerate(data["bag"]):
+        tile = tile_from_json(entry["value"])
+        if tile in seen:
+            raise InputError(f"{source}: field bag[{index}].value is {entry['value']!r}, which the bag lists twice; "
+                             "expected each value once, with its count")
+        seen.add(tile)
+        bag.extend([tile] * entry["count"])
+    boxes = data["boxes"]
+    if bag.count(WILD) > 1:
+        raise InputError(f"{source}: field bag has {bag.count(WILD)} wilds; expected at most one (count 1)")
+    if sum(1 for t in bag if t != WILD) < 2:
+        raise InputError(f"{source}: field bag has fewer than 2 numbered tiles; expected a bag to draw from")
+    if len(bag) > MAX_BAG:
+        raise InputError(f"{source}: field bag holds {len(bag)} tiles; expected at most {MAX_BAG}")
+    if len(bag) < boxes:
+        raise InputError(f"{source}: field bag holds {len(bag)} tiles; expected at least {boxes} (field boxes)")
+    points = data["points"]
+    if len(points) != boxes + 1:
+        raise InputError(f"{source}: field points has {len(points)} entries; expected {boxes + 1}, the points of "
+                         f"a series of 0 to {boxes} boxes (field boxes is {boxes})")
+    return StreamsRules(name=data["variant"], boxes=boxes, bag=tuple(bag), points=tuple(points))
+
+
 @cache
 def standard_rules() -> StreamsRules:
     """Returns the published game's rules, loaded from templates/streams/game.json."""
-    data = load_template("streams/game.json")
-    bag: list[Tile] = []
-    for entry in data["bag"]:
-        bag.extend([entry["value"]] * entry["count"])
-    return StreamsRules(boxes=data["boxes"], bag=tuple(bag), points=tuple(data["points"]))
+    return rules_from_data(load_template("streams/game.json"), "templates/streams/game.json", check_schema=False)
+
+
+def shipped_variants() -> list[str]:
+    """The names --variant accepts: standard and every file in templates/streams/variants/."""
+    folder = template_path("streams/variants")
+    names = sorted(p.stem for p in folder.glob("*.json")) if folder.is_dir() else []
+    return [STANDARD, *names]
+
+
+@cache
+def _rules_file(path: str) -> StreamsRules:
+    from paperplay.jsonfile import read_json
+
+    return rules_from_data(read_json(Path(path)), path)
+
+
+def load_rules(variant: str | None = None) -> StreamsRules:
+    """The rules of a variant: None or "standard" for the published game, a NAME shipped in
+    templates/streams/variants/NAME.json, or the path of a variant file ending in .json."""
+    if variant is None or variant == STANDARD:
+        return standard_rules()
+    if variant.lower().endswith(".json"):
+        return _rules_file(variant)
+    if _NAME.match(variant) and variant in shipped_variants():
+        rules = _rules_file(str(template_path(f"streams/variants/{variant}.json")))
+        if rules.name != variant:
+            raise InputError(f"templates/streams/variants/{variant}.json: field variant is {rules.name!r}; "
+                             f"expected {variant!r}, its file name")
+        return rules
+    raise InputError(f"unknown Streams variant {variant!r}; expected one of {', '.join(shipped_variants())} "
+                     "or a variant file NAME.json")
 
 
 def draw(seed: str, rules: StreamsRules | None = None) -> tuple[Tile, ...]:
-    """Returns the tiles a canonical seed draws, in order (SPEC §3)."""
+    """Returns the tiles a canonical seed draws, in order (SPEC §3): label "streams" for every variant."""
     rules = rules or standard_rules()
     return tuple(shuffled(list(rules.bag), DRAW_LABEL, seed)[: rules.boxes])
 
@@ -120,34 +229,56 @@ def _series(starts: list[int], n: int, points: Sequence[int]) -> tuple[Series, .
     )
 
 
+def _wild_values(values: Sequence[Tile], at: int, rules: StreamsRules) -> list[int]:
+    """The values worth trying for the wild in box `at` (index), smallest first.
+
+    The wild's value only matters through the two comparisons with its neighbours, so the
+    smallest value of each of the (at most three) classes is tried: the lowest number, the left
+    neighbour's value, and one above the right neighbour's.
+    """
+    candidates = {rules.lowest}
+    if at > 0:
+        candidates.add(values[at - 1])
+    if at + 1 < len(values) and values[at + 1] + 1 <= rules.highest:
+        candidates.add(values[at + 1] + 1)
+    return sorted(candidates)
+
+
 def score(cells: Sequence[Tile], rules: StreamsRules | None = None) -> Score:
     """Scores a full row of boxes: the best cut into ascending series, the wild at its best value.
 
-    The wild's value only matters through the two comparisons with its neighbours, so the
-    smallest value of each of the (at most three) classes is tried: 1, the left neighbour's
-    value, and one above the right neighbour's. Of equally good values the smallest is taken.
+    Of equally good values for the wild the smallest is taken.
     """
     rules = rules or standard_rules()
     points = rules.points
     if WILD not in cells:
-        total, starts = _best_cut(cells, points)  # type: ignore[arg-type]
+        total, starts = _best_cut(cells, points)
         return Score(total, _series(starts, len(cells), points), None)
     at = list(cells).index(WILD)
     values = list(cells)
-    candidates = {rules.lowest}
-    if at > 0:
-        candidates.add(values[at - 1])  # type: ignore[arg-type]
-    if at + 1 < len(values) and values[at + 1] + 1 <= rules.highest:  # type: ignore[operator]
-        candidates.add(values[at + 1] + 1)  # type: ignore[operator]
     best: tuple[int, list[int], int] | None = None
-    for value in sorted(candidates):  # type: ignore[type-var]
+    for value in _wild_values(values, at, rules):
         values[at] = value
-        total, starts = _best_cut(values, points)  # type: ignore[arg-type]
+        total, starts = _best_cut(values, points)
         if best is None or total > best[0]:
-            best = (total, starts, value)  # type: ignore[assignment]
+            best = (total, starts, value)
     assert best is not None
     total, starts, value = best
     return Score(total, _series(starts, len(values), points), value)
+
+
+def best_total(cells: Sequence[Tile], rules: StreamsRules) -> int:
+    """score(cells, rules).total, twice as fast (no series built): for play-outs."""
+    points = rules.points
+    if WILD not in cells:
+        return _best_cut(cells, points)[0]
+    at = list(cells).index(WILD)
+    values = list(cells)
+    best = 0
+    for value in _wild_values(values, at, rules):
+        values[at] = value
+        best = max(best, _best_cut(values, points)[0])
+    return best
 
 
 def _box_list(boxes: list[int]) -> str:
@@ -155,10 +286,6 @@ def _box_list(boxes: list[int]) -> str:
     if len(names) == 1:
         return f"box {names[0]}"
     return "boxes " + ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def _tile_name(tile: Tile) -> str:
-    return "the wild" if tile == WILD else str(tile)
 
 
 def _how_many(n: int) -> str:
@@ -185,7 +312,7 @@ def check_tiles(cells: Sequence[Tile], drawn: Sequence[Tile] | None, rules: Stre
             if len(boxes) > allowed[tile]:
                 problems.append(Problem(
                     "streams/bag",
-                    f"{_box_list(boxes)} hold {_tile_name(tile)}, but the bag has {_how_many(allowed[tile])} "
+                    f"{_box_list(boxes)} hold {tile_name(tile)}, but the bag has {_how_many(allowed[tile])} "
                     f"{'wild' if tile == WILD else tile}",
                 ))
         return problems
@@ -195,17 +322,17 @@ def check_tiles(cells: Sequence[Tile], drawn: Sequence[Tile] | None, rules: Stre
             if want[tile] == 0:
                 verb = "holds" if len(boxes) == 1 else "hold"
                 problems.append(Problem(
-                    "streams/drawn-tiles", f"{_box_list(boxes)} {verb} {_tile_name(tile)}, which was not drawn"
+                    "streams/drawn-tiles", f"{_box_list(boxes)} {verb} {tile_name(tile)}, which was not drawn"
                 ))
             else:
                 problems.append(Problem(
                     "streams/drawn-tiles",
-                    f"{_box_list(boxes)} hold {_tile_name(tile)}, but it was drawn {_times(want[tile])}",
+                    f"{_box_list(boxes)} hold {tile_name(tile)}, but it was drawn {_times(want[tile])}",
                 ))
     for tile, count in want.items():
         missing = count - len(where.get(tile, []))
         if missing > 0:
-            what = f"the drawn {_tile_name(tile)}" if count == 1 else f"{_tile_name(tile)} (drawn {_times(count)})"
+            what = f"the drawn {tile_name(tile)}" if count == 1 else f"{tile_name(tile)} (drawn {_times(count)})"
             problems.append(Problem(
                 "streams/drawn-tiles",
                 f"{what} is missing from the sheet" + ("" if missing == count or count == 1 else f" {_times(missing)}"),
@@ -225,7 +352,7 @@ def check_draw(drawn: Sequence[Tile], rules: StreamsRules | None = None) -> list
         if len(turns) > allowed[tile]:
             problems.append(Problem(
                 "streams/draw",
-                f"the draw list has {_tile_name(tile)} at turns {', '.join(map(str, turns))}, "
+                f"the draw list has {tile_name(tile)} at turns {', '.join(map(str, turns))}, "
                 f"but the bag has {_how_many(allowed[tile])} {'wild' if tile == WILD else tile}",
             ))
     return problems
@@ -243,7 +370,7 @@ class ClaimedSeries:
 def _ascending_with_wild(run: Sequence[Tile]) -> bool:
     # The wild takes one value, so it fits anywhere its numbered neighbours are in order.
     numbers = [t for t in run if t != WILD]
-    return all(a <= b for a, b in zip(numbers, numbers[1:]))  # type: ignore[operator]
+    return all(a <= b for a, b in zip(numbers, numbers[1:]))
 
 
 def check_claims(
@@ -281,7 +408,7 @@ def check_claims(
             if not _ascending_with_wild(run):
                 problems.append(Problem(
                     "streams/claim-series",
-                    f"{label} is not ascending: {' '.join(map(str, run))}",
+                    f"{label} is not ascending: {' '.join(map(tile_text, run))}",
                 ))
                 cut_ok = False
                 continue

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from paperplay.errors import InputError, Problem, Verdict
-from paperplay.jsonfile import validate
+from paperplay.jsonfile import validate, validate_schema
+from paperplay.resources import load_schema
 from paperplay.seeds import canonical_seed, game_code
-from paperplay.streams import rules
-from paperplay.streams.rules import WILD, ClaimedSeries, Score, Tile
+from paperplay.streams.rules import (
+    EMPTY, WILD, ClaimedSeries, Score, StreamsRules, Tile, check_claims, check_draw, check_tiles, draw, load_rules,
+    score, standard_rules, tile_from_json, tile_name, tile_text,
+)
 
 SCHEMA = "streams-sheet"
 _WILD_WORDS = {"*", "x", "X"}
 _EMPTY_WORDS = {"_", ".", "-"}
+BOXES = -1
+"""parse_tiles' default count: as many as the rules have boxes."""
 
 
 @dataclass(frozen=True)
@@ -31,26 +38,92 @@ class Sheet:
     claimed_total: int | None = None
     claimed_series: tuple[ClaimedSeries, ...] | None = None
     placements: tuple[int, ...] | None = None  # box (1-based) of each draw, in draw order
+    rules: StreamsRules = field(default_factory=standard_rules)  # the variant it was played with
 
 
-def sheet_from_json(data: Any, source: str) -> Sheet:
-    """Builds a Sheet from parsed JSON, which must match the streams-sheet schema."""
+def sheet_schema(rules: StreamsRules) -> dict[str, Any]:
+    """The streams-sheet schema with the variant's bounds (boxes, lowest and highest number).
+
+    The standard game's is the shipped file itself (what `paperplay schema streams-sheet` prints).
+    """
+    if rules.standard:
+        shipped: dict[str, Any] = load_schema(SCHEMA)
+        return shipped
+    return _variant_schema(rules)
+
+
+@cache
+def _variant_schema(rules: StreamsRules) -> dict[str, Any]:
+    shipped = standard_rules()
+    n, low, high = rules.boxes, rules.lowest, rules.highest
+    schema = copy.deepcopy(load_schema(SCHEMA))
+    schema["$id"] = schema["$id"].replace(SCHEMA, f"{SCHEMA}-{rules.name}")
+    words = {f"{shipped.lowest}-{shipped.highest}": f"{low}-{high}", f"1-{shipped.boxes}": f"1-{n}",
+             str(shipped.boxes): str(n)}
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b")
+
+    def substitute(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "description":
+                    node[key] = pattern.sub(lambda m: words[m.group(1)], value)
+                elif key in ("minItems", "maxItems") and value == shipped.boxes:
+                    node[key] = n
+                else:
+                    substitute(value)
+        elif isinstance(node, list):
+            for item in node:
+                substitute(item)
+
+    substitute(schema)
+    properties = schema["properties"]
+    schema["$defs"]["tile"]["oneOf"][0].update(minimum=low, maximum=high)
+    properties["placements"]["items"]["maximum"] = n
+    for end in ("start", "end"):
+        properties["claimed_series"]["items"]["properties"][end]["maximum"] = n
+    return schema
+
+
+def sheet_from_json(data: Any, source: str, rules: StreamsRules | None = None) -> Sheet:
+    """Builds a Sheet from parsed JSON, which must match the streams-sheet schema of its variant.
+
+    `rules` is the variant given on the command line (None: none given); without it the sheet's
+    own field variant names a shipped variant, else the standard game. A field variant that
+    disagrees with `rules` is an input error.
+    """
     if isinstance(data, dict) and "game" in data and data["game"] != "streams":
         raise InputError(f"{source}: is a {data['game']!r} file, not a Streams sheet (field game)")
-    validate(data, SCHEMA, source)
+    named = data.get("variant") if isinstance(data, dict) else None
+    if isinstance(named, str):
+        if rules is None:
+            try:
+                rules = load_rules(named) if not named.lower().endswith(".json") else None
+            except InputError:
+                rules = None
+            if rules is None:
+                raise InputError(f"{source}: field variant is {named!r}, which paperplay does not ship; "
+                                 "give its rules file with --variant FILE")
+        elif named != rules.name:
+            raise InputError(f"{source}: field variant is {named!r}, but the rules given are variant {rules.name!r}")
+    rules = rules or standard_rules()
+    if rules.standard:
+        validate(data, SCHEMA, source)
+    else:
+        validate_schema(data, sheet_schema(rules), source)
     claims = data.get("claimed_series")
     return Sheet(
         source=source,
-        cells=tuple(data["cells"]),
+        cells=tuple(tile_from_json(c) for c in data["cells"]),
         player=data.get("player"),
         code=canonical_seed(data["code"]) if "code" in data else None,
         seed=_seed_field(data["seed"], source) if "seed" in data else None,
-        draw=tuple(data["draw"]) if "draw" in data else None,
+        draw=tuple(tile_from_json(t) for t in data["draw"]) if "draw" in data else None,
         claimed_total=data.get("claimed_total"),
         placements=tuple(data["placements"]) if "placements" in data else None,
         claimed_series=None if claims is None else tuple(
             ClaimedSeries(c["start"], c["end"], c.get("points")) for c in claims
         ),
+        rules=rules,
     )
 
 
@@ -61,23 +134,29 @@ def _seed_field(text: str, source: str) -> str:
         raise InputError(f"{source}: field seed: {exc}") from None
 
 
-def parse_tiles(text: str, option: str, count: int | None = 20, empty: bool = False) -> tuple[Any, ...]:
+def parse_tiles(text: str, option: str, count: int | None = BOXES, empty: bool = False,
+                rules: StreamsRules | None = None) -> tuple[Tile, ...]:
     """Parses a typed list of tiles such as ``"11 3 * 5 …"`` or ``"11,3,X,5,…"``.
 
-    `count` None takes any number; with `empty`, ``_`` (or ``.`` or ``-``) is an empty box (None).
+    `count` is how many entries (default: the rules' boxes; None takes any number); with `empty`,
+    ``_`` (or ``.`` or ``-``) is an empty box (EMPTY).
     """
+    rules = rules or standard_rules()
+    if count == BOXES:
+        count = rules.boxes
     items = [item for item in re.split(r"[\s,;]+", text.strip()) if item]
-    tiles: list[Tile | None] = []
+    tiles: list[Tile] = []
     for position, item in enumerate(items, start=1):
         if empty and item in _EMPTY_WORDS:
-            tiles.append(None)
+            tiles.append(EMPTY)
         elif item in _WILD_WORDS:
             tiles.append(WILD)
-        elif item.isdigit() and 1 <= int(item) <= 30:
+        elif item.isdigit() and rules.lowest <= int(item) <= rules.highest:
             tiles.append(int(item))
         else:
-            raise InputError(f"{option}: entry {position} is {item!r}; expected an integer 1-30 or * (or X) for the "
-                             "wild" + (", or _ for an empty box" if empty else ""))
+            raise InputError(f"{option}: entry {position} is {item!r}; expected an integer "
+                             f"{rules.lowest}-{rules.highest} or * (or X) for the wild"
+                             + (", or _ for an empty box" if empty else ""))
     if count is not None and len(tiles) != count:
         raise InputError(f"{option}: has {len(tiles)} boxes; expected {count} (_ for an empty box)" if empty
                          else f"{option}: has {len(tiles)} entries; expected exactly {count}")
@@ -106,7 +185,7 @@ class SheetResult(Verdict):
         return result_lines(self)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        document = {
             "file": self.sheet.source,
             "player": self.sheet.player,
             "seed": self.seed,
@@ -117,6 +196,9 @@ class SheetResult(Verdict):
             "wild_value": self.score.wild_value,
             "problems": [p.to_json() for p in self.problems],
         }
+        if not self.sheet.rules.standard:
+            document["variant"] = self.sheet.rules.name
+        return document
 
 
 def _resolve_draw(
@@ -124,10 +206,13 @@ def _resolve_draw(
 ) -> tuple[str | None, tuple[Tile, ...] | None, str]:
     """Finds the sheet's draw from its own fields and the command line; disagreements are input errors."""
     src = sheet.source
+    rules = sheet.rules
+    if drawn is not None and len(drawn) != rules.boxes:
+        raise InputError(f"{src}: the draw given has {len(drawn)} tiles; variant {rules.name} draws {rules.boxes}")
     if sheet.seed and seed and sheet.seed != seed:
         raise InputError(f"{src}: field seed is {sheet.seed}, but --seed gives {seed}")
     seed = sheet.seed or seed
-    seed_draw = rules.draw(seed) if seed else None
+    seed_draw = draw(seed, rules) if seed else None
     if sheet.code and seed and sheet.code != game_code("streams", seed):
         raise InputError(
             f"{src}: field code is {sheet.code}, but seed {seed} has game code {game_code('streams', seed)}"
@@ -139,7 +224,7 @@ def _resolve_draw(
         turn = next(i for i, (a, b) in enumerate(zip(seed_draw, recorded), start=1) if a != b)
         raise InputError(
             f"{src}: the draw list differs from seed {seed}'s draw at turn {turn} "
-            f"({recorded[turn - 1]} recorded, {seed_draw[turn - 1]} drawn by the seed)"
+            f"({tile_text(recorded[turn - 1])} recorded, {tile_text(seed_draw[turn - 1])} drawn by the seed)"
         )
     if seed_draw is not None:
         return seed, seed_draw, "seed"
@@ -159,28 +244,25 @@ def referee(sheet: Sheet, seed: str | None = None, drawn: Sequence[Tile] | None 
 
     Raises InputError when the sources of the draw disagree; every rule broken is collected.
     """
-    seed, draw, against = _resolve_draw(sheet, seed, drawn)
+    seed, tiles, against = _resolve_draw(sheet, seed, drawn)
+    rules = sheet.rules
     problems: list[Problem] = []
     if against == "draw":
-        assert draw is not None
-        problems += rules.check_draw(draw)
-    problems += rules.check_tiles(sheet.cells, draw)
-    result = rules.score(sheet.cells)
-    problems += rules.check_claims(sheet.cells, result, sheet.claimed_series, sheet.claimed_total)
-    if sheet.placements is not None and draw is not None:
-        problems += check_placements(sheet.cells, sheet.placements, draw)
+        assert tiles is not None
+        problems += check_draw(tiles, rules)
+    problems += check_tiles(sheet.cells, tiles, rules)
+    result = score(sheet.cells, rules)
+    problems += check_claims(sheet.cells, result, sheet.claimed_series, sheet.claimed_total, rules)
+    if sheet.placements is not None and tiles is not None:
+        problems += check_placements(sheet.cells, sheet.placements, tiles)
     return SheetResult(sheet, seed, against, result, tuple(problems))
 
 
 def check_placements(cells: Sequence[Tile], placements: Sequence[int], draw: Sequence[Tile]) -> list[Problem]:
     """The order of writing must put each drawn tile in the box that holds it."""
-    return [Problem("placements", f"placements[{turn}] says draw {turn + 1} ({_show(tile)}) went in box {box}, "
-                                  f"which holds {_show(cells[box - 1])}")
+    return [Problem("streams/placements", f"placements[{turn}] says draw {turn + 1} ({tile_name(tile)}) went in "
+                                          f"box {box}, which holds {tile_name(cells[box - 1])}")
             for turn, (box, tile) in enumerate(zip(placements, draw)) if cells[box - 1] != tile]
-
-
-def _show(tile: Tile) -> str:
-    return "the wild" if tile == WILD else str(tile)
 
 
 def ranking(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -120,7 +120,14 @@ class _Painter:
             c.setFillColor(_color(item.color))  # type: ignore[attr-defined]
             x, y = self._xy(item.x, item.y)
             draw = {"left": c.drawString, "center": c.drawCentredString, "right": c.drawRightString}  # type: ignore[attr-defined]
-            draw[item.align](x, y, item.text)
+            if item.angle:
+                c.saveState()  # type: ignore[attr-defined]
+                c.translate(x, y)  # type: ignore[attr-defined]
+                c.rotate(item.angle)  # type: ignore[attr-defined]
+                draw[item.align](0, 0, item.text)
+                c.restoreState()  # type: ignore[attr-defined]
+            else:
+                draw[item.align](x, y, item.text)
         elif isinstance(item, QR):
             self._qr(item)
         elif isinstance(item, Group):

@@ -124,20 +124,17 @@ def card_pages(deck: Sequence[Card], code: str, paper: str, ink_saver: bool,
     width, height = paper_size(paper)
     fronts = [_card_front(card, i, code, ink_saver) for i, card in enumerate(card_order(deck), start=1)]
 
-    def corner(number: int, is_back: bool) -> list[Item]:
+    def labels(number: int, is_back: bool) -> tuple[list[str], list[str]]:
         side = "backs" if is_back else "fronts"
-        return [Text(MARGIN, height - MARGIN + 2, f"Cards {number + 1}: {side}"
-                     + (" (print on the back of the page before, long-edge flip)" if is_back else ""), size=7),
-                Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)}", size=7, align="right")]
+        left = [f"Sequence Numbers cards {number + 1}: {side}"]
+        if is_back:
+            left += ["", f"print on the back of the fronts {number + 1}, long-edge flip"]
+        return left, ["", "", f"Game {display_code(code)}"]
 
-    sheets = card_sheets(fronts, [_card_back(code, ink_saver)] * len(fronts), width, height, corner, back_offset)
+    sheets = card_sheets(fronts, [_card_back(code, ink_saver)] * len(fronts), width, height, labels, back_offset)
     pages = []
     for number, (items, is_back) in enumerate(sheets):
-        # The QR code sits on the front pages, outside the cards (in the margin below the grid).
-        extra: list[Item] = []
-        if not is_back:
-            extra.append(Text(MARGIN, MARGIN - 3, "Sequence Numbers cards", size=8, bold=True))
-        pages.append(Page(width, height, tuple(items + extra), "player", f"cards {number // 2 + 1} "
+        pages.append(Page(width, height, tuple(items), "player", f"cards {number // 2 + 1} "
                           + ("backs" if is_back else "fronts")))
     return pages
 

@@ -205,14 +205,16 @@ def card_pages(code: str, paper: str, ink_saver: bool, back_offset: tuple[float,
             fronts.append(_route_card(card_set, number, ink_saver))
             backs.append(_back("ROUTE", f"({card_set} stops)", ink_saver))
 
-    def corner(number: int, is_back: bool) -> list[Item]:
-        return [Text(MARGIN, height - MARGIN + 2, f"Cards {number + 1}: {'backs (long-edge flip)' if is_back else 'fronts'}",
-                     size=7),
-                Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)}", size=7, align="right")]
+    def labels(number: int, is_back: bool) -> tuple[list[str], list[str]]:
+        side = "backs" if is_back else "fronts"
+        left = [f"Streetcar cards {number + 1}: {side}"]
+        if is_back:
+            left += ["", f"print on the back of the fronts {number + 1}, long-edge flip"]
+        return left, ["", "", f"Game {display_code(code)}"]
 
     pages = []
     payload = qr_payload("streetcar", code=code, page="cards")
-    for items, is_back in card_sheets(fronts, backs, width, height, corner, back_offset, payload=payload):
+    for items, is_back in card_sheets(fronts, backs, width, height, labels, back_offset, payload=payload):
         pages.append(Page(width, height, tuple(items), "player", "card backs" if is_back else "cards"))
     return pages
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 from paperplay.render.model import QR, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size
@@ -24,6 +25,36 @@ def _star(cx: float, cy: float, outer: float, fill: str = "#f2c230") -> Polygon:
     return Polygon(tuple(points), stroke=0.6, fill=fill)
 
 
+_TURNED = {"0": "0", "1": "1", "6": "9", "8": "8", "9": "6"}
+
+
+def reads_otherwise_turned(number: str) -> bool:
+    """True when a number read upside down is another number (6/9, 18/81, 16/91, 66/99, …)."""
+    if not number or any(ch not in _TURNED for ch in number):
+        return False
+    turned = "".join(_TURNED[ch] for ch in reversed(number))
+    return turned != number and turned[0] != "0"
+
+
+def underlines(text: Text) -> list[Item]:
+    """Lines under each number of a text that reads as another number upside down (players sit round
+    the board, so a turned 6 must not pass for a 9)."""
+    from paperplay.render.pdf import text_width
+
+    total = text_width(text.text, text.size, text.bold)
+    start = text.x - {"left": 0.0, "center": total / 2, "right": total}[text.align]
+    size_mm = text.size * 25.4 / 72
+    items: list[Item] = []
+    for match in re.finditer(r"\d+", text.text):
+        if reads_otherwise_turned(match.group()):
+            x0 = start + text_width(text.text[:match.start()], text.size, text.bold)
+            x1 = start + text_width(text.text[:match.end()], text.size, text.bold)
+            pad = (x1 - x0) * 0.08
+            y = text.y + size_mm * 0.09
+            items.append(Line(x0 + pad, y, x1 - pad, y, width=max(0.6, text.size * 0.07), color=text.color))
+    return items
+
+
 def board_drawing(board: Board, square: float, ink_saver: bool = False) -> tuple[Item, ...]:
     """The board at a given square size, from (0, 0): numbers, free corners, row and column labels."""
     items: list[Item] = []
@@ -41,8 +72,9 @@ def board_drawing(board: Board, square: float, ink_saver: bool = False) -> tuple
                 items.append(_star(x + square / 2, y + square / 2 - 1, square * 0.3, "#ffffff" if ink_saver else "#f2c230"))
                 items.append(Text(x + square / 2, y + square - 2, "FREE", size=square * 0.28, bold=True, align="center"))
             else:
-                items.append(Text(x + square / 2, y + square / 2 + square * 0.16, str(value), size=square * 1.15,
-                                  bold=True, align="center"))
+                number = Text(x + square / 2, y + square / 2 + square * 0.16, str(value), size=square * 1.15,
+                              bold=True, align="center")
+                items += [number, *underlines(number)]
     return tuple(items)
 
 
@@ -87,8 +119,9 @@ def _card_front(card: Card, index: int, code: str, ink_saver: bool) -> tuple[Ite
     else:
         text = card.text.replace(" x ", " × ").replace(" / ", " ÷ ")
         size = 22 if len(text) <= 9 else 17 if len(text) <= 12 else 14
-        items += [Text(w / 2, h / 2 + 3, text, size=size, bold=True, align="center"),
-                  Text(6, 10, text, size=7, color="#555555"),
+        big = Text(w / 2, h / 2 + 3, text, size=size, bold=True, align="center")
+        small = Text(6, 10, text, size=7, color="#555555")
+        items += [big, *underlines(big), small, *underlines(small),
                   Line(10, h / 2 + 9, w - 10, h / 2 + 9, width=0.4, color="#cccccc"),
                   Text(w / 2, h / 2 + 16, "= ?", size=10, align="center", color="#777777")]
     items.append(Text(w - 6, h - 6, f"#{index}", size=6, align="right", color="#888888"))

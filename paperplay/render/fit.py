@@ -91,6 +91,11 @@ def text_boxes(items: Iterable[Item]) -> list[Box]:
     return [box for item, box, _ in walk(items) if isinstance(item, (Text, QR))]
 
 
+def all_boxes(items: Iterable[Item]) -> list[Box]:
+    """The boxes of every drawn item among items, groups included."""
+    return [box for _, box, _ in walk(items)]
+
+
 def clear_of(line: Line, obstacles: Sequence[Box], anchor: tuple[float, float], pad: float = 1.0) -> Line | None:
     """Shortens an axis-parallel line from its far end so that it keeps pad mm clear of every obstacle.
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from paperplay.render.fit import all_boxes
 from paperplay.render.model import (
     Arc, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size,
 )
@@ -287,31 +288,74 @@ def _octagon(cx: float, cy: float, r: float) -> Polygon:
                    stroke=0.8, fill="#c62828", color="#7a1010")
 
 
+TOKEN = 18.0
+"""Stop signs, streetcars and the speed marker: tokens of this size in mm (they fit a board square)."""
+
+
+def _stop_token(ink_saver: bool) -> tuple[Item, ...]:
+    c = TOKEN / 2
+    sign = _octagon(c, c, TOKEN * 0.42)
+    if ink_saver:
+        sign = Polygon(sign.points, stroke=1.2, fill=None, color="#000000")
+    return (sign, Text(c, c + 1.5, "STOP", size=8, bold=True, align="center",
+                       color="#000000" if ink_saver else "#ffffff"))
+
+
+def _car_token(line: int, ink_saver: bool) -> tuple[Item, ...]:
+    """A streetcar of a line: the line's colour and pattern all over, and its number in a white disc."""
+    style = line_styles()[line]
+    c = TOKEN / 2
+    body = swatch(0, 0, TOKEN, TOKEN, style, ink_saver)
+    return (*body, Circle(c, c, 5.6, stroke=0.8, fill="#ffffff"),
+            Text(c, c + 2.2, str(line), size=16, bold=True, align="center"),
+            Text(c, TOKEN - 1.3, "CAR", size=4.5, bold=True, align="center", color="#000000"))
+
+
+def _speed_marker() -> tuple[Item, ...]:
+    """An arrow that lies under the speed track's number, pointing at it, so the number stays readable."""
+    c = TOKEN / 2
+    return (Polygon(((c, 2.0), (c + 6, 8.5), (c + 2.5, 8.5), (c + 2.5, 13), (c - 2.5, 13), (c - 2.5, 8.5),
+                     (c - 6, 8.5)), stroke=0.8, fill="#ffffff"),
+            Text(c, 16.3, "SPEED", size=6, bold=True, align="center"))
+
+
 def extras_page(code: str, paper: str, ink_saver: bool) -> Page:
-    """The 13 stop signs and the speed track (the small board that counts the last move)."""
+    """The tokens (13 stop signs, the six streetcars, the speed marker) and the speed track."""
     width, height = paper_size(paper)
-    items: list[Item] = [Text(MARGIN, MARGIN + 8, "Stop signs and speed track", size=16, bold=True, color=ACCENT)]
-    size = 14.0
-    xs = [MARGIN + i * size for i in range(14)]
-    ys = [MARGIN + 20, MARGIN + 20 + size]
-    for i in range(13):
-        cx, cy = xs[i] + size / 2, ys[0] + size / 2
-        items.append(_octagon(cx, cy, size * 0.42))
-        items.append(Text(cx, cy + 1.2, "STOP", size=6, bold=True, align="center", color="#ffffff"))
-    items += grid_lines(xs[:14], ys, color="#9a9a9a")
-    items.append(Text(MARGIN, ys[1] + 8, "13 stop signs: 12 for the locations, 1 to mark the speed track.", size=8))
-    top = ys[1] + 22
-    items.append(Text(MARGIN, top - 3, "Speed track: put the spare stop sign on the number of spaces the last "
-                      "streetcar move went.", size=8))
-    items.append(Text(MARGIN, top + 1, "The next move may go one more (the first move of the game: 1).", size=8))
+    items: list[Item] = [Text(MARGIN, MARGIN + 8, "Stop signs, streetcars and speed track", size=16, bold=True,
+                              color="#000000" if ink_saver else ACCENT),
+                         Text(MARGIN, MARGIN + 15, "Cut out the tokens along the grey lines: 13 stop signs (12 for "
+                              "the locations, 1 spare), one streetcar per line", size=8),
+                         Text(MARGIN, MARGIN + 19, "(its colour, pattern and number) and the speed marker.", size=8)]
+    cols = 10
+    left, top = (width - cols * TOKEN) / 2, MARGIN + 28
+    tokens: list[tuple[str, tuple[Item, ...]]] = [("stop", _stop_token(ink_saver))] * 13
+    tokens += [(f"car-{line}", _car_token(line, ink_saver)) for line in range(1, 7)]
+    tokens.append(("speed", _speed_marker()))
+    for i, (tag, drawing) in enumerate(tokens):
+        r, c = divmod(i, cols)
+        items.append(Group(drawing, left + c * TOKEN, top + r * TOKEN, tag=f"token:{tag}"))
+    xs = [left + c * TOKEN for c in range(cols + 1)]
+    ys = [top + r * TOKEN for r in range(3)]
+    grid = grid_lines(xs, ys, color="#9a9a9a")
+    track = ys[-1] + 22
+    notes = [Text(MARGIN, track - 8, "Speed track: lay the speed marker in the lane under the number of spaces "
+                  "the last streetcar move went.", size=8),
+             Text(MARGIN, track - 4, "The next move may go one more (the first move of the game: 1).", size=8)]
+    items += notes
     box = 11.0
+    track_left = (width - 17 * box) / 2
     for n in range(0, 17):
-        x, y = MARGIN + n * box, top + 5
-        items.append(Rect(x, y, box, box, stroke=0.6, fill=None if ink_saver or n % 2 else "#f3ecd9"))
-        items.append(Text(x + box / 2, y + box / 2 + 1.8, str(n), size=10, bold=True, align="center"))
-    items += calibration_ruler(MARGIN, top + 30)
+        x = track_left + n * box
+        items.append(Rect(x, track, box, box, stroke=0.6, fill=None if ink_saver or n % 2 else "#f3ecd9"))
+        items.append(Text(x + box / 2, track + box / 2 + 1.8, str(n), size=10, bold=True, align="center"))
+        items.append(Rect(x, track + box, box, 9, stroke=0.3, color="#9a9a9a"))
+    items.append(Text(track_left, track + box + 13, "marker lane: the arrow points at the number", size=6,
+                      color="#555555"))
+    items += calibration_ruler(MARGIN, track + 36)
     items += _corner(code, "extras", width, height)
-    return Page(width, height, tuple(items), "player", "stop signs")
+    marks = crop_marks(xs, ys, width, height, avoid=all_boxes(i for i in items if not isinstance(i, Group)))
+    return Page(width, height, tuple(items + grid + marks), "player", "tokens")
 
 
 RULES_TEXT = (

@@ -10,6 +10,7 @@ from paperplay.render.model import QR, Circle, Document, Group, Item, Line, Page
 from paperplay.render.parts import (
     CARD_H, CARD_W, MARGIN, card_sheets, text_lines, code_corner, poster_pages, qr_payload,
 )
+from paperplay.resources import load_lines
 from paperplay.seeds import display_code
 from paperplay.sequence.rules import MINUS, PLUS, Board, Card, SequenceRules, standard_rules
 
@@ -210,34 +211,9 @@ def chips_page(code: str, paper: str, ink_saver: bool, rules: SequenceRules) -> 
     return Page(width, height, tuple(items), "player", "chips")
 
 
-RULES_TEXT = (
-    "Sequence Numbers: quick rules (paperplay)",
-    "",
-    "Players: 2 or 3 play alone; 4 play as 2 teams, 6 as 2 teams of 3 or 3 teams of 2. Teams are",
-    "equal, so 5 cannot play. Team members alternate with opponents around the table.",
-    "Hand: 5 cards with 2-3 players, 4 cards with 4-6. To win: 1 sequence with 2-3 players, 2 with 4-6.",
-    "",
-    "Turn: play a card, place a chip on an open square showing its answer (every number is on the",
-    "board twice), then draw. Forget to draw before the next player has drawn and the draw is lost.",
-    "Plus: place a chip on any open square. Minus: remove one opponent chip that is not part of a",
-    "completed sequence; that ends the turn and places no chip.",
-    "Dead card: when both squares of its number are covered you may, once per turn and before",
-    "playing, discard it and draw a replacement.",
-    "",
-    "Sequence: five squares in a row, column or diagonal with your team's chips. The four corners",
-    "are free and count for everyone. A sequence is fixed when made and its chips cannot be removed.",
-    "A second sequence may share one square (no more) with the first, so a line of 9 makes two.",
-    "When the draw pile runs out, the discard piles are shuffled into a new one.",
-    "",
-    "Rulings paperplay applies when refereeing: a move that completes several lines fixes the first",
-    "in reading order (top row first, then left to right) and any others sharing at most one square",
-    "with every fixed sequence; a position without history counts the best choice of lines.",
-)
-
-
 def rules_page(code: str, paper: str) -> Page:
     width, height = paper_size(paper)
-    items = text_lines(RULES_TEXT, ACCENT)
+    items = text_lines(load_lines("sequence/rules.txt"), ACCENT)
     items += code_corner(width, height, qr_payload("sequence", code=code, page="rules"),
                          [f"Game {display_code(code)}", "rules"])
     return Page(width, height, tuple(items), "player", "rules")

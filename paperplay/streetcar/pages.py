@@ -15,6 +15,7 @@ from paperplay.render.parts import (
     CARD_H, CARD_W, MARGIN, calibration_ruler, card_sheets, code_corner, crop_marks, grid_lines, poster_pages,
     qr_payload, text_lines,
 )
+from paperplay.resources import load_lines
 from paperplay.seeds import display_code
 from paperplay.streetcar.data import Board, Edge, LineStyle, TileKind, line_styles, route_cards, standard_board, tile_kinds
 from paperplay.streetcar.deal import Seat
@@ -95,6 +96,20 @@ def tile_drawing(kind: TileKind, s: float = SQUARE, ink_saver: bool = False) -> 
     return tuple(items)
 
 
+def _terminal_stubs(side: Edge, squares: Sequence[tuple[int, int]], ox: float, oy: float, s: float) -> list[Item]:
+    """The terminal's track entering each of its two edge squares, as the printed board has it: a tile
+    laid there must meet it (rules A-D)."""
+    items: list[Item] = []
+    dx, dy = {Edge.E: (1, 0), Edge.W: (-1, 0), Edge.S: (0, 1), Edge.N: (0, -1)}[side]
+    for r, c in squares:
+        cx, cy = ox + (c + 0.5) * s, oy + (r + 0.5) * s
+        ex, ey = cx + dx * s / 2, cy + dy * s / 2  # the middle of the square's edge on the terminal's side
+        ix, iy = cx + dx * s * 0.12, cy + dy * s * 0.12
+        items.append(Line(ex + dx * 1.5, ey + dy * 1.5, ix, iy, width=s * 0.3, color=TRACK))
+        items.append(Line(ex + dx * 1.5, ey + dy * 1.5, ix, iy, width=0.6, color="#ffffff", dash=(1.5, 1.2)))
+    return items
+
+
 def board_drawing(board: Board, s: float = SQUARE, ink_saver: bool = False) -> tuple[Item, ...]:
     """The board from (0, 0): grid, locations, terminals with their line numbers, coordinates."""
     styles = line_styles()
@@ -122,6 +137,7 @@ def board_drawing(board: Board, s: float = SQUARE, ink_saver: bool = False) -> t
             y = oy + board.rows * s if t.side is Edge.S else oy - d
             box = (ox + c1 * s + s * 0.2, y, (c2 - c1 + 1) * s - s * 0.4, d)
         items += swatch(*box, style, ink_saver)
+        items += _terminal_stubs(t.side, t.squares, ox, oy, s)
         cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
         items.append(Circle(cx, cy, 3.6, stroke=0.6, fill="#ffffff"))
         items.append(Text(cx, cy + 1.3, f"{t.line}", size=9, bold=True, align="center"))
@@ -358,30 +374,9 @@ def extras_page(code: str, paper: str, ink_saver: bool) -> Page:
     return Page(width, height, tuple(items + grid + marks), "player", "tokens")
 
 
-RULES_TEXT = (
-    "Streetcar (Linie 1): quick rules with paperplay's rulings",
-    "",
-    "Each player secretly holds a line card (two terminals) and a route card (the stops of each line).",
-    "A turn: lay two tiles (or exchange) and draw back to five, OR, once your route is complete, move.",
-    "Laying (rules A-D): every track end leads into an empty square, a tile whose track meets it, or a",
-    "terminal; never off the board elsewhere, into a location, or into a tile edge without track; all",
-    "track already leading into the square must be met.",
-    "Exchange: the new tile keeps every track piece of the old one (it may add); no tiles with trees.",
-    "Each exchange is one of the turn's two plays and means one tile fewer drawn.",
-    "Stop signs: the first tile laid next to a location (not diagonally) gets its stop sign.",
-    "Route: from one of your terminals to the other through the stop-sign tiles of your stops, in any",
-    "order (ordered variant: in the printed order). Cars follow track only; terminals count as one space.",
-    "Speed: the first move of the game may go 1 space; later moves up to 1 more than the last move.",
-    "Stop at every stop sign you enter (that ends the move). Arriving needs no exact count.",
-    "Dice variant: move up to the roll; 5 or 6 takes you to the next stop sign or your end terminal.",
-    "Win: the first car to reach its end terminal having stopped at all its stops.",
-    "Starting hands: 3 straights and 2 curves per player (the first tile page, one row per seat).",
-)
-
-
 def rules_page(code: str, paper: str) -> Page:
     width, height = paper_size(paper)
-    items = text_lines(RULES_TEXT, ACCENT)
+    items = text_lines(load_lines("streetcar/rules.txt"), ACCENT)
     items += _corner(code, "rules", width, height)
     return Page(width, height, tuple(items), "player", "rules")
 

@@ -28,3 +28,37 @@ def test_equation_underlines_only_the_turnable_numbers():
     lines = underlines(Text(30, 40, "6 × 9 + 18", size=14, bold=True, align="center"))
     assert len(lines) == 3 and lines[0].x2 < lines[1].x1 < lines[2].x1
     assert underlines(Text(30, 40, "7 × 8", size=14)) == []
+
+
+def _streetcar(players=4, paper="a4", ink_saver=False):
+    from paperplay.streetcar.deal import deal
+    from paperplay.streetcar.pages import kit_document
+
+    return kit_document("S", "CODECODE", deal("S", players), 2, paper, ink_saver)
+
+
+def test_starting_hands_print_one_row_per_seat_in_play():
+    from paperplay.render.model import Group
+
+    for players in (2, 4, 6):
+        first = next(p for p in _streetcar(players).pages if p.label == "tiles")
+        labels = [i.text for i in first.items if isinstance(i, Text) and i.text.startswith("< seat")]
+        assert labels == [f"< seat {n}" for n in range(1, players + 1)]
+        texts = " ".join(i.text for i in first.items if isinstance(i, Text))
+        assert f"({players} players)" in texts and "bag" in texts
+        assert sum(isinstance(i, Group) and i.tag.startswith("tile:") for i in first.items) > 5 * players
+
+
+def test_tiles_fill_two_pages_and_bleed_past_the_cut():
+    from paperplay.render.model import Group, Rect
+    from paperplay.streetcar.pages import SQUARE
+
+    for paper in ("a4", "letter"):
+        tiles = [p for p in _streetcar(6, paper).pages if p.label == "tiles"]
+        assert len(tiles) == 2
+        page = tiles[-1]
+        groups = [i for i in page.items if isinstance(i, Group) and i.tag.startswith("tile:")]
+        bleeds = [i for i in page.items if isinstance(i, Rect) and i.fill and i.w > SQUARE]
+        assert len(bleeds) == len(groups) and all(b.w == SQUARE + 5 for b in bleeds)
+    ink = [p for p in _streetcar(4, "a4", ink_saver=True).pages if p.label == "tiles"]
+    assert not any(isinstance(i, Rect) and i.fill and i.w > SQUARE for p in ink for i in p.items)

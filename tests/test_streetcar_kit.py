@@ -78,14 +78,14 @@ def kit_pdf(tmp_path_factory):
 
 def test_kit_pages_and_sizes(kit_pdf):
     sizes = page_sizes_mm(kit_pdf)
-    assert len(sizes) == 15 and set(sizes) == {(210.0, 297.0)}
+    assert len(sizes) == 14 and set(sizes) == {(210.0, 297.0)}
 
 
 def test_a3_board_prints_whole(tmp_path):
     out = tmp_path / "a3.pdf"
     assert run_paperplay("kit", "streetcar", "--seed", "S", "--paper", "a3", "--out", str(out)).returncode == 0
     sizes = page_sizes_mm(out)
-    assert sizes.count((297.0, 420.0)) == 1 and len(sizes) == 12
+    assert sizes.count((297.0, 420.0)) == 1 and len(sizes) == 11
 
 
 def test_route_cards_print_every_lines_stops(kit_pdf):

@@ -50,12 +50,13 @@ def calibration_ruler(x: float, y: float) -> list[Item]:
 
 
 def crop_marks(xs: Sequence[float], ys: Sequence[float], width: float, height: float,
-               margin: float = MARGIN / 2, avoid: Sequence[Box] = ()) -> list[Item]:
+               margin: float = MARGIN / 2, avoid: Sequence[Box] = (), reach: float | None = None) -> list[Item]:
     """Crop marks for a grid of cut lines at xs (vertical) and ys (horizontal), in one Group tagged "crop".
 
     Marks sit outside the grid, from CROP_GAP beyond it (past any bleed) out to the page margin and
     at least CROP_MIN long, so the first cut along a mark removes nothing of a component. A mark
-    stops 1 mm short of any box in avoid (the page's texts), so no mark runs through text.
+    stops 1 mm short of any box in avoid (the page's texts), so no mark runs through text; with
+    reach, marks are at most that long (where other components lie beside the grid).
     """
     left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
     marks: list[tuple[Line, tuple[float, float]]] = []
@@ -63,8 +64,8 @@ def crop_marks(xs: Sequence[float], ys: Sequence[float], width: float, height: f
     def outward(near: float, limit: float) -> float:
         # From near (CROP_GAP off the grid) towards the page edge at limit: to the margin, or CROP_MIN long.
         direction = 1.0 if limit > near else -1.0
-        reach = max(abs(limit - near), CROP_MIN)
-        return near + direction * reach
+        length = abs(limit - near) if reach is None else min(abs(limit - near), reach)
+        return near + direction * max(length, CROP_MIN)
 
     for x in xs:
         marks.append((Line(x, outward(top - CROP_GAP, margin), x, top - CROP_GAP, width=0.3), (x, top - CROP_GAP)))

@@ -12,7 +12,7 @@ from paperplay.render.model import (
     Arc, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size,
 )
 from paperplay.render.parts import (
-    CARD_H, CARD_W, MARGIN, calibration_ruler, card_sheets, code_corner, crop_marks, grid_lines, poster_pages,
+    BLEED, CARD_H, CARD_W, CROP_GAP, CROP_MIN, MARGIN, QR_SIZE, calibration_ruler, card_sheets, code_corner, crop_marks, grid_lines, poster_pages,
     qr_payload, text_lines,
 )
 from paperplay.resources import load_lines
@@ -23,6 +23,7 @@ from paperplay.streetcar.deal import Seat
 SQUARE = 21.0
 """Board square and tile size in mm (the whole board then fits an A3 sheet)."""
 TRACK = "#4a4a4a"
+TILE_FILL = "#f3ecd9"
 ACCENT = "#b5651d"
 
 
@@ -89,7 +90,7 @@ def _tree(cx: float, cy: float) -> list[Item]:
 
 def tile_drawing(kind: TileKind, s: float = SQUARE, ink_saver: bool = False) -> tuple[Item, ...]:
     """One tile at rotation 0, from (0, 0): its track pieces, and two trees if it has them."""
-    items: list[Item] = [Rect(0, 0, s, s, stroke=0, fill=None if ink_saver else "#f3ecd9")]
+    items: list[Item] = [Rect(0, 0, s, s, stroke=0, fill=None if ink_saver else TILE_FILL)]
     items += track_items(kind.pieces, s, width=s * 0.3)
     if kind.trees:
         items += _tree(s * 0.15, s * 0.15) + _tree(s * 0.85, s * 0.85)
@@ -236,43 +237,81 @@ def card_pages(code: str, paper: str, ink_saver: bool, back_offset: tuple[float,
     return pages
 
 
+def _tile_block(ids: Sequence[str], kinds: dict[str, TileKind], left: float, top: float, cols: int,
+                ink_saver: bool) -> tuple[list[Item], list[float], list[float], list[Item]]:
+    """Tiles in rows of cols with shared cut lines: (bleed and tiles, cut xs, cut ys, cut lines).
+
+    Behind the tiles, each tile's fill runs BLEED mm past its cut, so an off cut at the block's
+    edge shows no white (neighbours cover it inside the block)."""
+    bleed: list[Item] = []
+    tiles: list[Item] = []
+    for i, tile_id in enumerate(ids):
+        r, c = divmod(i, cols)
+        x, y = left + c * SQUARE, top + r * SQUARE
+        if not ink_saver:
+            bleed.append(Rect(x - BLEED, y - BLEED, SQUARE + 2 * BLEED, SQUARE + 2 * BLEED, stroke=0, fill=TILE_FILL))
+        tiles.append(Group(tile_drawing(kinds[tile_id], SQUARE, ink_saver), x, y, tag=f"tile:{tile_id}"))
+    full, rest = divmod(len(ids), cols)
+    used = min(cols, len(ids))
+    xs = [left + c * SQUARE for c in range(used + 1)]
+    ys = [top + r * SQUARE for r in range(full + (1 if rest else 0) + 1)]
+    lines: list[Item] = []
+    if full:
+        lines += grid_lines(xs, ys[:full + 1], color="#9a9a9a")
+    if rest:
+        lines += grid_lines(xs[:rest + 1], ys[full:], color="#9a9a9a")
+    return bleed + tiles, xs, ys, lines
+
+
 def tile_pages(code: str, paper: str, ink_saver: bool, players: int) -> list[Page]:
     """Tiles at the board's square size with shared cut lines: first the starting hands, one row
-    per seat, then every other tile of the 126."""
+    per seat in play, then every other tile of the 126 (the bag), pages filled edge to edge."""
     width, height = paper_size(paper)
     kinds = {k.id: k for k in tile_kinds()}
-    hands = [["straight"] * 3 + ["curve"] * 2 for _ in range(6)]
+    hands = [["straight"] * 3 + ["curve"] * 2 for _ in range(players)]
     rest: list[str] = []
     for kind in tile_kinds():
         rest += [kind.id] * (kind.count - sum(h.count(kind.id) for h in hands))
+    cols = int((width - 2 * MARGIN) // SQUARE)
+    left = (width - cols * SQUARE) / 2
+    top = MARGIN + 14
+    bottom = height - MARGIN - QR_SIZE - 1 - CROP_MIN - CROP_GAP  # the crop marks below stay clear of the QR code
+    title_colour = "#000000" if ink_saver else ACCENT
     pages: list[Page] = []
-    left = MARGIN + 14
-    cols = int((width - left - MARGIN - 4) // SQUARE)
-    rows = int((height - 2 * MARGIN - 40) // SQUARE)
-
-    def grid_page(ids: list[str], title: str, labels: list[str], per_row: int) -> Page:
-        top = MARGIN + 14
-        items: list[Item] = [Text(MARGIN, MARGIN + 6, title, size=14, bold=True, color=ACCENT)]
-        n_rows = -(-len(ids) // per_row)
-        for i, tile_id in enumerate(ids):
-            r, c = divmod(i, per_row)
-            items.append(Group(tile_drawing(kinds[tile_id], SQUARE, ink_saver), left + c * SQUARE, top + r * SQUARE,
-                               tag=f"tile:{tile_id}"))
-        for r, label in enumerate(labels):
-            items.append(Text(MARGIN, top + (r + 0.5) * SQUARE + 1, label, size=6, bold=True))
-        xs = [left + c * SQUARE for c in range(min(per_row, len(ids)) + 1)]
-        ys = [top + r * SQUARE for r in range(n_rows + 1)]
-        items += grid_lines(xs, ys, color="#9a9a9a")
-        items += crop_marks(xs, ys, width, height)
-        items += _corner(code, "tiles", width, height)
-        return Page(width, height, tuple(items), "player", "tiles")
-
-    hand_ids = [t for hand in hands for t in hand]
-    pages.append(grid_page(hand_ids, "Streetcar tiles: starting hands (one row per seat)",
-                           [f"seat {i + 1}" for i in range(6)], 5))
-    per_page = cols * rows
-    for start in range(0, len(rest), per_page):
-        pages.append(grid_page(rest[start:start + per_page], "Streetcar tiles", [], cols))
+    first = True
+    while first or rest:
+        items: list[Item] = []
+        texts: list[Item] = []
+        cut: list[Item] = []
+        blocks: list[tuple[list[float], list[float], list[Item]]] = []
+        y = top
+        if first:
+            texts.append(Text(MARGIN, MARGIN + 6, "Streetcar tiles: starting hands, then the bag", size=14, bold=True,
+                              color=title_colour))
+            texts.append(Text(MARGIN, MARGIN + 10.5, f"One row per seat ({players} players): 3 straights and 2 curves "
+                              "each. Every other tile goes into the bag.", size=7))
+            block, xs, ys, lines = _tile_block([t for hand in hands for t in hand], kinds, left, y, 5, ink_saver)
+            items += block
+            cut += lines
+            blocks.append((xs, ys, block))
+            for seat in range(players):
+                texts.append(Text(xs[-1] + 5, ys[seat] + SQUARE / 2 + 1.5, f"< seat {seat + 1}", size=9, bold=True))
+            y = ys[-1] + 2 * (CROP_GAP + CROP_MIN) + 2
+        else:
+            texts.append(Text(MARGIN, MARGIN + 6, "Streetcar tiles: the bag", size=14, bold=True, color=title_colour))
+        rows = int((bottom - y) // SQUARE)
+        if rows > 0 and rest:
+            take, rest = rest[:rows * cols], rest[rows * cols:]
+            block, xs, ys, lines = _tile_block(take, kinds, left, y, cols, ink_saver)
+            items += block
+            cut += lines
+            blocks.append((xs, ys, block))
+        texts += _corner(code, "tiles", width, height)
+        for xs, ys, block in blocks:
+            others = [i for other in blocks if other[2] is not block for i in other[2]]
+            cut += crop_marks(xs, ys, width, height, avoid=all_boxes(texts + others), reach=8.0)
+        pages.append(Page(width, height, tuple(items + cut + texts), "player", "tiles"))
+        first = False
     return pages
 
 

@@ -62,3 +62,29 @@ def test_tiles_fill_two_pages_and_bleed_past_the_cut():
         assert len(bleeds) == len(groups) and all(b.w == SQUARE + 5 for b in bleeds)
     ink = [p for p in _streetcar(4, "a4", ink_saver=True).pages if p.label == "tiles"]
     assert not any(isinstance(i, Rect) and i.fill and i.w > SQUARE for p in ink for i in p.items)
+
+
+def test_board_takes_two_landscape_sheets_that_meet_at_a_grid_line():
+    from paperplay.render.model import Group, Polygon
+    from paperplay.streetcar.pages import SQUARE, board_origin
+
+    for paper, width in (("a4", 297.0), ("letter", 279.4)):
+        boards = [p for p in _streetcar(4, paper).pages if p.label.startswith("board")]
+        assert [(p.width, p.label) for p in boards] == [(width, "board 1 of 2"), (width, "board 2 of 2")]
+        clips = [next(i for i in p.items if isinstance(i, Group) and i.tag == "board").clip for p in boards]
+        top = clips[0][1]
+        seam = top + board_origin() + 6 * SQUARE
+        assert abs(clips[0][1] + clips[0][3] - (seam + 8.0)) < 1e-6  # sheet 1: half the board and the glue strip
+        texts = [" ".join(i.text for i in p.items if isinstance(i, Text)) for p in boards]
+        assert "trim" in texts[1].lower() and "dashed" in texts[0]
+        for page in boards:  # alignment triangles touch the seam from both sides, outside the glue strip
+            assert sum(isinstance(i, Polygon) for i in page.items) == 3
+
+
+def test_board_shows_each_terminals_track_entering_both_its_squares():
+    from paperplay.streetcar.data import standard_board
+    from paperplay.streetcar.pages import TRACK, board_drawing
+
+    board = standard_board()
+    stubs = [i for i in board_drawing(board) if isinstance(i, Line) and i.color == TRACK]
+    assert len(stubs) == 2 * len(board.terminals)

@@ -111,43 +111,63 @@ def _terminal_stubs(side: Edge, squares: Sequence[tuple[int, int]], ox: float, o
     return items
 
 
+BAND = 8.0 / 21.0
+"""The band round the board's grid, in squares: terminals next to the grid, coordinates outside them."""
+
+
+def board_origin(s: float = SQUARE) -> float:
+    """Where board_drawing puts the top-left corner of square [0, 0], in mm from the drawing's corner."""
+    return s * BAND
+
+
 def board_drawing(board: Board, s: float = SQUARE, ink_saver: bool = False) -> tuple[Item, ...]:
-    """The board from (0, 0): grid, locations, terminals with their line numbers, coordinates."""
+    """The board from (0, 0): grid, locations, terminals with their line numbers and track stubs,
+    coordinates. The band round the grid is 8 mm at full size, so the board (268 mm) fits the long
+    side of a landscape A4 or Letter sheet."""
     styles = line_styles()
-    d = s * 0.5  # terminals sit outside the grid
-    ox, oy = d + 4, d + 4
+    d = board_origin(s)
+    bar = s * 0.24  # terminal bars next to the grid; the coordinates sit in the band's outer part
+    ox = oy = d
+    label = s * 0.26
+    grey = "#888888"
     items: list[Item] = []
     for r in range(board.rows):
-        items.append(Text(ox - d - 2.5, oy + (r + 0.5) * s + 1, str(r), size=6, align="center", color="#888888"))
+        items.append(Text(d * 0.3, oy + (r + 0.5) * s + 0.7, str(r), size=label, align="center", color=grey))
+        items.append(Text(ox + board.cols * s + d * 0.7, oy + (r + 0.5) * s + 0.7, str(r), size=label, align="center",
+                          color=grey))
         for c in range(board.cols):
             items.append(Rect(ox + c * s, oy + r * s, s, s, stroke=0.5, color="#9a9a9a",
                               fill=None if ink_saver else "#ffffff"))
     for c in range(board.cols):
-        items.append(Text(ox + (c + 0.5) * s, oy - d - 1.5, str(c), size=6, align="center", color="#888888"))
+        items.append(Text(ox + (c + 0.5) * s, d * 0.55, str(c), size=label, align="center", color=grey))
+        items.append(Text(ox + (c + 0.5) * s, oy + board.rows * s + d * 0.85, str(c), size=label, align="center",
+                          color=grey))
     for letter, (r, c) in board.locations.items():
         x, y = ox + c * s, oy + r * s
-        items.append(Rect(x, y, s, s, stroke=0.8, fill="#ffffff" if ink_saver else "#d9c7a3", color="#5a4a2a"))
-        items.append(Text(x + s / 2, y + s * 0.68, letter, size=s * 1.3, bold=True, align="center", color="#3a2a10"))
+        items.append(Rect(x, y, s, s, stroke=0.8, fill="#ffffff" if ink_saver else "#d9c7a3",
+                          color="#000000" if ink_saver else "#5a4a2a"))
+        items.append(Text(x + s / 2, y + s * 0.68, letter, size=s * 1.3, bold=True, align="center",
+                          color="#000000" if ink_saver else "#3a2a10"))
     for t in board.terminals:
         (r1, c1), (r2, c2) = sorted(t.squares)
         style = styles[t.line]
         if t.side in (Edge.E, Edge.W):
-            x = ox + board.cols * s if t.side is Edge.E else ox - d
-            box = (x, oy + r1 * s + s * 0.2, d, (r2 - r1 + 1) * s - s * 0.4)
+            x = ox + board.cols * s if t.side is Edge.E else ox - bar
+            box = (x, oy + r1 * s + s * 0.2, bar, (r2 - r1 + 1) * s - s * 0.4)
         else:
-            y = oy + board.rows * s if t.side is Edge.S else oy - d
-            box = (ox + c1 * s + s * 0.2, y, (c2 - c1 + 1) * s - s * 0.4, d)
+            y = oy + board.rows * s if t.side is Edge.S else oy - bar
+            box = (ox + c1 * s + s * 0.2, y, (c2 - c1 + 1) * s - s * 0.4, bar)
         items += swatch(*box, style, ink_saver)
         items += _terminal_stubs(t.side, t.squares, ox, oy, s)
         cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
-        items.append(Circle(cx, cy, 3.6, stroke=0.6, fill="#ffffff"))
-        items.append(Text(cx, cy + 1.3, f"{t.line}", size=9, bold=True, align="center"))
+        items.append(Circle(cx, cy, s * 0.125, stroke=0.6, fill="#ffffff"))
+        items.append(Text(cx, cy + s * 0.045, f"{t.line}", size=s * 0.36, bold=True, align="center"))
     return tuple(items)
 
 
 def board_size(board: Board, s: float = SQUARE) -> tuple[float, float]:
-    d = s * 0.5
-    return board.cols * s + 2 * d + 8, board.rows * s + 2 * d + 8
+    d = board_origin(s)
+    return board.cols * s + 2 * d, board.rows * s + 2 * d
 
 
 def _corner(code: str, page: str, width: float, height: float) -> list[Item]:
@@ -316,22 +336,55 @@ def tile_pages(code: str, paper: str, ink_saver: bool, players: int) -> list[Pag
 
 
 def board_pages(code: str, paper: str, ink_saver: bool) -> list[Page]:
+    """The board whole on A3; on A4 or Letter in two landscape sheets, each half the board, the top
+    one with a glue strip that the trimmed bottom one covers."""
     board = standard_board()
     drawing = board_drawing(board, SQUARE, ink_saver)
     total_w, total_h = board_size(board)
-    width, height = paper_size(paper)
+    title = "#000000" if ink_saver else ACCENT
     if paper == "a3":
+        width, height = paper_size(paper)
         left, top = (width - total_w) / 2, MARGIN + 14
-        items: list[Item] = [Text(MARGIN, MARGIN + 8, "Streetcar board", size=16, bold=True, color=ACCENT),
+        items: list[Item] = [Text(MARGIN, MARGIN + 8, "Streetcar board", size=16, bold=True, color=title),
                              Group(drawing, left, top, tag="board")]
         items += _corner(code, "board", width, height)
         return [Page(width, height, tuple(items), "player", "board")]
+    width, height = paper_size(paper, landscape=True)
+    overlap = 8.0
+    seam_row = board.rows // 2
+    seam = board_origin() + seam_row * SQUARE  # a grid line: the bottom sheet is trimmed along it
+    left, top = (width - total_w) / 2, MARGIN + 13
+    red = "#000000" if ink_saver else "#d00000"
+    marks_x = [left + board_origin() + c * SQUARE for c in (2, board.cols // 2, board.cols - 2)]
     pages = []
-    for items, label in poster_pages(drawing, total_w, total_h, width, height,
-                                     payload=qr_payload("streetcar", code=code, page="board")):
-        items += [Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)} · board {label}", size=7,
-                       align="right")]
-        pages.append(Page(width, height, tuple(items), "player", f"board {label}"))
+    for part, (y0, y1) in enumerate(((0.0, seam + overlap), (seam, total_h)), start=1):
+        dy = top - y0
+        items = [Group(drawing, left, dy, clip=(left, top, total_w, y1 - y0), tag="board")]
+        seam_y = seam + dy
+        if part == 1:
+            items.append(Rect(left, seam_y, total_w, overlap, stroke=0, fill="#e6e6e6"))
+            items.append(Text(width / 2, seam_y + 5, "glue strip: sheet 2 covers it", size=7, align="center",
+                              color="#555555"))
+            # Triangles pointing down at the seam, matched by sheet 2's pointing up: they meet after gluing.
+            items += [Polygon(((x - 2.5, seam_y - 4), (x + 2.5, seam_y - 4), (x, seam_y)), stroke=0, fill=red)
+                      for x in marks_x]
+            heading = f"Streetcar board, sheet 1 of 2: rows 0-{seam_row - 1} and a glue strip"
+            notes = ["Assembly: trim sheet 2 along its dashed top edge, lay it over the grey glue strip of this sheet "
+                     "so the red", "triangles meet point to point and the grid lines run on, then glue or tape "
+                     "from behind."]
+        else:
+            items.append(Line(MARGIN / 2, seam_y, width - MARGIN / 2, seam_y, width=0.5, dash=(3, 2)))
+            items += [Polygon(((x - 2.5, seam_y + 4), (x + 2.5, seam_y + 4), (x, seam_y)), stroke=0, fill=red)
+                      for x in marks_x]
+            heading = f"Streetcar board, sheet 2 of 2: rows {seam_row}-{board.rows - 1}"
+            notes = ["Trim this sheet along the dashed line above the board (its top edge), then lay it over sheet 1's "
+                     "glue strip", "so the red triangles meet point to point."]
+        items.insert(0, Text(MARGIN, MARGIN + 4, heading, size=11, bold=True, color=title))
+        note_y = top + (y1 - y0) + 6
+        items += [Text(MARGIN, note_y + i * 4, line, size=7.5) for i, line in enumerate(notes)]
+        items += code_corner(width, height, qr_payload("streetcar", code=code, page="board", part=f"{part}"),
+                             [f"Game {display_code(code)}", f"board {part} of 2"])
+        pages.append(Page(width, height, tuple(items), "player", f"board {part} of 2"))
     return pages
 
 
@@ -481,7 +534,7 @@ def state_document(board: Board, tiles: Sequence[tuple[tuple[int, int], TileKind
     """A board as it lies, on one page: its tiles, stop signs and (optionally) a route's squares in order."""
     s = 14.0
     w, h = board_size(board, s)
-    ox = oy = s * 0.5 + 4  # where board_drawing puts square [0, 0]
+    ox = oy = board_origin(s)
     items: list[Item] = [Text(MARGIN, MARGIN + 6, title, size=12, bold=True, color=ACCENT)]
     drawn: list[Item] = list(board_drawing(board, s))
     for (r, c), kind, rotation in tiles:

@@ -88,3 +88,40 @@ def test_board_shows_each_terminals_track_entering_both_its_squares():
     board = standard_board()
     stubs = [i for i in board_drawing(board) if isinstance(i, Line) and i.color == TRACK]
     assert len(stubs) == 2 * len(board.terminals)
+
+
+def test_ink_saver_pages_are_greyscale_outlines():
+    from paperplay.render.fit import walk
+    from paperplay.render.model import QR
+
+    def colours(doc):
+        for page in doc.pages:
+            for item, box, _ in walk(page.items):
+                if isinstance(item, QR):
+                    continue
+                area = (box[2] - box[0]) * (box[3] - box[1])
+                yield getattr(item, "color", "#000000"), getattr(item, "fill", None), area
+
+    for doc in (_streetcar(4, "a4", ink_saver=True), _sequence(ink_saver=True)):
+        for colour, fill, area in colours(doc):
+            for c in (colour, fill):
+                assert c is None or c[1:3] == c[3:5] == c[5:7], c
+            assert fill in (None, "#ffffff") or area <= 130, (fill, area)
+    assert any(c[1:3] != c[3:5] for c, _, _ in colours(_streetcar(4, "a4")))
+
+
+def test_card_pages_keep_their_qr_code_on_a4_and_letter():
+    from paperplay.render.model import QR
+
+    for paper, size in (("a4", 9.0), ("letter", 7.0)):
+        fronts = [p for p in _streetcar(4, paper).pages if p.label == "cards"]
+        assert fronts and all(any(isinstance(i, QR) and i.size >= size for i in p.items) for p in fronts)
+
+
+def _sequence(paper="a4", ink_saver=False, numbers="1-48"):
+    from paperplay.sequence.pages import kit_document
+    from paperplay.sequence.rules import make_board, make_deck, number_set, number_set_name
+
+    values = number_set(numbers)
+    return kit_document("S", "CODECODE", make_board("S", values), make_deck("S", values, "mixed"),
+                        number_set_name(values), "mixed", paper, ink_saver=ink_saver)

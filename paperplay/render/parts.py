@@ -148,7 +148,7 @@ def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]
         number = start // per_page
         left, right = labels(number, False)
         texts = side_texts(xs, ys, width, left, right)
-        if payload and ys[0] - CROP_GAP - margin_marks >= 9.5:
+        if payload and ys[0] - margin_marks - 1.0 >= 9.0:
             # A small QR code in the top margin, between the crop marks of the first two columns.
             texts.append(QR(xs[0] + (xs[1] - xs[0]) / 2 - 4.5, margin_marks + 0.2, 9, payload))
         elif payload:

@@ -10,6 +10,7 @@ from paperplay.render.model import QR, Circle, Document, Group, Item, Line, Page
 from paperplay.render.parts import (
     CARD_H, CARD_W, MARGIN, card_sheets, text_lines, code_corner, poster_pages, qr_payload,
 )
+from paperplay.render.ink import greyscale_page
 from paperplay.resources import load_lines
 from paperplay.seeds import display_code
 from paperplay.sequence.rules import MINUS, PLUS, Board, Card, SequenceRules, standard_rules
@@ -269,5 +270,7 @@ def kit_document(seed: str, code: str, board: Board, deck: Sequence[Card], numbe
     pages += card_pages(deck, code, paper, ink_saver, back_offset)
     pages.append(chips_page(code, paper, ink_saver, rules))
     pages.append(rules_page(code, paper))
+    if ink_saver:
+        pages = [greyscale_page(page) for page in pages]
     return Document(title=f"Sequence Numbers kit, game {display_code(code)}", pages=tuple(pages),
                     subject=f"Sequence Numbers, {_options_text(numbers_name, level)}, game code {display_code(code)}")

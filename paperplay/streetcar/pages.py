@@ -15,6 +15,7 @@ from paperplay.render.parts import (
     BLEED, CARD_H, CARD_W, CROP_GAP, CROP_MIN, MARGIN, QR_SIZE, calibration_ruler, card_sheets, code_corner, crop_marks, grid_lines, poster_pages,
     qr_payload, text_lines,
 )
+from paperplay.render.ink import greyscale_page
 from paperplay.resources import load_lines
 from paperplay.seeds import display_code
 from paperplay.streetcar.data import Board, Edge, LineStyle, TileKind, line_styles, route_cards, standard_board, tile_kinds
@@ -524,6 +525,8 @@ def kit_document(seed: str, code: str, seats: Sequence[Seat], card_set: int, pap
     pages += tile_pages(code, card_paper, ink_saver, len(seats))
     pages.append(extras_page(code, card_paper, ink_saver))
     pages.append(rules_page(code, card_paper))
+    if ink_saver:
+        pages = [greyscale_page(page) for page in pages]
     return Document(title=f"Streetcar kit, game {display_code(code)}", pages=tuple(pages),
                     subject=f"Streetcar (Linie 1), {len(seats)} players, game code {display_code(code)}")
 

@@ -125,3 +125,23 @@ def _sequence(paper="a4", ink_saver=False, numbers="1-48"):
     values = number_set(numbers)
     return kit_document("S", "CODECODE", make_board("S", values), make_deck("S", values, "mixed"),
                         number_set_name(values), "mixed", paper, ink_saver=ink_saver)
+
+
+def test_route_pdf_numbers_every_space_terminals_too_and_names_the_stops():
+    from paperplay.render.model import Rect
+    from paperplay.streetcar.data import standard_board
+    from paperplay.streetcar.pages import state_document
+    from paperplay.streetcar.route import Step
+
+    board = standard_board()
+    t = board.terminals_of(1)[1]
+    steps = [Step(square=(5, 1)), Step(square=(5, 0), stops=("E",)), Step(terminal=t), Step(square=(6, 0)),
+             Step(square=(5, 1))]
+    page = state_document(board, [], {}, steps, "test").pages[0]
+    group = next(i for i in page.items if hasattr(i, "items"))
+    labels = [i.text for i in group.items if isinstance(i, Text) and i.size == 5 and i.bold]
+    assert sorted(labels) == sorted(["1/5", "2", "3", "4", "stop E"])
+    squares = [i for i in group.items if isinstance(i, Rect) and i.fill == "#ffe066"]
+    assert all(r.w < 8 and r.h < 3 for r in squares)  # small tags in a corner, not over the track
+    texts = " ".join(i.text for i in page.items if isinstance(i, Text))
+    assert "(5 spaces)" in texts and "3 terminal 1.2" in texts and "2 [5,0] stop E" in texts

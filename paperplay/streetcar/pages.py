@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from paperplay.render.fit import all_boxes
+from paperplay.render.pdf import text_width
 from paperplay.render.model import (
     Arc, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size,
 )
@@ -531,10 +532,28 @@ def kit_document(seed: str, code: str, seats: Sequence[Seat], card_set: int, pap
                     subject=f"Streetcar (Linie 1), {len(seats)} players, game code {display_code(code)}")
 
 
+def _terminal_label_point(board: Board, t: object, s: float) -> tuple[float, float]:
+    """Where a route's space in a terminal is labelled: on the terminal's bar, beside its line number."""
+    d = board_origin(s)
+    bar = s * 0.24
+    (r1, c1), (r2, c2) = sorted(t.squares)  # type: ignore[attr-defined]
+    side = t.side  # type: ignore[attr-defined]
+    if side in (Edge.E, Edge.W):
+        x = d + board.cols * s + bar / 2 if side is Edge.E else d - bar / 2
+        return x, d + (r1 + r2 + 1) / 2 * s + s * 0.45
+    y = d + board.rows * s + bar / 2 if side is Edge.S else d - bar / 2
+    return d + (c1 + c2 + 1) / 2 * s + s * 0.45, y
+
+
 def state_document(board: Board, tiles: Sequence[tuple[tuple[int, int], TileKind, int]],
-                   stop_signs: dict[str, tuple[int, int]], route: Sequence[tuple[int, int]] = (),
+                   stop_signs: dict[str, tuple[int, int]], route: Sequence[object] = (),
                    title: str = "Streetcar board") -> Document:
-    """A board as it lies, on one page: its tiles, stop signs and (optionally) a route's squares in order."""
+    """A board as it lies, on one page: its tiles, stop signs and (optionally) a route in order.
+
+    route holds squares (row, column) or the route search's steps (a square with the stops made
+    there, or a terminal passed through). Every space is numbered, in the corner of its square so
+    the track stays visible (or on the terminal's bar), and every stop is named where it is made.
+    """
     s = 14.0
     w, h = board_size(board, s)
     ox = oy = board_origin(s)
@@ -548,14 +567,49 @@ def state_document(board: Board, tiles: Sequence[tuple[tuple[int, int], TileKind
         drawn.append(_octagon(ox + (c + 0.82) * s, oy + (r + 0.18) * s, 2.2))
         drawn.append(Text(ox + (c + 0.82) * s, oy + (r + 0.18) * s + 0.9, letter, size=5, bold=True,
                           align="center", color="#ffffff"))
-    visits: dict[tuple[int, int], list[str]] = {}
-    for i, square in enumerate(route):
-        visits.setdefault(square, []).append(str(i + 1))
-    for (r, c), numbers in visits.items():  # a square the route passes twice shows both numbers
+    visits: dict[object, list[str]] = {}
+    stops_at: dict[tuple[int, int], list[str]] = {}
+    spaces: list[str] = []
+    for i, step in enumerate(route, start=1):
+        terminal = getattr(step, "terminal", None)
+        square = getattr(step, "square", step)
+        key = terminal if terminal is not None else square
+        visits.setdefault(key, []).append(str(i))
+        stops = tuple(getattr(step, "stops", ()))
+        if terminal is not None:
+            spaces.append(f"{i} terminal {terminal.line}.{terminal.number}")
+        else:
+            spaces.append(f"{i} [{square[0]},{square[1]}]" + "".join(f" stop {x}" for x in stops))
+            if stops:
+                stops_at.setdefault(square, []).extend(stops)
+    for key, numbers in visits.items():  # a square the route passes twice shows both numbers
         label = "/".join(numbers)
-        drawn.append(Rect(ox + (c + 0.5) * s - 1.2 - 1.05 * len(label), oy + (r + 0.5) * s - 2, 2.4 + 2.1 * len(label),
-                          4, stroke=0.4, fill="#ffe066"))
-        drawn.append(Text(ox + (c + 0.5) * s, oy + (r + 0.5) * s + 1, label, size=5, align="center"))
+        tw = text_width(label, 5, True)
+        if isinstance(key, tuple):
+            r, c = key
+            x, y = ox + c * s + 0.4, oy + r * s + 0.4  # the top-left corner: no track runs there
+        else:
+            cx, cy = _terminal_label_point(board, key, s)
+            x, y = cx - tw / 2 - 0.5, cy - 1.4
+        drawn.append(Rect(x, y, tw + 1, 2.8, stroke=0.3, fill="#ffe066"))
+        drawn.append(Text(x + 0.5, y + 2.1, label, size=5, bold=True))
+    for (r, c), stops in stops_at.items():
+        label = "stop " + ", ".join(stops)
+        tw = text_width(label, 5, True)
+        x, y = ox + c * s + 0.4, oy + (r + 1) * s - 3.2  # the bottom-left corner
+        drawn.append(Rect(x, y, tw + 1, 2.8, stroke=0.3, fill="#ffffff", color="#c62828"))
+        drawn.append(Text(x + 0.5, y + 2.1, label, size=5, bold=True, color="#c62828"))
     width, height = max(210.0, w + 2 * MARGIN), max(297.0, h + 2 * MARGIN + 10)
     items.append(Group(tuple(drawn), dx=MARGIN, dy=MARGIN + 10))
+    if spaces:
+        top = MARGIN + 10 + h + 8
+        items.append(Text(MARGIN, top, f"The route, space by space ({len(spaces)} spaces):", size=8, bold=True))
+        line: list[str] = []
+        row = 0
+        for space in spaces:
+            if line and text_width(" · ".join(line + [space]), 7) > width - 2 * MARGIN:
+                items.append(Text(MARGIN, top + 5 + row * 4, " · ".join(line), size=7))
+                line, row = [], row + 1
+            line.append(space)
+        items.append(Text(MARGIN, top + 5 + row * 4, " · ".join(line), size=7))
     return Document(title=title, pages=(Page(width, height, tuple(items), "player", "board state"),))

@@ -35,9 +35,14 @@ def code_corner(width: float, height: float, payload: str, lines: Sequence[str])
     return items
 
 
-def calibration_ruler(x: float, y: float) -> list[Item]:
-    """A 50 mm bar and a 2 in bar with ticks and labels, and the line 'print at 100% / actual size'."""
-    items: list[Item] = [Text(x, y, "Print at 100% / actual size. Check: the bars below measure", size=7)]
+def calibration_ruler(x: float, y: float, narrow: bool = False) -> list[Item]:
+    """A 50 mm bar and a 2 in bar with ticks and labels, and the line 'print at 100% / actual size'
+    (on two lines when narrow, for a column about 60 mm wide)."""
+    if narrow:
+        items: list[Item] = [Text(x, y - 3.5, "Print at 100% / actual size.", size=7),
+                             Text(x, y, "Check: the bars below measure", size=7)]
+    else:
+        items = [Text(x, y, "Print at 100% / actual size. Check: the bars below measure", size=7)]
     for row, (length, step, label) in enumerate(((50.0, 10.0, "50 mm"), (2 * MM_PER_INCH, MM_PER_INCH / 2, "2 in"))):
         top = y + 2.5 + row * 6
         items.append(Rect(x, top, length, 2.0, stroke=0, fill="#000000"))

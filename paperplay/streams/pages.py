@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from paperplay.render.model import Circle, Document, Item, Line, Page, Polygon, Rect, Text, UseForm, paper_size
+from paperplay.render.fit import all_boxes
 from paperplay.render.parts import MARGIN, calibration_ruler, code_corner, crop_marks, grid_lines, qr_payload
 from paperplay.seeds import display_code
 from paperplay.streams.rules import WILD, StreamsRules, Tile, standard_rules
@@ -172,7 +173,7 @@ def tiles_page(code: str, paper: str = "a4", rules: StreamsRules | None = None) 
     rules = rules or standard_rules()
     width, height = paper_size(paper, landscape=True)
     cols, rows = 8, 5
-    left, top = 15.0, 15.0
+    left, top = (15.0 if width >= 290 else 11.0), 15.0  # Letter: room for the side panel's ruler
     xs = [left + c * TILE for c in range(cols + 1)]
     ys = [top + r * TILE for r in range(rows + 1)]
     items: list[Item] = []
@@ -187,17 +188,19 @@ def tiles_page(code: str, paper: str = "a4", rules: StreamsRules | None = None) 
                 # Underlined so a turned tile never reads as the other number.
                 items.append(Line(cx - 4, cy + 6, cx + 4, cy + 6, width=1.4))
     items += grid_lines(xs, ys)
-    items += crop_marks(xs, ys, width, height)
-    right = xs[-1] + 6
-    items.append(Text(right, ys[0] + 9, "Streams tiles", size=16, bold=True, color=ACCENT))
-    items.append(Text(right, ys[0] + 16, f"{len(rules.bag)} tiles for a bag", size=9))
-    items.append(Text(right, ys[1] + 8, "Cut along the grey lines;", size=8))
-    items.append(Text(right, ys[1] + 12, "the marks outside show where.", size=8))
-    items.append(Text(right, ys[1] + 16, "Put all tiles in a bag or bowl.", size=8))
-    items += calibration_ruler(right, ys[2] + 7)
-    items += code_corner(width, height, qr_payload("streams", code=code, page="tiles"),
+    right = xs[-1] + 9  # the side panel starts beyond the crop marks
+    panel: list[Item] = []
+    panel.append(Text(right, ys[0] + 9, "Streams tiles", size=16, bold=True, color=ACCENT))
+    panel.append(Text(right, ys[0] + 16, f"{len(rules.bag)} tiles for a bag", size=9))
+    panel.append(Text(right, ys[1] + 8, "Cut along the grey lines;", size=8))
+    panel.append(Text(right, ys[1] + 12, "the marks outside show where.", size=8))
+    panel.append(Text(right, ys[1] + 16, "Put all tiles in a bag or bowl.", size=8))
+    panel += calibration_ruler(right, ys[2] + 7, narrow=width - right < 80)
+    panel += code_corner(width, height, qr_payload("streams", code=code, page="tiles"),
                          [f"Game {display_code(code)}", "tiles"])
-    return Page(width, height, tuple(items), role="player", label="tiles")
+    # No mark runs into the side panel: they stop short of it and of the code corner.
+    items += crop_marks(xs, ys, width, height, avoid=all_boxes(panel), reach=5.0)
+    return Page(width, height, tuple(items + panel), role="player", label="tiles")
 
 
 def kit_document(seed: str, code: str, drawn: Sequence[Tile], players: int, names: Sequence[str] = (),

@@ -145,3 +145,46 @@ def test_route_pdf_numbers_every_space_terminals_too_and_names_the_stops():
     assert all(r.w < 8 and r.h < 3 for r in squares)  # small tags in a corner, not over the track
     texts = " ".join(i.text for i in page.items if isinstance(i, Text))
     assert "(5 spaces)" in texts and "3 terminal 1.2" in texts and "2 [5,0] stop E" in texts
+
+
+def _gap(a, b):
+    """The distance between two boxes (0 when they touch or overlap)."""
+    dx = max(b[0] - a[2], a[0] - b[2], 0)
+    dy = max(b[1] - a[3], a[1] - b[3], 0)
+    return max(dx, dy)
+
+
+def test_card_texts_keep_clear_of_the_qr_code_and_the_swatches():
+    from paperplay.render.fit import walk
+    from paperplay.render.model import QR, Rect
+    from paperplay.sequence.pages import _card_front
+    from paperplay.sequence.rules import MINUS, PLUS, Card
+    from paperplay.streetcar.pages import _route_card
+
+    for kind in (PLUS, MINUS):
+        items = list(walk(_card_front(Card(kind), 100, "CODECODE", False)))
+        qr = next(box for item, box, _ in items if isinstance(item, QR))
+        for item, box, _ in items:
+            if isinstance(item, Text) and not item.text.startswith("#"):
+                assert _gap(box, qr) >= 3.0, item.text
+    items = list(walk(_route_card(3, 6, False)))
+    footer = next(box for item, box, _ in items if isinstance(item, Text) and item.text.startswith("Stop at"))
+    swatches = [box for item, box, _ in items if isinstance(item, Rect) and item.color == "#000000" and item.w == 9]
+    assert len(swatches) == 6 and min(_gap(footer, s) for s in swatches) >= 2.0
+
+
+def test_deal_slips_fold_so_the_seat_shows_and_the_deal_hides():
+    from paperplay.streetcar.deal import deal
+    from paperplay.streetcar.pages import deal_pages
+
+    slips = deal_pages("S", "CODECODE", deal("S", 3), 2, "a4", False)[1]
+    folds = sorted({i.x1 for i in slips.items if isinstance(i, Line) and i.dash == (1, 1.5)})
+    assert len(folds) == 2
+    seat_panel, deal_panel = folds[0] - 10, folds[1] - folds[0]
+    flap = 210 - 10 - folds[1]
+    assert flap >= deal_panel - 1e-6 and seat_panel > 0  # the flap covers the deal panel whole
+    for item in slips.items:
+        if isinstance(item, Text) and item.text.startswith("Seat "):
+            assert item.x < folds[0]
+        if isinstance(item, Text) and item.text.startswith("Stops: "):
+            assert folds[0] < item.x < folds[1]

@@ -110,14 +110,14 @@ def _card_front(card: Card, index: int, code: str, ink_saver: bool) -> tuple[Ite
         items += [Rect(w / 2 - 14, h / 2 - 4, 28, 8, stroke=0, fill="#1f7a3f"),
                   Rect(w / 2 - 4, h / 2 - 14, 8, 28, stroke=0, fill="#1f7a3f"),
                   Text(w / 2, 16, "PLUS", size=16, bold=True, align="center"),
-                  Text(w / 2, h - 16, "Place a chip on", size=8, align="center"),
-                  Text(w / 2, h - 11, "any open square", size=8, align="center")]
+                  Text(w / 2, h - 27, "Place a chip on", size=8, align="center"),
+                  Text(w / 2, h - 22, "any open square", size=8, align="center")]
     elif card.kind == MINUS:
         items += [Rect(w / 2 - 14, h / 2 - 4, 28, 8, stroke=0, fill="#b02a2a"),
                   Text(w / 2, 16, "MINUS", size=16, bold=True, align="center"),
-                  Text(w / 2, h - 20, "Remove an opponent's chip", size=7.5, align="center"),
-                  Text(w / 2, h - 15, "(not in a sequence).", size=7.5, align="center"),
-                  Text(w / 2, h - 10, "Your turn ends.", size=7.5, align="center")]
+                  Text(w / 2, h - 32, "Remove an opponent's chip", size=7.5, align="center"),
+                  Text(w / 2, h - 27, "(not in a sequence).", size=7.5, align="center"),
+                  Text(w / 2, h - 22, "Your turn ends.", size=7.5, align="center")]
     else:
         text = card.text.replace(" x ", " × ").replace(" / ", " ÷ ")
         size = 22 if len(text) <= 9 else 17 if len(text) <= 12 else 14

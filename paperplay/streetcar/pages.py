@@ -216,11 +216,11 @@ def _route_card(card_set: int, number: int, ink_saver: bool) -> tuple[Item, ...]
                          Text(w / 2, 15, f"{card_set} stops", size=8, align="center")]
     for i, stops in enumerate(route_cards(card_set)[number - 1]):
         line = i + 1
-        y = 21 + i * 10.5
+        y = 19 + i * 10
         items += swatch(5, y, 9, 8, styles[line], ink_saver)
         items.append(Text(17, y + 6, f"Line {line}", size=8, bold=True))
         items.append(Text(w - 5, y + 6.2, " - ".join(stops), size=11, bold=True, align="right"))
-    items.append(Text(w / 2, h - 4, "Stop at each location's stop sign.", size=6, align="center"))
+    items.append(Text(w / 2, h - 4.5, "Stop at each location's stop sign.", size=6, align="center"))
     return tuple(items)
 
 
@@ -495,22 +495,32 @@ def deal_pages(seed: str, code: str, seats: Sequence[Seat], card_set: int, paper
                            f"({card_set} stops): {' - '.join(seat.stops)}", size=10))
     master += code_corner(width, height, qr_payload("streetcar", seed=seed, players=str(len(seats)),
                                                     set=str(card_set)), [f"Seed {display_code(seed)}", "organiser only"])
-    slips: list[Item] = [Text(MARGIN, MARGIN + 6, "Deal slips: cut apart along the dashed lines, fold each slip "
-                              "closed, hand it to its seat.", size=9, bold=True)]
+    # Three panels: the seat (stays in view), the deal, and a blank flap folded over the deal to hide it.
+    slips: list[Item] = [Text(MARGIN, MARGIN + 6, "Deal slips: cut apart along the dashed lines, fold each slip's "
+                              "blank flap over its middle panel,", size=9, bold=True),
+                         Text(MARGIN, MARGIN + 10.5, "so the seat shows and the deal stays hidden; hand each slip "
+                              "to its seat.", size=9, bold=True)]
     slip_h = 34.0
+    seat_w = 42.0
+    deal_w = (width - 2 * MARGIN - seat_w) / 2
+    fold1, fold2 = MARGIN + seat_w, MARGIN + seat_w + deal_w
     for i, seat in enumerate(seats):
-        y = MARGIN + 12 + i * slip_h
+        y = MARGIN + 15 + i * slip_h
         slips.append(Line(MARGIN, y, width - MARGIN, y, width=0.5, dash=(3, 2)))
-        half = (width - 2 * MARGIN) / 2
-        slips.append(Text(MARGIN + 4, y + 10, f"Seat {seat.seat}", size=16, bold=True))
-        slips.append(Text(MARGIN + 4, y + 17, "fold here, then open only your own slip", size=7))
-        slips.append(Line(MARGIN + half, y + 2, MARGIN + half, y + slip_h - 2, width=0.4, dash=(1, 1.5)))
-        slips += swatch(MARGIN + half + 4, y + 4, 12, slip_h - 8, styles[seat.line], ink_saver)
-        slips.append(Text(MARGIN + half + 20, y + 10, f"Line {seat.line}", size=14, bold=True))
-        slips.append(Text(MARGIN + half + 20, y + 17, f"Route card {seat.route_card} ({card_set} stops)", size=9))
-        slips.append(Text(MARGIN + half + 20, y + 26, "Stops: " + " - ".join(seat.stops), size=13, bold=True))
-    slips.append(Line(MARGIN, MARGIN + 12 + len(seats) * slip_h, width - MARGIN, MARGIN + 12 + len(seats) * slip_h,
-                      width=0.5, dash=(3, 2)))
+        slips.append(Text(MARGIN + 4, y + 12, f"Seat {seat.seat}", size=16, bold=True))
+        slips.append(Text(MARGIN + 4, y + 19, "open only your own slip", size=7))
+        for x in (fold1, fold2):
+            slips.append(Line(x, y + 2, x, y + slip_h - 2, width=0.4, dash=(1, 1.5)))
+        slips += swatch(fold1 + 4, y + 4, 12, slip_h - 8, styles[seat.line], ink_saver)
+        slips.append(Text(fold1 + 20, y + 10, f"Line {seat.line}", size=14, bold=True))
+        slips.append(Text(fold1 + 20, y + 17, f"Route card {seat.route_card} ({card_set} stops)", size=9))
+        slips.append(Text(fold1 + 20, y + 26, "Stops: " + " - ".join(seat.stops), size=13, bold=True))
+        slips.append(Text(fold2 + deal_w / 2, y + slip_h / 2 - 1, "blank flap: fold it over", size=7, align="center",
+                          color="#888888"))
+        slips.append(Text(fold2 + deal_w / 2, y + slip_h / 2 + 3, "the middle panel along the dots", size=7,
+                          align="center", color="#888888"))
+    end = MARGIN + 15 + len(seats) * slip_h
+    slips.append(Line(MARGIN, end, width - MARGIN, end, width=0.5, dash=(3, 2)))
     slips += _corner(code, "deal slips", width, height)
     return [Page(width, height, tuple(master), "organiser", "deal master"),
             Page(width, height, tuple(slips), "player", "deal slips")]

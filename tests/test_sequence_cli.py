@@ -70,11 +70,11 @@ def test_card_backs_follow_their_fronts_mirrored():
     doc = kit_document("S", "CODECODE", board, deck, "1-48", "mixed", back_offset=(1.5, -1.0))
     fronts, backs = doc.pages[2], doc.pages[3]
     assert fronts.label == "cards 1 fronts" and backs.label == "cards 1 backs"
-    front_x = sorted({round(i.dx, 2) for i in fronts.items if type(i).__name__ == "Group"})
-    back_x = sorted({round(i.dx, 2) for i in backs.items if type(i).__name__ == "Group"})
+    front_x = sorted({round(i.dx, 2) for i in fronts.items if getattr(i, "tag", "") == "card"})
+    back_x = sorted({round(i.dx, 2) for i in backs.items if getattr(i, "tag", "") == "back"})
     assert back_x == [round(x + 1.5, 2) for x in front_x]
     # Card 1 (top left on the front) is printed top right on the back.
-    first_front = next(i for i in fronts.items if type(i).__name__ == "Group")
+    first_front = next(i for i in fronts.items if getattr(i, "tag", "") == "card")
     assert first_front.dx == min(front_x)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import cache
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -106,11 +107,22 @@ kits = st.one_of(
 )
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(options=kits, seed=st.sampled_from(["7KQ2M9XD", "S", "BENCH"]))
 def test_every_kit_page_fits_the_paper(options, seed):
     doc = kit(seed=seed, **options)
     assert doc_problems(doc) == []
+
+
+EVERY = ([("streetcar", paper, {"ink_saver": ink}) for paper in ("a4", "letter", "a3") for ink in (False, True)]
+         + [("sequence", paper, {"ink_saver": ink, "poster": poster}) for paper in ("a4", "letter")
+            for ink in (False, True) for poster in (False, True)]
+         + [("streams", paper, {}) for paper in ("a4", "letter")])
+
+
+@pytest.mark.parametrize(("game", "paper", "options"), EVERY)
+def test_each_kit_paper_and_option_fits(game, paper, options):
+    assert doc_problems(kit(game, "7KQ2M9XD", paper, **options)) == []
 
 
 def test_the_check_finds_text_on_a_card_and_a_mark_through_text():

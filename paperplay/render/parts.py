@@ -159,8 +159,15 @@ def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]
         elif payload:
             size = min(9.0, width - xs[-1] - margin_marks - 1.0)
             texts.append(QR(width - margin_marks - size, ys[0] + 4, size, payload))
-        front += grid_lines(xs, ys)
-        front += crop_marks(xs, ys, width, height)
+        # Cut lines and marks only round the cards there are (the last sheet may hold a few).
+        full, part = divmod(len(chunk), cols)
+        used_xs = xs[:min(len(chunk), cols) + 1]
+        used_ys = ys[:full + (1 if part else 0) + 1]
+        if full:
+            front += grid_lines(used_xs, used_ys[:full + 1])
+        if part:
+            front += grid_lines(used_xs[:part + 1], used_ys[full:])
+        front += crop_marks(used_xs, used_ys, width, height)
         back_left, back_right = labels(number, True)
         pages.append((front + texts, False))
         pages.append((back_items + side_texts(xs, ys, width, back_left, back_right), True))

@@ -188,3 +188,16 @@ def test_deal_slips_fold_so_the_seat_shows_and_the_deal_hides():
             assert item.x < folds[0]
         if isinstance(item, Text) and item.text.startswith("Stops: "):
             assert folds[0] < item.x < folds[1]
+
+
+def test_sequence_deck_of_100_needs_no_sheet_for_its_last_card():
+    from paperplay.render.model import Group
+
+    for paper in ("a4", "letter"):
+        doc = _sequence(paper)
+        fronts = [p for p in doc.pages if any(isinstance(i, Group) and i.tag == "card" for i in p.items)]
+        backs = [p for p in doc.pages if any(isinstance(i, Group) and i.tag == "back" for i in p.items)]
+        assert sum(isinstance(i, Group) and i.tag == "card" for p in fronts for i in p.items) == 100
+        assert sum(isinstance(i, Group) and i.tag == "back" for p in backs for i in p.items) == 100
+        assert len(fronts) == 12 and fronts[-1].label == "rules" and doc.pages[-1].label == "rules backs"
+        assert all(sum(isinstance(i, Group) and i.tag == "card" for i in p.items) == 9 for p in fronts[:-1])

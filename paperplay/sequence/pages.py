@@ -7,8 +7,9 @@ import re
 from collections.abc import Sequence
 
 from paperplay.render.model import QR, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size
+from paperplay.render.fit import all_boxes
 from paperplay.render.parts import (
-    CARD_H, CARD_W, MARGIN, card_sheets, text_lines, code_corner, poster_pages, qr_payload,
+    CARD_H, CARD_W, MARGIN, card_sheets, code_corner, crop_marks, grid_lines, poster_pages, qr_payload, text_lines,
 )
 from paperplay.render.ink import greyscale_page
 from paperplay.resources import load_lines
@@ -154,10 +155,18 @@ def card_order(deck: Sequence[Card]) -> list[Card]:
     return sorted(deck, key=lambda c: (c.kind != "equation", c.value if c.value is not None else 0, c.text))
 
 
+def card_fronts(deck: Sequence[Card], code: str, ink_saver: bool) -> list[tuple[Item, ...]]:
+    """Every card's front in printing order (card #1 first)."""
+    return [_card_front(card, i, code, ink_saver) for i, card in enumerate(card_order(deck), start=1)]
+
+
 def card_pages(deck: Sequence[Card], code: str, paper: str, ink_saver: bool,
-               back_offset: tuple[float, float]) -> list[Page]:
+               back_offset: tuple[float, float], spare: int = 0) -> list[Page]:
+    """The card sheets, fronts then mirrored backs; the last `spare` cards are left out (they go on
+    the rules page, see rules_pages)."""
     width, height = paper_size(paper)
-    fronts = [_card_front(card, i, code, ink_saver) for i, card in enumerate(card_order(deck), start=1)]
+    fronts = card_fronts(deck, code, ink_saver)
+    fronts = fronts[:len(fronts) - spare]
 
     def labels(number: int, is_back: bool) -> tuple[list[str], list[str]]:
         side = "backs" if is_back else "fronts"
@@ -213,11 +222,47 @@ def chips_page(code: str, paper: str, ink_saver: bool, rules: SequenceRules) -> 
 
 
 def rules_page(code: str, paper: str) -> Page:
+    return rules_pages(code, paper)[0]
+
+
+def spare_cards(count: int, paper: str) -> int:
+    """How many cards of a deck of count go on the rules page instead of a sheet of their own:
+    the last sheet's cards when they are a single row and the rules page has room for it."""
+    rest = count % 9
+    if not 0 < rest <= 3:
+        return 0
+    width, height = paper_size(paper)
+    return rest if _spare_top() + CARD_H + 6.0 <= height - MARGIN / 2 else 0
+
+
+def _spare_top() -> float:
+    # Below the rules text and its calibration ruler (text_lines: one line every 6 mm from MARGIN + 10).
+    return MARGIN + 10 + 6 + len(load_lines("sequence/rules.txt")) * 6 + 14 + 14
+
+
+def rules_pages(code: str, paper: str, cards: Sequence[tuple[Item, ...]] = (), back: tuple[Item, ...] = (),
+                back_offset: tuple[float, float] = (0.0, 0.0)) -> list[Page]:
+    """The rules summary; with cards, they fill a row below it (so the deck's last few cards need
+    no sheet of their own), and the page's back carries their backs, mirrored for long-edge duplex."""
     width, height = paper_size(paper)
     items = text_lines(load_lines("sequence/rules.txt"), ACCENT)
     items += code_corner(width, height, qr_payload("sequence", code=code, page="rules"),
                          [f"Game {display_code(code)}", "rules"])
-    return Page(width, height, tuple(items), "player", "rules")
+    if not cards:
+        return [Page(width, height, tuple(items), "player", "rules")]
+    left, top = MARGIN + 2.0, _spare_top()
+    xs = [left + i * CARD_W for i in range(len(cards) + 1)]
+    ys = [top, top + CARD_H]
+    groups: list[Item] = [Group(card, xs[i], top, tag="card") for i, card in enumerate(cards)]
+    items.append(Text(MARGIN, top - 8, "The last cards of the deck: cut them out too (their backs are on the "
+                      "back of this page, long-edge flip).", size=7, bold=True))
+    marks = crop_marks(xs, ys, width, height, avoid=all_boxes(items), reach=8.0)
+    backs: list[Item] = [Group(back, width - xs[i] - CARD_W + back_offset[0], top + back_offset[1], tag="back")
+                         for i in range(len(cards))]
+    backs.append(Text(MARGIN, MARGIN + 6, "Back of the rules page: the backs of its cards (long-edge flip)", size=8))
+    backs.append(Text(width - MARGIN, MARGIN + 6, f"Game {display_code(code)}", size=8, align="right"))
+    return [Page(width, height, tuple(groups + grid_lines(xs, ys) + marks + items), "player", "rules"),
+            Page(width, height, tuple(backs), "player", "rules backs")]
 
 
 def deck_card_numbers(deck: Sequence[Card]) -> list[int]:
@@ -267,9 +312,11 @@ def kit_document(seed: str, code: str, board: Board, deck: Sequence[Card], numbe
                                          payload=qr_payload("sequence", code=code, page="board")):
             items += [Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)}", size=7, align="right")]
             pages.append(Page(width, height, tuple(items), "player", f"poster {label}"))
-    pages += card_pages(deck, code, paper, ink_saver, back_offset)
+    spare = spare_cards(len(deck), paper)
+    pages += card_pages(deck, code, paper, ink_saver, back_offset, spare)
     pages.append(chips_page(code, paper, ink_saver, rules))
-    pages.append(rules_page(code, paper))
+    pages += rules_pages(code, paper, card_fronts(deck, code, ink_saver)[len(deck) - spare:],
+                         _card_back(code, ink_saver), back_offset)
     if ink_saver:
         pages = [greyscale_page(page) for page in pages]
     return Document(title=f"Sequence Numbers kit, game {display_code(code)}", pages=tuple(pages),

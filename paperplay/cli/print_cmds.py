@@ -110,9 +110,10 @@ def kit(
     Sequence: the organiser's page (seed, deck order), the board, 100 equation cards nine to a
     page with mirrored duplex backs, chips in three colours and shapes, and the rules.
 
-    Streetcar: the deal master (organiser) and deal slips, the board (tiled over pages with
-    overlap, or whole on --paper a3), 6 line and 12 route cards with mirrored backs, the 126
-    tiles (starting hands first), 13 stop signs, the speed track and the rules.
+    Streetcar: the deal master (organiser) and deal slips, the board (two landscape sheets glued
+    at a grid line, or whole on --paper a3), 6 line and 12 route cards with mirrored backs, the
+    126 tiles (a starting hand per seat first), 13 stop signs, the six streetcars, the speed
+    track with its marker, and the rules.
 
     Examples: paperplay kit streams --players 4 --seed 7KQ2-M9XD
 

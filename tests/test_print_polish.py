@@ -201,3 +201,19 @@ def test_sequence_deck_of_100_needs_no_sheet_for_its_last_card():
         assert sum(isinstance(i, Group) and i.tag == "back" for p in backs for i in p.items) == 100
         assert len(fronts) == 12 and fronts[-1].label == "rules" and doc.pages[-1].label == "rules backs"
         assert all(sum(isinstance(i, Group) and i.tag == "card" for i in p.items) == 9 for p in fronts[:-1])
+
+
+def test_rules_summaries_are_data_files_shipped_with_the_package():
+    import tomllib
+    from pathlib import Path
+
+    from paperplay.resources import load_lines
+
+    root = Path(__file__).parent.parent
+    globs = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]
+    for game in ("streetcar", "sequence"):
+        lines = load_lines(f"{game}/rules.txt")
+        assert len(lines) > 10 and "rules" in lines[0].lower()
+    data = [p for p in (root / "templates").rglob("*") if p.is_file() and p.suffix not in (".py", ".pyc")]
+    assert all(f"**/*{p.suffix}" in globs["paperplay.templates"] for p in data)
+    assert any("both of its edge squares" in line for line in load_lines("streetcar/rules.txt"))

@@ -29,6 +29,12 @@ def load_template(relative: str) -> Any:
     return json.loads(template_path(relative).read_text(encoding="utf-8"))
 
 
+@cache
+def load_lines(relative: str) -> tuple[str, ...]:
+    """Loads a text file from templates/ as its lines (e.g. a game's rules summary, one printed line each)."""
+    return tuple(template_path(relative).read_text(encoding="utf-8").splitlines())
+
+
 def schema_names() -> list[str]:
     """Returns the names of the shipped schemas, e.g. ``streams-sheet``."""
     return sorted(p.name.removesuffix(".schema.json") for p in _folder("schemas").glob("*.schema.json"))

@@ -36,8 +36,8 @@ def kit_pdf(tmp_path_factory):
 
 def test_kit_pages(kit_pdf):
     sizes = page_sizes_mm(kit_pdf)
-    # organiser, board, 12 card fronts + 12 backs, chips, rules
-    assert len(sizes) == 28 and set(sizes) == {(210.0, 297.0)}
+    # organiser, board, 11 card fronts + 11 backs, chips, rules with the 100th card and its back
+    assert len(sizes) == 27 and set(sizes) == {(210.0, 297.0)}
 
 
 def test_kit_board_page_shows_options_and_code(kit_pdf):
@@ -57,7 +57,8 @@ def test_kit_organiser_page_has_the_seed_and_no_player_page_does(kit_pdf):
 
 def test_every_card_is_printed_once(kit_pdf):
     deck = make_deck("7KQ2M9XD", number_set("1-48"), "add-sub")
-    fronts = " ".join(page_texts(kit_pdf)[2:26:2])
+    texts = page_texts(kit_pdf)
+    fronts = " ".join(texts[2:24:2] + texts[25:26])  # 11 card sheets, then (after the chips) the rules page
     for card in deck:
         if card.kind == "equation":
             assert card.text.replace(" x ", " × ").replace(" / ", " ÷ ") in fronts
@@ -70,11 +71,11 @@ def test_card_backs_follow_their_fronts_mirrored():
     doc = kit_document("S", "CODECODE", board, deck, "1-48", "mixed", back_offset=(1.5, -1.0))
     fronts, backs = doc.pages[2], doc.pages[3]
     assert fronts.label == "cards 1 fronts" and backs.label == "cards 1 backs"
-    front_x = sorted({round(i.dx, 2) for i in fronts.items if type(i).__name__ == "Group"})
-    back_x = sorted({round(i.dx, 2) for i in backs.items if type(i).__name__ == "Group"})
+    front_x = sorted({round(i.dx, 2) for i in fronts.items if getattr(i, "tag", "") == "card"})
+    back_x = sorted({round(i.dx, 2) for i in backs.items if getattr(i, "tag", "") == "back"})
     assert back_x == [round(x + 1.5, 2) for x in front_x]
     # Card 1 (top left on the front) is printed top right on the back.
-    first_front = next(i for i in fronts.items if type(i).__name__ == "Group")
+    first_front = next(i for i in fronts.items if getattr(i, "tag", "") == "card")
     assert first_front.dx == min(front_x)
 
 

@@ -78,14 +78,16 @@ def kit_pdf(tmp_path_factory):
 
 def test_kit_pages_and_sizes(kit_pdf):
     sizes = page_sizes_mm(kit_pdf)
-    assert len(sizes) == 15 and set(sizes) == {(210.0, 297.0)}
+    # deal master and slips, the board on two landscape sheets, 4 card pages, 2 tile pages, tokens, rules
+    assert len(sizes) == 12 and sizes[2:4] == [(297.0, 210.0)] * 2
+    assert set(sizes[:2] + sizes[4:]) == {(210.0, 297.0)}
 
 
 def test_a3_board_prints_whole(tmp_path):
     out = tmp_path / "a3.pdf"
     assert run_paperplay("kit", "streetcar", "--seed", "S", "--paper", "a3", "--out", str(out)).returncode == 0
     sizes = page_sizes_mm(out)
-    assert sizes.count((297.0, 420.0)) == 1 and len(sizes) == 12
+    assert sizes.count((297.0, 420.0)) == 1 and len(sizes) == 11
 
 
 def test_route_cards_print_every_lines_stops(kit_pdf):
@@ -136,5 +138,5 @@ def test_every_page_prints_the_game_code(kit_pdf):
 
 
 def test_board_poster_pages_and_card_pages_carry_a_qr_code(kit_pdf):
-    assert qr_texts(kit_pdf, 2, dpi=300)[0].endswith("page=board part=1.1")
-    assert qr_texts(kit_pdf, 6, dpi=300)[0].endswith("page=cards")
+    assert qr_texts(kit_pdf, 2, dpi=300)[0].endswith("page=board part=1")
+    assert qr_texts(kit_pdf, 4, dpi=300)[0].endswith("page=cards")

@@ -85,13 +85,15 @@ def kit(
 ) -> None:
     """Prints a game's whole print-and-play kit.
 
-    Streams (--players, --names, --variant, --html): the caller's sheet (seed and draw, for the organiser only), the
-    40 tiles to cut out for a physical bag, and one score sheet per player (4 by default).
+    Streams (--players, --names, --variant, --html): the caller's sheet (seed and draw, for the
+    organiser only), the 40 tiles to cut out for a physical bag, and one score sheet per player
+    (4 by default).
 
     Streetcar (--players 2-6, --set 2|3, --paper a4|letter|a3, --ink-saver, --back-offset): the
-    deal master (organiser) and deal slips, the board (tiled over pages with overlap, or whole on
-    --paper a3), 6 line and 12 route cards with mirrored backs, the 126 tiles (starting hands
-    first), 13 stop signs, the speed track and the rules.
+    deal master (organiser) and deal slips, the board (two landscape sheets glued at a grid line,
+    or whole on --paper a3), 6 line and 12 route cards with mirrored backs, the 126 tiles (a
+    starting hand per seat first), 13 stop signs, the six streetcars, the speed track with its
+    marker, and the rules.
 
     Sequence (--numbers, --level, --poster, --ink-saver, --back-offset): the organiser's page
     (seed, deck order), the board, 100 equation cards nine to a page with mirrored duplex backs,

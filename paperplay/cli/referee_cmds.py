@@ -211,7 +211,7 @@ def route(
         from paperplay.render.pdf import write_pdf
         from paperplay.streetcar.pages import state_document
 
-        squares = [step.square for step in answer.route.steps if step.square] if answer.route else []
+        squares = list(answer.route.steps) if answer.route else []  # every space, terminals too, with its stops
         tiles = [(sq, tile.kind, tile.rotation) for sq, tile in sorted(board_state.layout.items())]
         title = f"{state.name}: line {line}, " + " ".join(answer.text_lines()[0].split(": ")[1:])
         write_pdf(state_document(board, tiles, board_state.stop_signs, squares, title), pdf, force)

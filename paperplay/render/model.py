@@ -96,6 +96,8 @@ class Text:
     bold: bool = False
     align: Literal["left", "center", "right"] = "left"
     color: str = "#000000"
+    angle: float = 0.0
+    """Turned about (x, y) by this many degrees, counter-clockwise as seen (90: reads bottom to top)."""
 
 
 @dataclass(frozen=True)

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from paperplay.render.fit import CROP_TAG, Box, clear_of
 from paperplay.render.model import MM_PER_INCH, QR, Group, Item, Line, Rect, Text
 
 MARGIN = 10.0
 """Page margin in mm (home printers cannot print closer than about 5 mm)."""
 
 QR_SIZE = 24.0
-CROP_GAP = 2.0
-"""Distance in mm between a cut line and the start of its crop mark."""
+CROP_GAP = 2.5
+"""Distance in mm between a cut line and the start of its crop mark (the bleed reaches 2.5 mm)."""
+CROP_MIN = 3.0
+"""Shortest crop mark in mm."""
+BLEED = 2.5
+"""How far a coloured component's fill runs past its cut line, in mm."""
 
 
 def qr_payload(game: str, **fields: str) -> str:
@@ -30,9 +35,14 @@ def code_corner(width: float, height: float, payload: str, lines: Sequence[str])
     return items
 
 
-def calibration_ruler(x: float, y: float) -> list[Item]:
-    """A 50 mm bar and a 2 in bar with ticks and labels, and the line 'print at 100% / actual size'."""
-    items: list[Item] = [Text(x, y, "Print at 100% / actual size. Check: the bars below measure", size=7)]
+def calibration_ruler(x: float, y: float, narrow: bool = False) -> list[Item]:
+    """A 50 mm bar and a 2 in bar with ticks and labels, and the line 'print at 100% / actual size'
+    (on two lines when narrow, for a column about 60 mm wide)."""
+    if narrow:
+        items: list[Item] = [Text(x, y - 3.5, "Print at 100% / actual size.", size=7),
+                             Text(x, y, "Check: the bars below measure", size=7)]
+    else:
+        items = [Text(x, y, "Print at 100% / actual size. Check: the bars below measure", size=7)]
     for row, (length, step, label) in enumerate(((50.0, 10.0, "50 mm"), (2 * MM_PER_INCH, MM_PER_INCH / 2, "2 in"))):
         top = y + 2.5 + row * 6
         items.append(Rect(x, top, length, 2.0, stroke=0, fill="#000000"))
@@ -45,21 +55,37 @@ def calibration_ruler(x: float, y: float) -> list[Item]:
 
 
 def crop_marks(xs: Sequence[float], ys: Sequence[float], width: float, height: float,
-               margin: float = MARGIN / 2) -> list[Item]:
-    """Crop marks for a grid of cut lines at xs (vertical) and ys (horizontal).
+               margin: float = MARGIN / 2, avoid: Sequence[Box] = (), reach: float | None = None) -> list[Item]:
+    """Crop marks for a grid of cut lines at xs (vertical) and ys (horizontal), in one Group tagged "crop".
 
-    Marks sit outside the grid, from CROP_GAP beyond it out to the page margin, so the first cut
-    along a mark removes nothing of a component.
+    Marks sit outside the grid, from CROP_GAP beyond it (past any bleed) out to the page margin and
+    at least CROP_MIN long, so the first cut along a mark removes nothing of a component. A mark
+    stops 1 mm short of any box in avoid (the page's texts), so no mark runs through text; with
+    reach, marks are at most that long (where other components lie beside the grid).
     """
     left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
-    items: list[Item] = []
+    marks: list[tuple[Line, tuple[float, float]]] = []
+
+    def outward(near: float, limit: float) -> float:
+        # From near (CROP_GAP off the grid) towards the page edge at limit: to the margin, or CROP_MIN long.
+        direction = 1.0 if limit > near else -1.0
+        length = abs(limit - near) if reach is None else min(abs(limit - near), reach)
+        return near + direction * max(length, CROP_MIN)
+
     for x in xs:
-        items.append(Line(x, margin, x, top - CROP_GAP, width=0.3))
-        items.append(Line(x, bottom + CROP_GAP, x, height - margin, width=0.3))
+        marks.append((Line(x, outward(top - CROP_GAP, margin), x, top - CROP_GAP, width=0.3), (x, top - CROP_GAP)))
+        marks.append((Line(x, bottom + CROP_GAP, x, outward(bottom + CROP_GAP, height - margin), width=0.3),
+                      (x, bottom + CROP_GAP)))
     for y in ys:
-        items.append(Line(margin, y, left - CROP_GAP, y, width=0.3))
-        items.append(Line(right + CROP_GAP, y, width - margin, y, width=0.3))
-    return items
+        marks.append((Line(outward(left - CROP_GAP, margin), y, left - CROP_GAP, y, width=0.3), (left - CROP_GAP, y)))
+        marks.append((Line(right + CROP_GAP, y, outward(right + CROP_GAP, width - margin), y, width=0.3),
+                      (right + CROP_GAP, y)))
+    lines: list[Item] = []
+    for line, anchor in marks:
+        kept = clear_of(line, avoid, anchor) if avoid else line
+        if kept is not None:
+            lines.append(kept)
+    return [Group(tuple(lines), tag=CROP_TAG)]
 
 
 def grid_lines(xs: Sequence[float], ys: Sequence[float], width: float = 0.3, color: str = "#808080") -> list[Item]:
@@ -84,15 +110,31 @@ def card_grid(width: float, height: float, cols: int = 3, rows: int = 3,
     return [left + i * card_w for i in range(cols + 1)], [top + j * card_h for j in range(rows + 1)]
 
 
+def side_texts(xs: Sequence[float], ys: Sequence[float], width: float, left: Sequence[str], right: Sequence[str],
+               size: float = 7.0) -> list[Item]:
+    """Page texts turned to read up the strips beside a grid of cards: one text per row of the grid,
+    between the crop marks, never on a card (Letter leaves no room above or below a 3 × 3 grid)."""
+    ascent = 0.76 * size * 25.4 / 72
+    items: list[Item] = []
+    for texts, x in ((left, xs[0] - 1.5), (right, xs[-1] + 1.5 + ascent)):
+        for row, text in enumerate(texts):
+            if text:
+                items.append(Text(x, (ys[row] + ys[row + 1]) / 2, text, size=size, align="center", angle=90,
+                                  bold=row == 0))
+    return items
+
+
 def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]], width: float, height: float,
-                corner: Callable[[int, bool], list[Item]], back_offset: tuple[float, float] = (0.0, 0.0),
-                cols: int = 3, rows: int = 3, payload: str = "") -> list[tuple[list[Item], bool]]:
+                labels: Callable[[int, bool], tuple[Sequence[str], Sequence[str]]],
+                back_offset: tuple[float, float] = (0.0, 0.0), cols: int = 3, rows: int = 3,
+                payload: str = "") -> list[tuple[list[Item], bool]]:
     """Lays cards nine to a page, each front page followed by its backs, mirrored for duplex.
 
     fronts and backs (one per card) hold items in card coordinates (mm from the top-left corner). The back
     of the card in column c is printed in column cols-1-c (long-edge flip), shifted by back_offset
-    because duplex printers drift. corner(page_number, is_back) adds the page's code corner; a QR
-    code of payload goes in the top margin where the paper leaves room (A4 does, Letter does not).
+    because duplex printers drift. labels(page_number, is_back) gives the page's texts for the strip
+    left of the grid and right of it (one per card row, turned to read upwards); a QR code of payload
+    goes above the grid where the paper leaves room (A4), else in the right strip's first row (Letter).
     Returns (items, is_back) per page.
     """
     xs, ys = card_grid(width, height, cols, rows)
@@ -108,14 +150,27 @@ def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]
             front.append(Group(card, xs[c], ys[r], tag="card"))
             back_items.append(Group(backs[start + i], xs[cols - 1 - c] + back_offset[0], ys[r] + back_offset[1],
                                     tag="back"))
-        front += grid_lines(xs, ys)
-        front += crop_marks(xs, ys, width, height)
         number = start // per_page
-        if payload and ys[0] - CROP_GAP - margin_marks >= 9.5:
+        left, right = labels(number, False)
+        texts = side_texts(xs, ys, width, left, right)
+        if payload and ys[0] - margin_marks - 1.0 >= 9.0:
             # A small QR code in the top margin, between the crop marks of the first two columns.
-            front.append(QR(xs[0] + (xs[1] - xs[0]) / 2 - 4.5, margin_marks + 0.2, 9, payload))
-        pages.append((front + corner(number, False), False))
-        pages.append((back_items + corner(number, True), True))
+            texts.append(QR(xs[0] + (xs[1] - xs[0]) / 2 - 4.5, margin_marks + 0.2, 9, payload))
+        elif payload:
+            size = min(9.0, width - xs[-1] - margin_marks - 1.0)
+            texts.append(QR(width - margin_marks - size, ys[0] + 4, size, payload))
+        # Cut lines and marks only round the cards there are (the last sheet may hold a few).
+        full, part = divmod(len(chunk), cols)
+        used_xs = xs[:min(len(chunk), cols) + 1]
+        used_ys = ys[:full + (1 if part else 0) + 1]
+        if full:
+            front += grid_lines(used_xs, used_ys[:full + 1])
+        if part:
+            front += grid_lines(used_xs[:part + 1], used_ys[full:])
+        front += crop_marks(used_xs, used_ys, width, height)
+        back_left, back_right = labels(number, True)
+        pages.append((front + texts, False))
+        pages.append((back_items + side_texts(xs, ys, width, back_left, back_right), True))
     return pages
 
 

@@ -125,7 +125,14 @@ class _Painter:
             c.setFillColor(_color(item.color))
             x, y = self._xy(item.x, item.y)
             draw = {"left": c.drawString, "center": c.drawCentredString, "right": c.drawRightString}
-            draw[item.align](x, y, item.text)
+            if item.angle:
+                c.saveState()
+                c.translate(x, y)
+                c.rotate(item.angle)
+                draw[item.align](0, 0, item.text)
+                c.restoreState()
+            else:
+                draw[item.align](x, y, item.text)
         elif isinstance(item, QR):
             self._qr(item)
         elif isinstance(item, Group):

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 from paperplay.render.model import QR, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size
+from paperplay.render.fit import all_boxes
 from paperplay.render.parts import (
-    CARD_H, CARD_W, MARGIN, card_sheets, text_lines, code_corner, poster_pages, qr_payload,
+    CARD_H, CARD_W, MARGIN, card_sheets, code_corner, crop_marks, grid_lines, poster_pages, qr_payload, text_lines,
 )
+from paperplay.render.ink import greyscale_page
+from paperplay.resources import load_lines
 from paperplay.seeds import display_code
 from paperplay.sequence.rules import MINUS, PLUS, Board, Card, SequenceRules, standard_rules
 
@@ -22,6 +26,36 @@ def _star(cx: float, cy: float, outer: float, fill: str = "#f2c230") -> Polygon:
         angle = math.pi / 2 + k * math.pi / 5
         points.append((round(cx + radius * math.cos(angle), 3), round(cy - radius * math.sin(angle), 3)))
     return Polygon(tuple(points), stroke=0.6, fill=fill)
+
+
+_TURNED = {"0": "0", "1": "1", "6": "9", "8": "8", "9": "6"}
+
+
+def reads_otherwise_turned(number: str) -> bool:
+    """True when a number read upside down is another number (6/9, 18/81, 16/91, 66/99, …)."""
+    if not number or any(ch not in _TURNED for ch in number):
+        return False
+    turned = "".join(_TURNED[ch] for ch in reversed(number))
+    return turned != number and turned[0] != "0"
+
+
+def underlines(text: Text) -> list[Item]:
+    """Lines under each number of a text that reads as another number upside down (players sit round
+    the board, so a turned 6 must not pass for a 9)."""
+    from paperplay.render.pdf import text_width
+
+    total = text_width(text.text, text.size, text.bold)
+    start = text.x - {"left": 0.0, "center": total / 2, "right": total}[text.align]
+    size_mm = text.size * 25.4 / 72
+    items: list[Item] = []
+    for match in re.finditer(r"\d+", text.text):
+        if reads_otherwise_turned(match.group()):
+            x0 = start + text_width(text.text[:match.start()], text.size, text.bold)
+            x1 = start + text_width(text.text[:match.end()], text.size, text.bold)
+            pad = (x1 - x0) * 0.08
+            y = text.y + size_mm * 0.09
+            items.append(Line(x0 + pad, y, x1 - pad, y, width=max(0.6, text.size * 0.07), color=text.color))
+    return items
 
 
 def board_drawing(board: Board, square: float, ink_saver: bool = False) -> tuple[Item, ...]:
@@ -41,8 +75,9 @@ def board_drawing(board: Board, square: float, ink_saver: bool = False) -> tuple
                 items.append(_star(x + square / 2, y + square / 2 - 1, square * 0.3, "#ffffff" if ink_saver else "#f2c230"))
                 items.append(Text(x + square / 2, y + square - 2, "FREE", size=square * 0.28, bold=True, align="center"))
             else:
-                items.append(Text(x + square / 2, y + square / 2 + square * 0.16, str(value), size=square * 1.15,
-                                  bold=True, align="center"))
+                number = Text(x + square / 2, y + square / 2 + square * 0.16, str(value), size=square * 1.15,
+                              bold=True, align="center")
+                items += [number, *underlines(number)]
     return tuple(items)
 
 
@@ -76,19 +111,20 @@ def _card_front(card: Card, index: int, code: str, ink_saver: bool) -> tuple[Ite
         items += [Rect(w / 2 - 14, h / 2 - 4, 28, 8, stroke=0, fill="#1f7a3f"),
                   Rect(w / 2 - 4, h / 2 - 14, 8, 28, stroke=0, fill="#1f7a3f"),
                   Text(w / 2, 16, "PLUS", size=16, bold=True, align="center"),
-                  Text(w / 2, h - 16, "Place a chip on", size=8, align="center"),
-                  Text(w / 2, h - 11, "any open square", size=8, align="center")]
+                  Text(w / 2, h - 27, "Place a chip on", size=8, align="center"),
+                  Text(w / 2, h - 22, "any open square", size=8, align="center")]
     elif card.kind == MINUS:
         items += [Rect(w / 2 - 14, h / 2 - 4, 28, 8, stroke=0, fill="#b02a2a"),
                   Text(w / 2, 16, "MINUS", size=16, bold=True, align="center"),
-                  Text(w / 2, h - 20, "Remove an opponent's chip", size=7.5, align="center"),
-                  Text(w / 2, h - 15, "(not in a sequence).", size=7.5, align="center"),
-                  Text(w / 2, h - 10, "Your turn ends.", size=7.5, align="center")]
+                  Text(w / 2, h - 32, "Remove an opponent's chip", size=7.5, align="center"),
+                  Text(w / 2, h - 27, "(not in a sequence).", size=7.5, align="center"),
+                  Text(w / 2, h - 22, "Your turn ends.", size=7.5, align="center")]
     else:
         text = card.text.replace(" x ", " × ").replace(" / ", " ÷ ")
         size = 22 if len(text) <= 9 else 17 if len(text) <= 12 else 14
-        items += [Text(w / 2, h / 2 + 3, text, size=size, bold=True, align="center"),
-                  Text(6, 10, text, size=7, color="#555555"),
+        big = Text(w / 2, h / 2 + 3, text, size=size, bold=True, align="center")
+        small = Text(6, 10, text, size=7, color="#555555")
+        items += [big, *underlines(big), small, *underlines(small),
                   Line(10, h / 2 + 9, w - 10, h / 2 + 9, width=0.4, color="#cccccc"),
                   Text(w / 2, h / 2 + 16, "= ?", size=10, align="center", color="#777777")]
     items.append(Text(w - 6, h - 6, f"#{index}", size=6, align="right", color="#888888"))
@@ -119,25 +155,30 @@ def card_order(deck: Sequence[Card]) -> list[Card]:
     return sorted(deck, key=lambda c: (c.kind != "equation", c.value if c.value is not None else 0, c.text))
 
 
+def card_fronts(deck: Sequence[Card], code: str, ink_saver: bool) -> list[tuple[Item, ...]]:
+    """Every card's front in printing order (card #1 first)."""
+    return [_card_front(card, i, code, ink_saver) for i, card in enumerate(card_order(deck), start=1)]
+
+
 def card_pages(deck: Sequence[Card], code: str, paper: str, ink_saver: bool,
-               back_offset: tuple[float, float]) -> list[Page]:
+               back_offset: tuple[float, float], spare: int = 0) -> list[Page]:
+    """The card sheets, fronts then mirrored backs; the last `spare` cards are left out (they go on
+    the rules page, see rules_pages)."""
     width, height = paper_size(paper)
-    fronts = [_card_front(card, i, code, ink_saver) for i, card in enumerate(card_order(deck), start=1)]
+    fronts = card_fronts(deck, code, ink_saver)
+    fronts = fronts[:len(fronts) - spare]
 
-    def corner(number: int, is_back: bool) -> list[Item]:
+    def labels(number: int, is_back: bool) -> tuple[list[str], list[str]]:
         side = "backs" if is_back else "fronts"
-        return [Text(MARGIN, height - MARGIN + 2, f"Cards {number + 1}: {side}"
-                     + (" (print on the back of the page before, long-edge flip)" if is_back else ""), size=7),
-                Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)}", size=7, align="right")]
+        left = [f"Sequence Numbers cards {number + 1}: {side}"]
+        if is_back:
+            left += ["", f"print on the back of the fronts {number + 1}, long-edge flip"]
+        return left, ["", "", f"Game {display_code(code)}"]
 
-    sheets = card_sheets(fronts, [_card_back(code, ink_saver)] * len(fronts), width, height, corner, back_offset)
+    sheets = card_sheets(fronts, [_card_back(code, ink_saver)] * len(fronts), width, height, labels, back_offset)
     pages = []
     for number, (items, is_back) in enumerate(sheets):
-        # The QR code sits on the front pages, outside the cards (in the margin below the grid).
-        extra: list[Item] = []
-        if not is_back:
-            extra.append(Text(MARGIN, MARGIN - 3, "Sequence Numbers cards", size=8, bold=True))
-        pages.append(Page(width, height, tuple(items + extra), "player", f"cards {number // 2 + 1} "
+        pages.append(Page(width, height, tuple(items), "player", f"cards {number // 2 + 1} "
                           + ("backs" if is_back else "fronts")))
     return pages
 
@@ -180,37 +221,48 @@ def chips_page(code: str, paper: str, ink_saver: bool, rules: SequenceRules) -> 
     return Page(width, height, tuple(items), "player", "chips")
 
 
-RULES_TEXT = (
-    "Sequence Numbers: quick rules (paperplay)",
-    "",
-    "Players: 2 or 3 play alone; 4 play as 2 teams, 6 as 2 teams of 3 or 3 teams of 2. Teams are",
-    "equal, so 5 cannot play. Team members alternate with opponents around the table.",
-    "Hand: 5 cards with 2-3 players, 4 cards with 4-6. To win: 1 sequence with 2-3 players, 2 with 4-6.",
-    "",
-    "Turn: play a card, place a chip on an open square showing its answer (every number is on the",
-    "board twice), then draw. Forget to draw before the next player has drawn and the draw is lost.",
-    "Plus: place a chip on any open square. Minus: remove one opponent chip that is not part of a",
-    "completed sequence; that ends the turn and places no chip.",
-    "Dead card: when both squares of its number are covered you may, once per turn and before",
-    "playing, discard it and draw a replacement.",
-    "",
-    "Sequence: five squares in a row, column or diagonal with your team's chips. The four corners",
-    "are free and count for everyone. A sequence is fixed when made and its chips cannot be removed.",
-    "A second sequence may share one square (no more) with the first, so a line of 9 makes two.",
-    "When the draw pile runs out, the discard piles are shuffled into a new one.",
-    "",
-    "Rulings paperplay applies when refereeing: a move that completes several lines fixes the first",
-    "in reading order (top row first, then left to right) and any others sharing at most one square",
-    "with every fixed sequence; a position without history counts the best choice of lines.",
-)
-
-
 def rules_page(code: str, paper: str) -> Page:
+    return rules_pages(code, paper)[0]
+
+
+def spare_cards(count: int, paper: str) -> int:
+    """How many cards of a deck of count go on the rules page instead of a sheet of their own:
+    the last sheet's cards when they are a single row and the rules page has room for it."""
+    rest = count % 9
+    if not 0 < rest <= 3:
+        return 0
     width, height = paper_size(paper)
-    items = text_lines(RULES_TEXT, ACCENT)
+    return rest if _spare_top() + CARD_H + 6.0 <= height - MARGIN / 2 else 0
+
+
+def _spare_top() -> float:
+    # Below the rules text and its calibration ruler (text_lines: one line every 6 mm from MARGIN + 10).
+    return MARGIN + 10 + 6 + len(load_lines("sequence/rules.txt")) * 6 + 14 + 14
+
+
+def rules_pages(code: str, paper: str, cards: Sequence[tuple[Item, ...]] = (), back: tuple[Item, ...] = (),
+                back_offset: tuple[float, float] = (0.0, 0.0)) -> list[Page]:
+    """The rules summary; with cards, they fill a row below it (so the deck's last few cards need
+    no sheet of their own), and the page's back carries their backs, mirrored for long-edge duplex."""
+    width, height = paper_size(paper)
+    items = text_lines(load_lines("sequence/rules.txt"), ACCENT)
     items += code_corner(width, height, qr_payload("sequence", code=code, page="rules"),
                          [f"Game {display_code(code)}", "rules"])
-    return Page(width, height, tuple(items), "player", "rules")
+    if not cards:
+        return [Page(width, height, tuple(items), "player", "rules")]
+    left, top = MARGIN + 2.0, _spare_top()
+    xs = [left + i * CARD_W for i in range(len(cards) + 1)]
+    ys = [top, top + CARD_H]
+    groups: list[Item] = [Group(card, xs[i], top, tag="card") for i, card in enumerate(cards)]
+    items.append(Text(MARGIN, top - 8, "The last cards of the deck: cut them out too (their backs are on the "
+                      "back of this page, long-edge flip).", size=7, bold=True))
+    marks = crop_marks(xs, ys, width, height, avoid=all_boxes(items), reach=8.0)
+    backs: list[Item] = [Group(back, width - xs[i] - CARD_W + back_offset[0], top + back_offset[1], tag="back")
+                         for i in range(len(cards))]
+    backs.append(Text(MARGIN, MARGIN + 6, "Back of the rules page: the backs of its cards (long-edge flip)", size=8))
+    backs.append(Text(width - MARGIN, MARGIN + 6, f"Game {display_code(code)}", size=8, align="right"))
+    return [Page(width, height, tuple(groups + grid_lines(xs, ys) + marks + items), "player", "rules"),
+            Page(width, height, tuple(backs), "player", "rules backs")]
 
 
 def deck_card_numbers(deck: Sequence[Card]) -> list[int]:
@@ -260,8 +312,12 @@ def kit_document(seed: str, code: str, board: Board, deck: Sequence[Card], numbe
                                          payload=qr_payload("sequence", code=code, page="board")):
             items += [Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)}", size=7, align="right")]
             pages.append(Page(width, height, tuple(items), "player", f"poster {label}"))
-    pages += card_pages(deck, code, paper, ink_saver, back_offset)
+    spare = spare_cards(len(deck), paper)
+    pages += card_pages(deck, code, paper, ink_saver, back_offset, spare)
     pages.append(chips_page(code, paper, ink_saver, rules))
-    pages.append(rules_page(code, paper))
+    pages += rules_pages(code, paper, card_fronts(deck, code, ink_saver)[len(deck) - spare:],
+                         _card_back(code, ink_saver), back_offset)
+    if ink_saver:
+        pages = [greyscale_page(page) for page in pages]
     return Document(title=f"Sequence Numbers kit, game {display_code(code)}", pages=tuple(pages),
                     subject=f"Sequence Numbers, {_options_text(numbers_name, level)}, game code {display_code(code)}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from paperplay.render.model import Circle, Document, Item, Line, Page, Polygon, Rect, Text, UseForm, paper_size
+from paperplay.render.fit import all_boxes
 from paperplay.render.parts import MARGIN, calibration_ruler, code_corner, crop_marks, grid_lines, qr_payload
 from paperplay.seeds import display_code
 from paperplay.streams.rules import WILD, StreamsRules, Tile, standard_rules, tile_text
@@ -207,7 +208,7 @@ def tiles_page(code: str, paper: str = "a4", rules: StreamsRules | None = None) 
     width, height = paper_size(paper, landscape=True)
     cols = 8
     rows = -(-len(rules.bag) // cols)
-    left, top = 15.0, 15.0
+    left, top = (15.0 if width >= 290 else 11.0), 15.0  # Letter: room for the side panel's ruler
     tile_size = min(TILE, (height - 2 * top) / rows)
     scale = tile_size / TILE
     xs = [left + c * tile_size for c in range(cols + 1)]
@@ -225,17 +226,19 @@ def tiles_page(code: str, paper: str = "a4", rules: StreamsRules | None = None) 
                 # Underlined so a turned tile never reads as another number of the bag.
                 items.append(Line(cx - 4 * scale, cy + 6 * scale, cx + 4 * scale, cy + 6 * scale, width=1.4))
     items += grid_lines(xs, ys)
-    items += crop_marks(xs, ys, width, height)
-    right = xs[-1] + 6
-    items.append(Text(right, top + 9, "Streams tiles", size=16, bold=True, color=ACCENT))
-    items.append(Text(right, top + 16, f"{len(rules.bag)} tiles for a bag{_variant_label(rules)}", size=9))
-    items.append(Text(right, top + TILE + 8, "Cut along the grey lines;", size=8))
-    items.append(Text(right, top + TILE + 12, "the marks outside show where.", size=8))
-    items.append(Text(right, top + TILE + 16, "Put all tiles in a bag or bowl.", size=8))
-    items += calibration_ruler(right, top + 2 * TILE + 7)
-    items += code_corner(width, height, _payload(rules, code=code, page="tiles"),
+    right = xs[-1] + 9  # the side panel starts beyond the crop marks
+    panel: list[Item] = []
+    panel.append(Text(right, top + 9, "Streams tiles", size=16, bold=True, color=ACCENT))
+    panel.append(Text(right, top + 16, f"{len(rules.bag)} tiles for a bag{_variant_label(rules)}", size=9))
+    panel.append(Text(right, top + TILE + 8, "Cut along the grey lines;", size=8))
+    panel.append(Text(right, top + TILE + 12, "the marks outside show where.", size=8))
+    panel.append(Text(right, top + TILE + 16, "Put all tiles in a bag or bowl.", size=8))
+    panel += calibration_ruler(right, top + 2 * TILE + 7, narrow=width - right < 80)
+    panel += code_corner(width, height, _payload(rules, code=code, page="tiles"),
                          [f"Game {display_code(code)}", "tiles"])
-    return Page(width, height, tuple(items), role="player", label="tiles")
+    # No mark runs into the side panel: they stop short of it and of the code corner.
+    items += crop_marks(xs, ys, width, height, avoid=all_boxes(panel), reach=5.0)
+    return Page(width, height, tuple(items + panel), role="player", label="tiles")
 
 
 def kit_document(seed: str, code: str, drawn: Sequence[Tile], players: int, names: Sequence[str] = (),

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from paperplay.render.fit import all_boxes
+from paperplay.render.pdf import text_width
 from paperplay.render.model import (
     Arc, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size,
 )
 from paperplay.render.parts import (
-    CARD_H, CARD_W, MARGIN, calibration_ruler, card_sheets, code_corner, crop_marks, grid_lines, poster_pages,
+    BLEED, CARD_H, CARD_W, CROP_GAP, CROP_MIN, MARGIN, QR_SIZE, calibration_ruler, card_sheets, code_corner, crop_marks, grid_lines, poster_pages,
     qr_payload, text_lines,
 )
+from paperplay.render.ink import greyscale_page
+from paperplay.resources import load_lines
 from paperplay.seeds import display_code
 from paperplay.streetcar.data import Board, Edge, LineStyle, TileKind, line_styles, route_cards, standard_board, tile_kinds
 from paperplay.streetcar.deal import Seat
@@ -21,6 +25,7 @@ from paperplay.streetcar.deal import Seat
 SQUARE = 21.0
 """Board square and tile size in mm (the whole board then fits an A3 sheet)."""
 TRACK = "#4a4a4a"
+TILE_FILL = "#f3ecd9"
 ACCENT = "#b5651d"
 
 
@@ -87,49 +92,84 @@ def _tree(cx: float, cy: float) -> list[Item]:
 
 def tile_drawing(kind: TileKind, s: float = SQUARE, ink_saver: bool = False) -> tuple[Item, ...]:
     """One tile at rotation 0, from (0, 0): its track pieces, and two trees if it has them."""
-    items: list[Item] = [Rect(0, 0, s, s, stroke=0, fill=None if ink_saver else "#f3ecd9")]
+    items: list[Item] = [Rect(0, 0, s, s, stroke=0, fill=None if ink_saver else TILE_FILL)]
     items += track_items(kind.pieces, s, width=s * 0.3)
     if kind.trees:
         items += _tree(s * 0.15, s * 0.15) + _tree(s * 0.85, s * 0.85)
     return tuple(items)
 
 
+def _terminal_stubs(side: Edge, squares: Sequence[tuple[int, int]], ox: float, oy: float, s: float) -> list[Item]:
+    """The terminal's track entering each of its two edge squares, as the printed board has it: a tile
+    laid there must meet it (rules A-D)."""
+    items: list[Item] = []
+    dx, dy = {Edge.E: (1, 0), Edge.W: (-1, 0), Edge.S: (0, 1), Edge.N: (0, -1)}[side]
+    for r, c in squares:
+        cx, cy = ox + (c + 0.5) * s, oy + (r + 0.5) * s
+        ex, ey = cx + dx * s / 2, cy + dy * s / 2  # the middle of the square's edge on the terminal's side
+        ix, iy = cx + dx * s * 0.12, cy + dy * s * 0.12
+        items.append(Line(ex + dx * 1.5, ey + dy * 1.5, ix, iy, width=s * 0.3, color=TRACK))
+        items.append(Line(ex + dx * 1.5, ey + dy * 1.5, ix, iy, width=0.6, color="#ffffff", dash=(1.5, 1.2)))
+    return items
+
+
+BAND = 8.0 / 21.0
+"""The band round the board's grid, in squares: terminals next to the grid, coordinates outside them."""
+
+
+def board_origin(s: float = SQUARE) -> float:
+    """Where board_drawing puts the top-left corner of square [0, 0], in mm from the drawing's corner."""
+    return s * BAND
+
+
 def board_drawing(board: Board, s: float = SQUARE, ink_saver: bool = False) -> tuple[Item, ...]:
-    """The board from (0, 0): grid, locations, terminals with their line numbers, coordinates."""
+    """The board from (0, 0): grid, locations, terminals with their line numbers and track stubs,
+    coordinates. The band round the grid is 8 mm at full size, so the board (268 mm) fits the long
+    side of a landscape A4 or Letter sheet."""
     styles = line_styles()
-    d = s * 0.5  # terminals sit outside the grid
-    ox, oy = d + 4, d + 4
+    d = board_origin(s)
+    bar = s * 0.24  # terminal bars next to the grid; the coordinates sit in the band's outer part
+    ox = oy = d
+    label = s * 0.26
+    grey = "#888888"
     items: list[Item] = []
     for r in range(board.rows):
-        items.append(Text(ox - d - 2.5, oy + (r + 0.5) * s + 1, str(r), size=6, align="center", color="#888888"))
+        items.append(Text(d * 0.3, oy + (r + 0.5) * s + 0.7, str(r), size=label, align="center", color=grey))
+        items.append(Text(ox + board.cols * s + d * 0.7, oy + (r + 0.5) * s + 0.7, str(r), size=label, align="center",
+                          color=grey))
         for c in range(board.cols):
             items.append(Rect(ox + c * s, oy + r * s, s, s, stroke=0.5, color="#9a9a9a",
                               fill=None if ink_saver else "#ffffff"))
     for c in range(board.cols):
-        items.append(Text(ox + (c + 0.5) * s, oy - d - 1.5, str(c), size=6, align="center", color="#888888"))
+        items.append(Text(ox + (c + 0.5) * s, d * 0.55, str(c), size=label, align="center", color=grey))
+        items.append(Text(ox + (c + 0.5) * s, oy + board.rows * s + d * 0.85, str(c), size=label, align="center",
+                          color=grey))
     for letter, (r, c) in board.locations.items():
         x, y = ox + c * s, oy + r * s
-        items.append(Rect(x, y, s, s, stroke=0.8, fill="#ffffff" if ink_saver else "#d9c7a3", color="#5a4a2a"))
-        items.append(Text(x + s / 2, y + s * 0.68, letter, size=s * 1.3, bold=True, align="center", color="#3a2a10"))
+        items.append(Rect(x, y, s, s, stroke=0.8, fill="#ffffff" if ink_saver else "#d9c7a3",
+                          color="#000000" if ink_saver else "#5a4a2a"))
+        items.append(Text(x + s / 2, y + s * 0.68, letter, size=s * 1.3, bold=True, align="center",
+                          color="#000000" if ink_saver else "#3a2a10"))
     for t in board.terminals:
         (r1, c1), (r2, c2) = sorted(t.squares)
         style = styles[t.line]
         if t.side in (Edge.E, Edge.W):
-            x = ox + board.cols * s if t.side is Edge.E else ox - d
-            box = (x, oy + r1 * s + s * 0.2, d, (r2 - r1 + 1) * s - s * 0.4)
+            x = ox + board.cols * s if t.side is Edge.E else ox - bar
+            box = (x, oy + r1 * s + s * 0.2, bar, (r2 - r1 + 1) * s - s * 0.4)
         else:
-            y = oy + board.rows * s if t.side is Edge.S else oy - d
-            box = (ox + c1 * s + s * 0.2, y, (c2 - c1 + 1) * s - s * 0.4, d)
+            y = oy + board.rows * s if t.side is Edge.S else oy - bar
+            box = (ox + c1 * s + s * 0.2, y, (c2 - c1 + 1) * s - s * 0.4, bar)
         items += swatch(*box, style, ink_saver)
+        items += _terminal_stubs(t.side, t.squares, ox, oy, s)
         cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
-        items.append(Circle(cx, cy, 3.6, stroke=0.6, fill="#ffffff"))
-        items.append(Text(cx, cy + 1.3, f"{t.line}", size=9, bold=True, align="center"))
+        items.append(Circle(cx, cy, s * 0.125, stroke=0.6, fill="#ffffff"))
+        items.append(Text(cx, cy + s * 0.045, f"{t.line}", size=s * 0.36, bold=True, align="center"))
     return tuple(items)
 
 
 def board_size(board: Board, s: float = SQUARE) -> tuple[float, float]:
-    d = s * 0.5
-    return board.cols * s + 2 * d + 8, board.rows * s + 2 * d + 8
+    d = board_origin(s)
+    return board.cols * s + 2 * d, board.rows * s + 2 * d
 
 
 def _corner(code: str, page: str, width: float, height: float) -> list[Item]:
@@ -176,11 +216,11 @@ def _route_card(card_set: int, number: int, ink_saver: bool) -> tuple[Item, ...]
                          Text(w / 2, 15, f"{card_set} stops", size=8, align="center")]
     for i, stops in enumerate(route_cards(card_set)[number - 1]):
         line = i + 1
-        y = 21 + i * 10.5
+        y = 19 + i * 10
         items += swatch(5, y, 9, 8, styles[line], ink_saver)
         items.append(Text(17, y + 6, f"Line {line}", size=8, bold=True))
         items.append(Text(w - 5, y + 6.2, " - ".join(stops), size=11, bold=True, align="right"))
-    items.append(Text(w / 2, h - 4, "Stop at each location's stop sign.", size=6, align="center"))
+    items.append(Text(w / 2, h - 4.5, "Stop at each location's stop sign.", size=6, align="center"))
     return tuple(items)
 
 
@@ -205,75 +245,148 @@ def card_pages(code: str, paper: str, ink_saver: bool, back_offset: tuple[float,
             fronts.append(_route_card(card_set, number, ink_saver))
             backs.append(_back("ROUTE", f"({card_set} stops)", ink_saver))
 
-    def corner(number: int, is_back: bool) -> list[Item]:
-        return [Text(MARGIN, height - MARGIN + 2, f"Cards {number + 1}: {'backs (long-edge flip)' if is_back else 'fronts'}",
-                     size=7),
-                Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)}", size=7, align="right")]
+    def labels(number: int, is_back: bool) -> tuple[list[str], list[str]]:
+        side = "backs" if is_back else "fronts"
+        left = [f"Streetcar cards {number + 1}: {side}"]
+        if is_back:
+            left += ["", f"print on the back of the fronts {number + 1}, long-edge flip"]
+        return left, ["", "", f"Game {display_code(code)}"]
 
     pages = []
     payload = qr_payload("streetcar", code=code, page="cards")
-    for items, is_back in card_sheets(fronts, backs, width, height, corner, back_offset, payload=payload):
+    for items, is_back in card_sheets(fronts, backs, width, height, labels, back_offset, payload=payload):
         pages.append(Page(width, height, tuple(items), "player", "card backs" if is_back else "cards"))
     return pages
 
 
+def _tile_block(ids: Sequence[str], kinds: dict[str, TileKind], left: float, top: float, cols: int,
+                ink_saver: bool) -> tuple[list[Item], list[float], list[float], list[Item]]:
+    """Tiles in rows of cols with shared cut lines: (bleed and tiles, cut xs, cut ys, cut lines).
+
+    Behind the tiles, each tile's fill runs BLEED mm past its cut, so an off cut at the block's
+    edge shows no white (neighbours cover it inside the block)."""
+    bleed: list[Item] = []
+    tiles: list[Item] = []
+    for i, tile_id in enumerate(ids):
+        r, c = divmod(i, cols)
+        x, y = left + c * SQUARE, top + r * SQUARE
+        if not ink_saver:
+            bleed.append(Rect(x - BLEED, y - BLEED, SQUARE + 2 * BLEED, SQUARE + 2 * BLEED, stroke=0, fill=TILE_FILL))
+        tiles.append(Group(tile_drawing(kinds[tile_id], SQUARE, ink_saver), x, y, tag=f"tile:{tile_id}"))
+    full, rest = divmod(len(ids), cols)
+    used = min(cols, len(ids))
+    xs = [left + c * SQUARE for c in range(used + 1)]
+    ys = [top + r * SQUARE for r in range(full + (1 if rest else 0) + 1)]
+    lines: list[Item] = []
+    if full:
+        lines += grid_lines(xs, ys[:full + 1], color="#9a9a9a")
+    if rest:
+        lines += grid_lines(xs[:rest + 1], ys[full:], color="#9a9a9a")
+    return bleed + tiles, xs, ys, lines
+
+
 def tile_pages(code: str, paper: str, ink_saver: bool, players: int) -> list[Page]:
     """Tiles at the board's square size with shared cut lines: first the starting hands, one row
-    per seat, then every other tile of the 126."""
+    per seat in play, then every other tile of the 126 (the bag), pages filled edge to edge."""
     width, height = paper_size(paper)
     kinds = {k.id: k for k in tile_kinds()}
-    hands = [["straight"] * 3 + ["curve"] * 2 for _ in range(6)]
+    hands = [["straight"] * 3 + ["curve"] * 2 for _ in range(players)]
     rest: list[str] = []
     for kind in tile_kinds():
         rest += [kind.id] * (kind.count - sum(h.count(kind.id) for h in hands))
+    cols = int((width - 2 * MARGIN) // SQUARE)
+    left = (width - cols * SQUARE) / 2
+    top = MARGIN + 14
+    bottom = height - MARGIN - QR_SIZE - 1 - CROP_MIN - CROP_GAP  # the crop marks below stay clear of the QR code
+    title_colour = "#000000" if ink_saver else ACCENT
     pages: list[Page] = []
-    left = MARGIN + 14
-    cols = int((width - left - MARGIN - 4) // SQUARE)
-    rows = int((height - 2 * MARGIN - 40) // SQUARE)
-
-    def grid_page(ids: list[str], title: str, labels: list[str], per_row: int) -> Page:
-        top = MARGIN + 14
-        items: list[Item] = [Text(MARGIN, MARGIN + 6, title, size=14, bold=True, color=ACCENT)]
-        n_rows = -(-len(ids) // per_row)
-        for i, tile_id in enumerate(ids):
-            r, c = divmod(i, per_row)
-            items.append(Group(tile_drawing(kinds[tile_id], SQUARE, ink_saver), left + c * SQUARE, top + r * SQUARE,
-                               tag=f"tile:{tile_id}"))
-        for r, label in enumerate(labels):
-            items.append(Text(MARGIN, top + (r + 0.5) * SQUARE + 1, label, size=6, bold=True))
-        xs = [left + c * SQUARE for c in range(min(per_row, len(ids)) + 1)]
-        ys = [top + r * SQUARE for r in range(n_rows + 1)]
-        items += grid_lines(xs, ys, color="#9a9a9a")
-        items += crop_marks(xs, ys, width, height)
-        items += _corner(code, "tiles", width, height)
-        return Page(width, height, tuple(items), "player", "tiles")
-
-    hand_ids = [t for hand in hands for t in hand]
-    pages.append(grid_page(hand_ids, "Streetcar tiles: starting hands (one row per seat)",
-                           [f"seat {i + 1}" for i in range(6)], 5))
-    per_page = cols * rows
-    for start in range(0, len(rest), per_page):
-        pages.append(grid_page(rest[start:start + per_page], "Streetcar tiles", [], cols))
+    first = True
+    while first or rest:
+        items: list[Item] = []
+        texts: list[Item] = []
+        cut: list[Item] = []
+        blocks: list[tuple[list[float], list[float], list[Item]]] = []
+        y = top
+        if first:
+            texts.append(Text(MARGIN, MARGIN + 6, "Streetcar tiles: starting hands, then the bag", size=14, bold=True,
+                              color=title_colour))
+            texts.append(Text(MARGIN, MARGIN + 10.5, f"One row per seat ({players} players): 3 straights and 2 curves "
+                              "each. Every other tile goes into the bag.", size=7))
+            block, xs, ys, lines = _tile_block([t for hand in hands for t in hand], kinds, left, y, 5, ink_saver)
+            items += block
+            cut += lines
+            blocks.append((xs, ys, block))
+            for seat in range(players):
+                texts.append(Text(xs[-1] + 5, ys[seat] + SQUARE / 2 + 1.5, f"< seat {seat + 1}", size=9, bold=True))
+            y = ys[-1] + 2 * (CROP_GAP + CROP_MIN) + 2
+        else:
+            texts.append(Text(MARGIN, MARGIN + 6, "Streetcar tiles: the bag", size=14, bold=True, color=title_colour))
+        rows = int((bottom - y) // SQUARE)
+        if rows > 0 and rest:
+            take, rest = rest[:rows * cols], rest[rows * cols:]
+            block, xs, ys, lines = _tile_block(take, kinds, left, y, cols, ink_saver)
+            items += block
+            cut += lines
+            blocks.append((xs, ys, block))
+        texts += _corner(code, "tiles", width, height)
+        for xs, ys, block in blocks:
+            others = [i for other in blocks if other[2] is not block for i in other[2]]
+            cut += crop_marks(xs, ys, width, height, avoid=all_boxes(texts + others), reach=8.0)
+        pages.append(Page(width, height, tuple(items + cut + texts), "player", "tiles"))
+        first = False
     return pages
 
 
 def board_pages(code: str, paper: str, ink_saver: bool) -> list[Page]:
+    """The board whole on A3; on A4 or Letter in two landscape sheets, each half the board, the top
+    one with a glue strip that the trimmed bottom one covers."""
     board = standard_board()
     drawing = board_drawing(board, SQUARE, ink_saver)
     total_w, total_h = board_size(board)
-    width, height = paper_size(paper)
+    title = "#000000" if ink_saver else ACCENT
     if paper == "a3":
+        width, height = paper_size(paper)
         left, top = (width - total_w) / 2, MARGIN + 14
-        items: list[Item] = [Text(MARGIN, MARGIN + 8, "Streetcar board", size=16, bold=True, color=ACCENT),
+        items: list[Item] = [Text(MARGIN, MARGIN + 8, "Streetcar board", size=16, bold=True, color=title),
                              Group(drawing, left, top, tag="board")]
         items += _corner(code, "board", width, height)
         return [Page(width, height, tuple(items), "player", "board")]
+    width, height = paper_size(paper, landscape=True)
+    overlap = 8.0
+    seam_row = board.rows // 2
+    seam = board_origin() + seam_row * SQUARE  # a grid line: the bottom sheet is trimmed along it
+    left, top = (width - total_w) / 2, MARGIN + 13
+    red = "#000000" if ink_saver else "#d00000"
+    marks_x = [left + board_origin() + c * SQUARE for c in (2, board.cols // 2, board.cols - 2)]
     pages = []
-    for items, label in poster_pages(drawing, total_w, total_h, width, height,
-                                     payload=qr_payload("streetcar", code=code, page="board")):
-        items += [Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)} · board {label}", size=7,
-                       align="right")]
-        pages.append(Page(width, height, tuple(items), "player", f"board {label}"))
+    for part, (y0, y1) in enumerate(((0.0, seam + overlap), (seam, total_h)), start=1):
+        dy = top - y0
+        items = [Group(drawing, left, dy, clip=(left, top, total_w, y1 - y0), tag="board")]
+        seam_y = seam + dy
+        if part == 1:
+            items.append(Rect(left, seam_y, total_w, overlap, stroke=0, fill="#e6e6e6"))
+            items.append(Text(width / 2, seam_y + 5, "glue strip: sheet 2 covers it", size=7, align="center",
+                              color="#555555"))
+            # Triangles pointing down at the seam, matched by sheet 2's pointing up: they meet after gluing.
+            items += [Polygon(((x - 2.5, seam_y - 4), (x + 2.5, seam_y - 4), (x, seam_y)), stroke=0, fill=red)
+                      for x in marks_x]
+            heading = f"Streetcar board, sheet 1 of 2: rows 0-{seam_row - 1} and a glue strip"
+            notes = ["Assembly: trim sheet 2 along its dashed top edge, lay it over the grey glue strip of this sheet "
+                     "so the red", "triangles meet point to point and the grid lines run on, then glue or tape "
+                     "from behind."]
+        else:
+            items.append(Line(MARGIN / 2, seam_y, width - MARGIN / 2, seam_y, width=0.5, dash=(3, 2)))
+            items += [Polygon(((x - 2.5, seam_y + 4), (x + 2.5, seam_y + 4), (x, seam_y)), stroke=0, fill=red)
+                      for x in marks_x]
+            heading = f"Streetcar board, sheet 2 of 2: rows {seam_row}-{board.rows - 1}"
+            notes = ["Trim this sheet along the dashed line above the board (its top edge), then lay it over sheet 1's "
+                     "glue strip", "so the red triangles meet point to point."]
+        items.insert(0, Text(MARGIN, MARGIN + 4, heading, size=11, bold=True, color=title))
+        note_y = top + (y1 - y0) + 6
+        items += [Text(MARGIN, note_y + i * 4, line, size=7.5) for i, line in enumerate(notes)]
+        items += code_corner(width, height, qr_payload("streetcar", code=code, page="board", part=f"{part}"),
+                             [f"Game {display_code(code)}", f"board {part} of 2"])
+        pages.append(Page(width, height, tuple(items), "player", f"board {part} of 2"))
     return pages
 
 
@@ -285,57 +398,79 @@ def _octagon(cx: float, cy: float, r: float) -> Polygon:
                    stroke=0.8, fill="#c62828", color="#7a1010")
 
 
+TOKEN = 18.0
+"""Stop signs, streetcars and the speed marker: tokens of this size in mm (they fit a board square)."""
+
+
+def _stop_token(ink_saver: bool) -> tuple[Item, ...]:
+    c = TOKEN / 2
+    sign = _octagon(c, c, TOKEN * 0.42)
+    if ink_saver:
+        sign = Polygon(sign.points, stroke=1.2, fill=None, color="#000000")
+    return (sign, Text(c, c + 1.5, "STOP", size=8, bold=True, align="center",
+                       color="#000000" if ink_saver else "#ffffff"))
+
+
+def _car_token(line: int, ink_saver: bool) -> tuple[Item, ...]:
+    """A streetcar of a line: the line's colour and pattern all over, and its number in a white disc."""
+    style = line_styles()[line]
+    c = TOKEN / 2
+    body = swatch(0, 0, TOKEN, TOKEN, style, ink_saver)
+    return (*body, Circle(c, c, 5.6, stroke=0.8, fill="#ffffff"),
+            Text(c, c + 2.2, str(line), size=16, bold=True, align="center"),
+            Text(c, TOKEN - 1.3, "CAR", size=4.5, bold=True, align="center", color="#000000"))
+
+
+def _speed_marker() -> tuple[Item, ...]:
+    """An arrow that lies under the speed track's number, pointing at it, so the number stays readable."""
+    c = TOKEN / 2
+    return (Polygon(((c, 2.0), (c + 6, 8.5), (c + 2.5, 8.5), (c + 2.5, 13), (c - 2.5, 13), (c - 2.5, 8.5),
+                     (c - 6, 8.5)), stroke=0.8, fill="#ffffff"),
+            Text(c, 16.3, "SPEED", size=6, bold=True, align="center"))
+
+
 def extras_page(code: str, paper: str, ink_saver: bool) -> Page:
-    """The 13 stop signs and the speed track (the small board that counts the last move)."""
+    """The tokens (13 stop signs, the six streetcars, the speed marker) and the speed track."""
     width, height = paper_size(paper)
-    items: list[Item] = [Text(MARGIN, MARGIN + 8, "Stop signs and speed track", size=16, bold=True, color=ACCENT)]
-    size = 14.0
-    xs = [MARGIN + i * size for i in range(14)]
-    ys = [MARGIN + 20, MARGIN + 20 + size]
-    for i in range(13):
-        cx, cy = xs[i] + size / 2, ys[0] + size / 2
-        items.append(_octagon(cx, cy, size * 0.42))
-        items.append(Text(cx, cy + 1.2, "STOP", size=6, bold=True, align="center", color="#ffffff"))
-    items += grid_lines(xs[:14], ys, color="#9a9a9a")
-    items.append(Text(MARGIN, ys[1] + 8, "13 stop signs: 12 for the locations, 1 to mark the speed track.", size=8))
-    top = ys[1] + 22
-    items.append(Text(MARGIN, top - 3, "Speed track: put the spare stop sign on the number of spaces the last "
-                      "streetcar move went.", size=8))
-    items.append(Text(MARGIN, top + 1, "The next move may go one more (the first move of the game: 1).", size=8))
+    items: list[Item] = [Text(MARGIN, MARGIN + 8, "Stop signs, streetcars and speed track", size=16, bold=True,
+                              color="#000000" if ink_saver else ACCENT),
+                         Text(MARGIN, MARGIN + 15, "Cut out the tokens along the grey lines: 13 stop signs (12 for "
+                              "the locations, 1 spare), one streetcar per line", size=8),
+                         Text(MARGIN, MARGIN + 19, "(its colour, pattern and number) and the speed marker.", size=8)]
+    cols = 10
+    left, top = (width - cols * TOKEN) / 2, MARGIN + 28
+    tokens: list[tuple[str, tuple[Item, ...]]] = [("stop", _stop_token(ink_saver))] * 13
+    tokens += [(f"car-{line}", _car_token(line, ink_saver)) for line in range(1, 7)]
+    tokens.append(("speed", _speed_marker()))
+    for i, (tag, drawing) in enumerate(tokens):
+        r, c = divmod(i, cols)
+        items.append(Group(drawing, left + c * TOKEN, top + r * TOKEN, tag=f"token:{tag}"))
+    xs = [left + c * TOKEN for c in range(cols + 1)]
+    ys = [top + r * TOKEN for r in range(3)]
+    grid = grid_lines(xs, ys, color="#9a9a9a")
+    track = ys[-1] + 22
+    notes = [Text(MARGIN, track - 8, "Speed track: lay the speed marker in the lane under the number of spaces "
+                  "the last streetcar move went.", size=8),
+             Text(MARGIN, track - 4, "The next move may go one more (the first move of the game: 1).", size=8)]
+    items += notes
     box = 11.0
+    track_left = (width - 17 * box) / 2
     for n in range(0, 17):
-        x, y = MARGIN + n * box, top + 5
-        items.append(Rect(x, y, box, box, stroke=0.6, fill=None if ink_saver or n % 2 else "#f3ecd9"))
-        items.append(Text(x + box / 2, y + box / 2 + 1.8, str(n), size=10, bold=True, align="center"))
-    items += calibration_ruler(MARGIN, top + 30)
+        x = track_left + n * box
+        items.append(Rect(x, track, box, box, stroke=0.6, fill=None if ink_saver or n % 2 else "#f3ecd9"))
+        items.append(Text(x + box / 2, track + box / 2 + 1.8, str(n), size=10, bold=True, align="center"))
+        items.append(Rect(x, track + box, box, 9, stroke=0.3, color="#9a9a9a"))
+    items.append(Text(track_left, track + box + 13, "marker lane: the arrow points at the number", size=6,
+                      color="#555555"))
+    items += calibration_ruler(MARGIN, track + 36)
     items += _corner(code, "extras", width, height)
-    return Page(width, height, tuple(items), "player", "stop signs")
-
-
-RULES_TEXT = (
-    "Streetcar (Linie 1): quick rules with paperplay's rulings",
-    "",
-    "Each player secretly holds a line card (two terminals) and a route card (the stops of each line).",
-    "A turn: lay two tiles (or exchange) and draw back to five, OR, once your route is complete, move.",
-    "Laying (rules A-D): every track end leads into an empty square, a tile whose track meets it, or a",
-    "terminal; never off the board elsewhere, into a location, or into a tile edge without track; all",
-    "track already leading into the square must be met.",
-    "Exchange: the new tile keeps every track piece of the old one (it may add); no tiles with trees.",
-    "Each exchange is one of the turn's two plays and means one tile fewer drawn.",
-    "Stop signs: the first tile laid next to a location (not diagonally) gets its stop sign.",
-    "Route: from one of your terminals to the other through the stop-sign tiles of your stops, in any",
-    "order (ordered variant: in the printed order). Cars follow track only; terminals count as one space.",
-    "Speed: the first move of the game may go 1 space; later moves up to 1 more than the last move.",
-    "Stop at every stop sign you enter (that ends the move). Arriving needs no exact count.",
-    "Dice variant: move up to the roll; 5 or 6 takes you to the next stop sign or your end terminal.",
-    "Win: the first car to reach its end terminal having stopped at all its stops.",
-    "Starting hands: 3 straights and 2 curves per player (the first tile page, one row per seat).",
-)
+    marks = crop_marks(xs, ys, width, height, avoid=all_boxes(i for i in items if not isinstance(i, Group)))
+    return Page(width, height, tuple(items + grid + marks), "player", "tokens")
 
 
 def rules_page(code: str, paper: str) -> Page:
     width, height = paper_size(paper)
-    items = text_lines(RULES_TEXT, ACCENT)
+    items = text_lines(load_lines("streetcar/rules.txt"), ACCENT)
     items += _corner(code, "rules", width, height)
     return Page(width, height, tuple(items), "player", "rules")
 
@@ -360,22 +495,32 @@ def deal_pages(seed: str, code: str, seats: Sequence[Seat], card_set: int, paper
                            f"({card_set} stops): {' - '.join(seat.stops)}", size=10))
     master += code_corner(width, height, qr_payload("streetcar", seed=seed, players=str(len(seats)),
                                                     set=str(card_set)), [f"Seed {display_code(seed)}", "organiser only"])
-    slips: list[Item] = [Text(MARGIN, MARGIN + 6, "Deal slips: cut apart along the dashed lines, fold each slip "
-                              "closed, hand it to its seat.", size=9, bold=True)]
+    # Three panels: the seat (stays in view), the deal, and a blank flap folded over the deal to hide it.
+    slips: list[Item] = [Text(MARGIN, MARGIN + 6, "Deal slips: cut apart along the dashed lines, fold each slip's "
+                              "blank flap over its middle panel,", size=9, bold=True),
+                         Text(MARGIN, MARGIN + 10.5, "so the seat shows and the deal stays hidden; hand each slip "
+                              "to its seat.", size=9, bold=True)]
     slip_h = 34.0
+    seat_w = 42.0
+    deal_w = (width - 2 * MARGIN - seat_w) / 2
+    fold1, fold2 = MARGIN + seat_w, MARGIN + seat_w + deal_w
     for i, seat in enumerate(seats):
-        y = MARGIN + 12 + i * slip_h
+        y = MARGIN + 15 + i * slip_h
         slips.append(Line(MARGIN, y, width - MARGIN, y, width=0.5, dash=(3, 2)))
-        half = (width - 2 * MARGIN) / 2
-        slips.append(Text(MARGIN + 4, y + 10, f"Seat {seat.seat}", size=16, bold=True))
-        slips.append(Text(MARGIN + 4, y + 17, "fold here, then open only your own slip", size=7))
-        slips.append(Line(MARGIN + half, y + 2, MARGIN + half, y + slip_h - 2, width=0.4, dash=(1, 1.5)))
-        slips += swatch(MARGIN + half + 4, y + 4, 12, slip_h - 8, styles[seat.line], ink_saver)
-        slips.append(Text(MARGIN + half + 20, y + 10, f"Line {seat.line}", size=14, bold=True))
-        slips.append(Text(MARGIN + half + 20, y + 17, f"Route card {seat.route_card} ({card_set} stops)", size=9))
-        slips.append(Text(MARGIN + half + 20, y + 26, "Stops: " + " - ".join(seat.stops), size=13, bold=True))
-    slips.append(Line(MARGIN, MARGIN + 12 + len(seats) * slip_h, width - MARGIN, MARGIN + 12 + len(seats) * slip_h,
-                      width=0.5, dash=(3, 2)))
+        slips.append(Text(MARGIN + 4, y + 12, f"Seat {seat.seat}", size=16, bold=True))
+        slips.append(Text(MARGIN + 4, y + 19, "open only your own slip", size=7))
+        for x in (fold1, fold2):
+            slips.append(Line(x, y + 2, x, y + slip_h - 2, width=0.4, dash=(1, 1.5)))
+        slips += swatch(fold1 + 4, y + 4, 12, slip_h - 8, styles[seat.line], ink_saver)
+        slips.append(Text(fold1 + 20, y + 10, f"Line {seat.line}", size=14, bold=True))
+        slips.append(Text(fold1 + 20, y + 17, f"Route card {seat.route_card} ({card_set} stops)", size=9))
+        slips.append(Text(fold1 + 20, y + 26, "Stops: " + " - ".join(seat.stops), size=13, bold=True))
+        slips.append(Text(fold2 + deal_w / 2, y + slip_h / 2 - 1, "blank flap: fold it over", size=7, align="center",
+                          color="#888888"))
+        slips.append(Text(fold2 + deal_w / 2, y + slip_h / 2 + 3, "the middle panel along the dots", size=7,
+                          align="center", color="#888888"))
+    end = MARGIN + 15 + len(seats) * slip_h
+    slips.append(Line(MARGIN, end, width - MARGIN, end, width=0.5, dash=(3, 2)))
     slips += _corner(code, "deal slips", width, height)
     return [Page(width, height, tuple(master), "organiser", "deal master"),
             Page(width, height, tuple(slips), "player", "deal slips")]
@@ -391,17 +536,37 @@ def kit_document(seed: str, code: str, seats: Sequence[Seat], card_set: int, pap
     pages += tile_pages(code, card_paper, ink_saver, len(seats))
     pages.append(extras_page(code, card_paper, ink_saver))
     pages.append(rules_page(code, card_paper))
+    if ink_saver:
+        pages = [greyscale_page(page) for page in pages]
     return Document(title=f"Streetcar kit, game {display_code(code)}", pages=tuple(pages),
                     subject=f"Streetcar (Linie 1), {len(seats)} players, game code {display_code(code)}")
 
 
+def _terminal_label_point(board: Board, t: object, s: float) -> tuple[float, float]:
+    """Where a route's space in a terminal is labelled: on the terminal's bar, beside its line number."""
+    d = board_origin(s)
+    bar = s * 0.24
+    (r1, c1), (r2, c2) = sorted(t.squares)  # type: ignore[attr-defined]
+    side = t.side  # type: ignore[attr-defined]
+    if side in (Edge.E, Edge.W):
+        x = d + board.cols * s + bar / 2 if side is Edge.E else d - bar / 2
+        return x, d + (r1 + r2 + 1) / 2 * s + s * 0.45
+    y = d + board.rows * s + bar / 2 if side is Edge.S else d - bar / 2
+    return d + (c1 + c2 + 1) / 2 * s + s * 0.45, y
+
+
 def state_document(board: Board, tiles: Sequence[tuple[tuple[int, int], TileKind, int]],
-                   stop_signs: dict[str, tuple[int, int]], route: Sequence[tuple[int, int]] = (),
+                   stop_signs: dict[str, tuple[int, int]], route: Sequence[object] = (),
                    title: str = "Streetcar board") -> Document:
-    """A board as it lies, on one page: its tiles, stop signs and (optionally) a route's squares in order."""
+    """A board as it lies, on one page: its tiles, stop signs and (optionally) a route in order.
+
+    route holds squares (row, column) or the route search's steps (a square with the stops made
+    there, or a terminal passed through). Every space is numbered, in the corner of its square so
+    the track stays visible (or on the terminal's bar), and every stop is named where it is made.
+    """
     s = 14.0
     w, h = board_size(board, s)
-    ox = oy = s * 0.5 + 4  # where board_drawing puts square [0, 0]
+    ox = oy = board_origin(s)
     items: list[Item] = [Text(MARGIN, MARGIN + 6, title, size=12, bold=True, color=ACCENT)]
     drawn: list[Item] = list(board_drawing(board, s))
     for (r, c), kind, rotation in tiles:
@@ -412,14 +577,49 @@ def state_document(board: Board, tiles: Sequence[tuple[tuple[int, int], TileKind
         drawn.append(_octagon(ox + (c + 0.82) * s, oy + (r + 0.18) * s, 2.2))
         drawn.append(Text(ox + (c + 0.82) * s, oy + (r + 0.18) * s + 0.9, letter, size=5, bold=True,
                           align="center", color="#ffffff"))
-    visits: dict[tuple[int, int], list[str]] = {}
-    for i, square in enumerate(route):
-        visits.setdefault(square, []).append(str(i + 1))
-    for (r, c), numbers in visits.items():  # a square the route passes twice shows both numbers
+    visits: dict[object, list[str]] = {}
+    stops_at: dict[tuple[int, int], list[str]] = {}
+    spaces: list[str] = []
+    for i, step in enumerate(route, start=1):
+        terminal = getattr(step, "terminal", None)
+        square = getattr(step, "square", step)
+        key = terminal if terminal is not None else square
+        visits.setdefault(key, []).append(str(i))
+        stops = tuple(getattr(step, "stops", ()))
+        if terminal is not None:
+            spaces.append(f"{i} terminal {terminal.line}.{terminal.number}")
+        else:
+            spaces.append(f"{i} [{square[0]},{square[1]}]" + "".join(f" stop {x}" for x in stops))
+            if stops:
+                stops_at.setdefault(square, []).extend(stops)
+    for key, numbers in visits.items():  # a square the route passes twice shows both numbers
         label = "/".join(numbers)
-        drawn.append(Rect(ox + (c + 0.5) * s - 1.2 - 1.05 * len(label), oy + (r + 0.5) * s - 2, 2.4 + 2.1 * len(label),
-                          4, stroke=0.4, fill="#ffe066"))
-        drawn.append(Text(ox + (c + 0.5) * s, oy + (r + 0.5) * s + 1, label, size=5, align="center"))
+        tw = text_width(label, 5, True)
+        if isinstance(key, tuple):
+            r, c = key
+            x, y = ox + c * s + 0.4, oy + r * s + 0.4  # the top-left corner: no track runs there
+        else:
+            cx, cy = _terminal_label_point(board, key, s)
+            x, y = cx - tw / 2 - 0.5, cy - 1.4
+        drawn.append(Rect(x, y, tw + 1, 2.8, stroke=0.3, fill="#ffe066"))
+        drawn.append(Text(x + 0.5, y + 2.1, label, size=5, bold=True))
+    for (r, c), stops in stops_at.items():
+        label = "stop " + ", ".join(stops)
+        tw = text_width(label, 5, True)
+        x, y = ox + c * s + 0.4, oy + (r + 1) * s - 3.2  # the bottom-left corner
+        drawn.append(Rect(x, y, tw + 1, 2.8, stroke=0.3, fill="#ffffff", color="#c62828"))
+        drawn.append(Text(x + 0.5, y + 2.1, label, size=5, bold=True, color="#c62828"))
     width, height = max(210.0, w + 2 * MARGIN), max(297.0, h + 2 * MARGIN + 10)
     items.append(Group(tuple(drawn), dx=MARGIN, dy=MARGIN + 10))
+    if spaces:
+        top = MARGIN + 10 + h + 8
+        items.append(Text(MARGIN, top, f"The route, space by space ({len(spaces)} spaces):", size=8, bold=True))
+        line: list[str] = []
+        row = 0
+        for space in spaces:
+            if line and text_width(" · ".join(line + [space]), 7) > width - 2 * MARGIN:
+                items.append(Text(MARGIN, top + 5 + row * 4, " · ".join(line), size=7))
+                line, row = [], row + 1
+            line.append(space)
+        items.append(Text(MARGIN, top + 5 + row * 4, " · ".join(line), size=7))
     return Document(title=title, pages=(Page(width, height, tuple(items), "player", "board state"),))

@@ -1,0 +1,138 @@
+"""Every kit page fits the paper as a player prints and cuts it, checked on the page models.
+
+Over kit × paper × options (hypothesis): every item inside the page; no text nearer than 5 mm to
+the page edge (the printer's margin); crop marks at least 3 mm long and never through text; no
+page text on a card, tile or token.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from paperplay.render.fit import CROP_TAG, overlaps, walk
+from paperplay.render.model import QR, Document, Group, Line, Page, Text, UseForm
+from paperplay.render.parts import CARD_H, CARD_W
+from paperplay.seeds import game_code
+from paperplay.streetcar.pages import SQUARE
+
+PRINTER_MARGIN = 5.0
+COMPONENTS = {"card": (CARD_W, CARD_H), "back": (CARD_W, CARD_H), "tile": (SQUARE, SQUARE)}
+
+
+@cache
+def kit(game: str, seed: str, paper: str, ink_saver: bool = False, poster: bool = False, numbers: str = "1-48",
+        players: int = 4, card_set: int = 2) -> Document:
+    if game == "streams":
+        from paperplay.streams.pages import kit_document
+        from paperplay.streams.rules import draw
+
+        return kit_document(seed, game_code("streams", seed), draw(seed), players, ("Søren", "Zoë"), paper)
+    if game == "streetcar":
+        from paperplay.streetcar.deal import deal
+        from paperplay.streetcar.pages import kit_document
+
+        return kit_document(seed, game_code("streetcar", seed), deal(seed, players, card_set), card_set, paper,
+                            ink_saver)
+    from paperplay.sequence.pages import kit_document
+    from paperplay.sequence.rules import make_board, make_deck, number_set, number_set_name
+
+    values = number_set(numbers)
+    return kit_document(seed, game_code("sequence", seed), make_board(seed, values), make_deck(seed, values, "mixed"),
+                        number_set_name(values), "mixed", paper, poster, ink_saver)
+
+
+def _component(tags: tuple[str, ...]) -> str | None:
+    for tag in tags:
+        kind = tag.split(":")[0]
+        if kind in COMPONENTS or kind == "token":
+            return kind
+    return None
+
+
+def page_problems(doc: Document, page: Page) -> list[str]:
+    """What a player would find wrong with one page, as readable lines."""
+    items = []
+    for item in page.items:
+        items.extend(doc.forms[item.name] if isinstance(item, UseForm) else [item])
+    where = f"{page.label or 'page'} ({page.width:g} × {page.height:g})"
+    found: list[str] = []
+    texts, marks = [], []
+    for item, box, tags in walk(items):
+        x0, y0, x1, y1 = box
+        if x0 < -0.01 or y0 < -0.01 or x1 > page.width + 0.01 or y1 > page.height + 0.01:
+            found.append(f"{where}: {type(item).__name__} {getattr(item, 'text', '')!r} leaves the page: {box}")
+        if isinstance(item, (Text, QR)):
+            texts.append((item, box, tags))
+            if isinstance(item, Text) and (x0 < PRINTER_MARGIN or y0 < PRINTER_MARGIN
+                                           or x1 > page.width - PRINTER_MARGIN or y1 > page.height - PRINTER_MARGIN):
+                found.append(f"{where}: text {item.text!r} is within 5 mm of the page edge: {box}")
+        if CROP_TAG in tags and isinstance(item, Line):
+            marks.append(box)
+            if max(x1 - x0, y1 - y0) < 3.0 - 1e-6:
+                found.append(f"{where}: crop mark {box} is shorter than 3 mm")
+    for mark in marks:
+        for item, box, _ in texts:
+            if overlaps(mark, box):
+                found.append(f"{where}: a crop mark {mark} crosses {getattr(item, 'text', 'a QR code')!r}")
+    areas = []
+    for item in page.items:
+        if isinstance(item, Group) and _component((item.tag,)) in COMPONENTS:
+            w, h = COMPONENTS[_component((item.tag,))]
+            areas.append((item.tag, (item.dx, item.dy, item.dx + w, item.dy + h)))
+    for item, box, tags in texts:
+        if _component(tags) is None:
+            for tag, area in areas:
+                if overlaps(box, area):
+                    found.append(f"{where}: page text {getattr(item, 'text', 'QR code')!r} lies on a {tag}")
+                    break
+    return found
+
+
+def doc_problems(doc: Document) -> list[str]:
+    return [p for page in doc.pages for p in page_problems(doc, page)]
+
+
+kits = st.one_of(
+    st.fixed_dictionaries({"game": st.just("streams"), "paper": st.sampled_from(["a4", "letter"]),
+                           "players": st.integers(1, 3)}),
+    st.fixed_dictionaries({"game": st.just("streetcar"), "paper": st.sampled_from(["a4", "letter", "a3"]),
+                           "ink_saver": st.booleans(), "players": st.integers(2, 6), "card_set": st.sampled_from([2, 3])}),
+    st.fixed_dictionaries({"game": st.just("sequence"), "paper": st.sampled_from(["a4", "letter"]),
+                           "ink_saver": st.booleans(), "poster": st.booleans(),
+                           "numbers": st.sampled_from(["1-48", "0-47", "times-tables"])}),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(options=kits, seed=st.sampled_from(["7KQ2M9XD", "S", "BENCH"]))
+def test_every_kit_page_fits_the_paper(options, seed):
+    doc = kit(seed=seed, **options)
+    assert doc_problems(doc) == []
+
+
+EVERY = ([("streetcar", paper, {"ink_saver": ink}) for paper in ("a4", "letter", "a3") for ink in (False, True)]
+         + [("sequence", paper, {"ink_saver": ink, "poster": poster}) for paper in ("a4", "letter")
+            for ink in (False, True) for poster in (False, True)]
+         + [("streams", paper, {}) for paper in ("a4", "letter")])
+
+
+@pytest.mark.parametrize(("game", "paper", "options"), EVERY)
+def test_each_kit_paper_and_option_fits(game, paper, options):
+    assert doc_problems(kit(game, "7KQ2M9XD", paper, **options)) == []
+
+
+def test_the_check_finds_text_on_a_card_and_a_mark_through_text():
+    from paperplay.render.fit import CROP_TAG as TAG
+
+    card = Group((Text(5, 10, "inside the card"),), 20, 20, tag="card")
+    page = Page(210, 297, (card, Text(30, 40, "page text on the card"), Text(2, 100, "at the edge"),
+                           Group((Line(100, 5, 100, 30, width=0.3), Line(150, 5, 150, 6, width=0.3)), tag=TAG),
+                           Text(90, 20, "crossed by a mark")))
+    found = page_problems(Document("t", (page,)), page)
+    assert any("on a card" in p for p in found) and any("5 mm" in p for p in found)
+    assert any("crosses 'crossed by a mark'" in p for p in found) and any("shorter than 3 mm" in p for p in found)
+    assert not any("inside the card" in p for p in found)

@@ -1,0 +1,219 @@
+"""The print-polish fixes of the kit pages, checked on the page models."""
+
+from __future__ import annotations
+
+from paperplay.render.model import Line, Text
+from paperplay.sequence.pages import board_drawing, reads_otherwise_turned, underlines
+from paperplay.sequence.rules import make_board, number_set
+
+
+def test_numbers_that_read_otherwise_upside_down():
+    assert [n for n in range(1, 100) if reads_otherwise_turned(str(n))] == [
+        6, 9, 16, 18, 19, 61, 66, 68, 81, 86, 89, 91, 98, 99]
+    assert not reads_otherwise_turned("8") and not reads_otherwise_turned("10") and not reads_otherwise_turned("69")
+
+
+def test_sequence_board_underlines_6_9_and_18_81():
+    board = make_board("7KQ2M9XD", number_set("times-tables"))
+    items = board_drawing(board, 18.0)
+    numbers = [i for i in items if isinstance(i, Text) and i.text.isdigit() and i.size > 10]
+    lines = [i for i in items if isinstance(i, Line)]
+    turned = [t for t in numbers if reads_otherwise_turned(t.text)]
+    assert turned and len(lines) == len(turned)
+    for text in turned:  # each line sits just under its own number
+        assert any(abs(line.y1 - text.y) < 1.5 and abs((line.x1 + line.x2) / 2 - text.x) < 0.5 for line in lines)
+
+
+def test_equation_underlines_only_the_turnable_numbers():
+    lines = underlines(Text(30, 40, "6 × 9 + 18", size=14, bold=True, align="center"))
+    assert len(lines) == 3 and lines[0].x2 < lines[1].x1 < lines[2].x1
+    assert underlines(Text(30, 40, "7 × 8", size=14)) == []
+
+
+def _streetcar(players=4, paper="a4", ink_saver=False):
+    from paperplay.streetcar.deal import deal
+    from paperplay.streetcar.pages import kit_document
+
+    return kit_document("S", "CODECODE", deal("S", players), 2, paper, ink_saver)
+
+
+def test_starting_hands_print_one_row_per_seat_in_play():
+    from paperplay.render.model import Group
+
+    for players in (2, 4, 6):
+        first = next(p for p in _streetcar(players).pages if p.label == "tiles")
+        labels = [i.text for i in first.items if isinstance(i, Text) and i.text.startswith("< seat")]
+        assert labels == [f"< seat {n}" for n in range(1, players + 1)]
+        texts = " ".join(i.text for i in first.items if isinstance(i, Text))
+        assert f"({players} players)" in texts and "bag" in texts
+        assert sum(isinstance(i, Group) and i.tag.startswith("tile:") for i in first.items) > 5 * players
+
+
+def test_tiles_fill_two_pages_and_bleed_past_the_cut():
+    from paperplay.render.model import Group, Rect
+    from paperplay.streetcar.pages import SQUARE
+
+    for paper in ("a4", "letter"):
+        tiles = [p for p in _streetcar(6, paper).pages if p.label == "tiles"]
+        assert len(tiles) == 2
+        page = tiles[-1]
+        groups = [i for i in page.items if isinstance(i, Group) and i.tag.startswith("tile:")]
+        bleeds = [i for i in page.items if isinstance(i, Rect) and i.fill and i.w > SQUARE]
+        assert len(bleeds) == len(groups) and all(b.w == SQUARE + 5 for b in bleeds)
+    ink = [p for p in _streetcar(4, "a4", ink_saver=True).pages if p.label == "tiles"]
+    assert not any(isinstance(i, Rect) and i.fill and i.w > SQUARE for p in ink for i in p.items)
+
+
+def test_board_takes_two_landscape_sheets_that_meet_at_a_grid_line():
+    from paperplay.render.model import Group, Polygon
+    from paperplay.streetcar.pages import SQUARE, board_origin
+
+    for paper, width in (("a4", 297.0), ("letter", 279.4)):
+        boards = [p for p in _streetcar(4, paper).pages if p.label.startswith("board")]
+        assert [(p.width, p.label) for p in boards] == [(width, "board 1 of 2"), (width, "board 2 of 2")]
+        clips = [next(i for i in p.items if isinstance(i, Group) and i.tag == "board").clip for p in boards]
+        top = clips[0][1]
+        seam = top + board_origin() + 6 * SQUARE
+        assert abs(clips[0][1] + clips[0][3] - (seam + 8.0)) < 1e-6  # sheet 1: half the board and the glue strip
+        texts = [" ".join(i.text for i in p.items if isinstance(i, Text)) for p in boards]
+        assert "trim" in texts[1].lower() and "dashed" in texts[0]
+        for page in boards:  # alignment triangles touch the seam from both sides, outside the glue strip
+            assert sum(isinstance(i, Polygon) for i in page.items) == 3
+
+
+def test_board_shows_each_terminals_track_entering_both_its_squares():
+    from paperplay.streetcar.data import standard_board
+    from paperplay.streetcar.pages import TRACK, board_drawing
+
+    board = standard_board()
+    stubs = [i for i in board_drawing(board) if isinstance(i, Line) and i.color == TRACK]
+    assert len(stubs) == 2 * len(board.terminals)
+
+
+def test_ink_saver_pages_are_greyscale_outlines():
+    from paperplay.render.fit import walk
+    from paperplay.render.model import QR
+
+    def colours(doc):
+        for page in doc.pages:
+            for item, box, _ in walk(page.items):
+                if isinstance(item, QR):
+                    continue
+                area = (box[2] - box[0]) * (box[3] - box[1])
+                yield getattr(item, "color", "#000000"), getattr(item, "fill", None), area
+
+    for doc in (_streetcar(4, "a4", ink_saver=True), _sequence(ink_saver=True)):
+        for colour, fill, area in colours(doc):
+            for c in (colour, fill):
+                assert c is None or c[1:3] == c[3:5] == c[5:7], c
+            assert fill in (None, "#ffffff") or area <= 130, (fill, area)
+    assert any(c[1:3] != c[3:5] for c, _, _ in colours(_streetcar(4, "a4")))
+
+
+def test_card_pages_keep_their_qr_code_on_a4_and_letter():
+    from paperplay.render.model import QR
+
+    for paper, size in (("a4", 9.0), ("letter", 7.0)):
+        fronts = [p for p in _streetcar(4, paper).pages if p.label == "cards"]
+        assert fronts and all(any(isinstance(i, QR) and i.size >= size for i in p.items) for p in fronts)
+
+
+def _sequence(paper="a4", ink_saver=False, numbers="1-48"):
+    from paperplay.sequence.pages import kit_document
+    from paperplay.sequence.rules import make_board, make_deck, number_set, number_set_name
+
+    values = number_set(numbers)
+    return kit_document("S", "CODECODE", make_board("S", values), make_deck("S", values, "mixed"),
+                        number_set_name(values), "mixed", paper, ink_saver=ink_saver)
+
+
+def test_route_pdf_numbers_every_space_terminals_too_and_names_the_stops():
+    from paperplay.render.model import Rect
+    from paperplay.streetcar.data import standard_board
+    from paperplay.streetcar.pages import state_document
+    from paperplay.streetcar.route import Step
+
+    board = standard_board()
+    t = board.terminals_of(1)[1]
+    steps = [Step(square=(5, 1)), Step(square=(5, 0), stops=("E",)), Step(terminal=t), Step(square=(6, 0)),
+             Step(square=(5, 1))]
+    page = state_document(board, [], {}, steps, "test").pages[0]
+    group = next(i for i in page.items if hasattr(i, "items"))
+    labels = [i.text for i in group.items if isinstance(i, Text) and i.size == 5 and i.bold]
+    assert sorted(labels) == sorted(["1/5", "2", "3", "4", "stop E"])
+    squares = [i for i in group.items if isinstance(i, Rect) and i.fill == "#ffe066"]
+    assert all(r.w < 8 and r.h < 3 for r in squares)  # small tags in a corner, not over the track
+    texts = " ".join(i.text for i in page.items if isinstance(i, Text))
+    assert "(5 spaces)" in texts and "3 terminal 1.2" in texts and "2 [5,0] stop E" in texts
+
+
+def _gap(a, b):
+    """The distance between two boxes (0 when they touch or overlap)."""
+    dx = max(b[0] - a[2], a[0] - b[2], 0)
+    dy = max(b[1] - a[3], a[1] - b[3], 0)
+    return max(dx, dy)
+
+
+def test_card_texts_keep_clear_of_the_qr_code_and_the_swatches():
+    from paperplay.render.fit import walk
+    from paperplay.render.model import QR, Rect
+    from paperplay.sequence.pages import _card_front
+    from paperplay.sequence.rules import MINUS, PLUS, Card
+    from paperplay.streetcar.pages import _route_card
+
+    for kind in (PLUS, MINUS):
+        items = list(walk(_card_front(Card(kind), 100, "CODECODE", False)))
+        qr = next(box for item, box, _ in items if isinstance(item, QR))
+        for item, box, _ in items:
+            if isinstance(item, Text) and not item.text.startswith("#"):
+                assert _gap(box, qr) >= 3.0, item.text
+    items = list(walk(_route_card(3, 6, False)))
+    footer = next(box for item, box, _ in items if isinstance(item, Text) and item.text.startswith("Stop at"))
+    swatches = [box for item, box, _ in items if isinstance(item, Rect) and item.color == "#000000" and item.w == 9]
+    assert len(swatches) == 6 and min(_gap(footer, s) for s in swatches) >= 2.0
+
+
+def test_deal_slips_fold_so_the_seat_shows_and_the_deal_hides():
+    from paperplay.streetcar.deal import deal
+    from paperplay.streetcar.pages import deal_pages
+
+    slips = deal_pages("S", "CODECODE", deal("S", 3), 2, "a4", False)[1]
+    folds = sorted({i.x1 for i in slips.items if isinstance(i, Line) and i.dash == (1, 1.5)})
+    assert len(folds) == 2
+    seat_panel, deal_panel = folds[0] - 10, folds[1] - folds[0]
+    flap = 210 - 10 - folds[1]
+    assert flap >= deal_panel - 1e-6 and seat_panel > 0  # the flap covers the deal panel whole
+    for item in slips.items:
+        if isinstance(item, Text) and item.text.startswith("Seat "):
+            assert item.x < folds[0]
+        if isinstance(item, Text) and item.text.startswith("Stops: "):
+            assert folds[0] < item.x < folds[1]
+
+
+def test_sequence_deck_of_100_needs_no_sheet_for_its_last_card():
+    from paperplay.render.model import Group
+
+    for paper in ("a4", "letter"):
+        doc = _sequence(paper)
+        fronts = [p for p in doc.pages if any(isinstance(i, Group) and i.tag == "card" for i in p.items)]
+        backs = [p for p in doc.pages if any(isinstance(i, Group) and i.tag == "back" for i in p.items)]
+        assert sum(isinstance(i, Group) and i.tag == "card" for p in fronts for i in p.items) == 100
+        assert sum(isinstance(i, Group) and i.tag == "back" for p in backs for i in p.items) == 100
+        assert len(fronts) == 12 and fronts[-1].label == "rules" and doc.pages[-1].label == "rules backs"
+        assert all(sum(isinstance(i, Group) and i.tag == "card" for i in p.items) == 9 for p in fronts[:-1])
+
+
+def test_rules_summaries_are_data_files_shipped_with_the_package():
+    import tomllib
+    from pathlib import Path
+
+    from paperplay.resources import load_lines
+
+    root = Path(__file__).parent.parent
+    globs = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]
+    for game in ("streetcar", "sequence"):
+        lines = load_lines(f"{game}/rules.txt")
+        assert len(lines) > 10 and "rules" in lines[0].lower()
+    data = [p for p in (root / "templates").rglob("*") if p.is_file() and p.suffix not in (".py", ".pyc")]
+    assert all(f"**/*{p.suffix}" in globs["paperplay.templates"] for p in data)
+    assert any("both of its edge squares" in line for line in load_lines("streetcar/rules.txt"))

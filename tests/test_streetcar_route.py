@@ -8,6 +8,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import DATA
 from paperplay.streetcar.data import Edge, board_from_json
 from paperplay.streetcar.route import Network, route_answer
 from paperplay.streetcar.state import state_from_json
@@ -268,3 +269,11 @@ def test_cli_route_checks_the_board_as_verify_does(cli, write_json):
     state = write_json("crowded.json", {"game": "streetcar", "board": board, "tiles": tiles})
     result = cli("route", str(state), "--line", "1", "--stops", "", "--json")
     assert result.exit_code == 1 and "streetcar/tile-count" in [p["rule"] for p in json.loads(result.stdout)["problems"]]
+
+
+def test_cli_route_by_card_and_an_unknown_line(cli):
+    state = str(DATA / "streetcar-state.json")
+    known = cli("route", state, "--line", "3", "--card", "2")
+    assert known.exit_code in (0, 1) and known.stdout.startswith("Line 3, stops ")
+    unknown = cli("route", state, "--line", "9", "--card", "2")
+    assert unknown.exit_code == 2 and "--line: is 9; this board has lines 1, 2, 3, 4, 5, 6" in unknown.stderr

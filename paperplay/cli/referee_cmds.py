@@ -185,8 +185,8 @@ def route(
     board_state, problems = state_from_json(read_json(state), str(state), state.parent)
     board = board_state.geo.board
     if len(board.terminals_of(line)) != 2:
-        lines = sorted({t.line for t in board.terminals})
-        raise InputError(f"--line: is {line}; this board has lines {', '.join(map(str, lines))}")
+        known = sorted({t.line for t in board.terminals})
+        raise InputError(f"--line: is {line}; this board has lines {', '.join(map(str, known))}")
     if card is not None:
         check_set(card_set)
         count = len(route_cards(card_set))

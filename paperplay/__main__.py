@@ -1,5 +1,5 @@
 """Runs the paperplay command line as ``python -m paperplay``."""
 
-from paperplay.cli.app import main
+from paperplay.cli.entry import main
 
 main()

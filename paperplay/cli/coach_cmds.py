@@ -149,7 +149,7 @@ def simulate(
 
               paperplay simulate --compare proportional,gap,montecarlo --games 200 --jobs 4 --plot lab.png
     """
-    from paperplay.render.pdf import check_writable
+    from paperplay.files import check_writable
     from paperplay.streams.lab import paired
     from paperplay.streams.lab import simulate as run
 
@@ -191,7 +191,8 @@ def simulate(
 
 
 def _write_plot(summaries: Any, path: Path, force: bool, title: str) -> None:
-    from paperplay.render.pdf import write_atomic, write_pdf
+    from paperplay.files import write_atomic
+    from paperplay.render.pdf import write_pdf
     from paperplay.render.png import png_bytes
     from paperplay.streams.lab import histogram_document
 

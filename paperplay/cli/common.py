@@ -40,7 +40,9 @@ class KitPaper(str, enum.Enum):
 
 def fail(message: str) -> NoReturn:
     """Reports an input error on stderr and exits with code 2."""
-    typer.echo(f"paperplay: error: {message}", err=True)
+    from paperplay.messages import one_line
+
+    typer.echo(f"paperplay: error: {one_line(message)}", err=True)
     raise typer.Exit(2)
 
 

@@ -70,7 +70,8 @@ def sheets(
 
     Example: paperplay sheets --players 8 --names "Ann,Bob,Søren" --seed 7KQ2-M9XD
     """
-    from paperplay.render.pdf import check_writable, write_pdf
+    from paperplay.files import check_writable
+    from paperplay.render.pdf import write_pdf
     from paperplay.streams.pages import sheets_document
 
     started = time.perf_counter()
@@ -120,7 +121,8 @@ def kit(
 
               paperplay kit sequence --level add-sub --numbers 0-47 --poster
     """
-    from paperplay.render.pdf import check_writable, write_pdf
+    from paperplay.files import check_writable
+    from paperplay.render.pdf import write_pdf
 
     started = time.perf_counter()
     canonical, generated = seed_or_new(seed)

@@ -10,6 +10,7 @@ import typer
 from paperplay.cli.app import app
 from paperplay.cli.common import guarded, print_json
 from paperplay.errors import InputError
+from paperplay.messages import one_line
 from paperplay.referee import Outcome, game_of, input_error, load_records
 from paperplay.seeds import canonical_seed
 
@@ -51,7 +52,7 @@ def _streetcar_outcome(source: str, data: Any) -> Outcome:
 def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]] | None) -> None:
     for outcome in outcomes:
         if "error" in outcome.result:
-            typer.echo(f"paperplay: error: {outcome.result['error']}", err=True)
+            typer.echo(f"paperplay: error: {one_line(outcome.result['error'])}", err=True)
     if as_json:
         document: dict[str, Any] = {"results": [o.result for o in outcomes]}
         if ranking is not None:
@@ -220,7 +221,8 @@ def route(
         title = f"{state.name}: line {line}, " + " ".join(answer.text_lines()[0].split(": ")[1:])
         write_pdf(state_document(board, tiles, board_state.stop_signs, squares, title), pdf, force)
     for problem in problems:
-        typer.echo(f"paperplay: warning: {state}: the board breaks rule {problem.rule}: {problem.message}", err=True)
+        typer.echo(one_line(f"paperplay: warning: {state}: the board breaks rule {problem.rule}: {problem.message}"),
+                   err=True)
     if as_json:
         document = answer.to_json()
         if problems:

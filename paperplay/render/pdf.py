@@ -7,13 +7,11 @@ reportlab's invariant mode makes the same model give the same bytes.
 from __future__ import annotations
 
 import io
-import os
-import tempfile
 from functools import cache
 from itertools import groupby
 from pathlib import Path
 
-from paperplay.errors import InputError
+from paperplay.files import check_writable, write_atomic
 from paperplay.render.model import QR, Arc, Circle, Document, Group, Item, Line, Polygon, Rect, Text, UseForm
 
 PT_PER_MM = 72.0 / 25.4
@@ -195,58 +193,6 @@ def render_bytes(doc: Document) -> bytes:
         canvas.showPage()
     canvas.save()
     return buffer.getvalue()
-
-
-def check_writable(path: Path, force: bool) -> None:
-    """Fails early, before any work, when the output cannot or may not be written."""
-    if path.exists() and path.is_dir():
-        raise InputError(f"{path}: is a folder; give a file name ending in .pdf with --out")
-    if path.exists() and not force:
-        raise InputError(f"{path}: already exists; use --force to overwrite it or --out for another name")
-    folder = path.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"{folder}: cannot create the output folder ({exc.strerror})") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise InputError(f"{folder}: the output folder is not writable")
-
-
-def write_atomic(path: Path, data: bytes, force: bool) -> None:
-    """Writes data to a temporary file beside path, then renames it into place.
-
-    A crash mid-write leaves no file at path (and no stray temporary file once it is cleaned up).
-    """
-    check_writable(path, force)
-    try:
-        handle, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    except OSError as exc:
-        raise InputError(f"{path.parent}: cannot write in the output folder ({exc.strerror})") from None
-    try:
-        # mkstemp makes the file private (0600); give it the mode a normal new file gets (umask applies).
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp_name, 0o666 & ~umask)
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        if not force and path.exists():
-            raise InputError(f"{path}: appeared while writing; use --force to overwrite it")
-        os.replace(tmp_name, path)
-    except OSError as exc:
-        _discard(tmp_name)
-        raise InputError(f"{path}: could not be written ({exc.strerror})") from None
-    except BaseException:
-        _discard(tmp_name)
-        raise
-
-
-def _discard(tmp_name: str) -> None:
-    try:
-        os.unlink(tmp_name)
-    except FileNotFoundError:
-        pass
 
 
 def write_pdf(doc: Document, path: Path, force: bool = False) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import sys
 import time
 from collections import Counter
@@ -22,9 +23,16 @@ def _parse_tile(text: str, option: str) -> Any:
     item = text.strip()
     if item in ("*", "x", "X"):
         return WILD
-    if item.isdigit() and 1 <= int(item) <= 30:
+    if re.fullmatch(r"[0-9]{1,2}", item) and 1 <= int(item) <= 30:
         return int(item)
     raise InputError(f"{option}: is {text!r}; expected an integer 1-30 or * for the wild")
+
+
+def _check_budget(budget: int) -> None:
+    from paperplay.streams.coach import MAX_MOVE_BUDGET
+
+    if not 100 <= budget <= MAX_MOVE_BUDGET:
+        raise InputError(f"--budget: is {budget}; expected 100 to {MAX_MOVE_BUDGET:,}")
 
 
 def _known_tiles(cells: list[Any], tile: Any, seen: str | None) -> list[Any]:
@@ -81,8 +89,8 @@ def advise(
     known = _known_tiles(row, drawn, seen)
     if budget is None:
         budget = COACH_BUDGET
-    elif budget < 100:
-        raise InputError(f"--budget: is {budget}; expected at least 100")
+    else:
+        _check_budget(budget)
     if seed is None:
         text = " ".join("_" if c is None else str(c) for c in row) + f"|{drawn}|{sorted(map(str, known))}"
         seed = hashlib.sha256(text.encode()).hexdigest()[:8].upper()
@@ -115,12 +123,16 @@ def _strategy_names(strategy_name: str | None, compare: str | None) -> list[str]
     if (strategy_name is None) == (compare is None):
         raise InputError("give --strategy NAME or --compare A,B,… (one of them); strategies: "
                          + ", ".join(STRATEGIES))
-    names = [strategy_name] if strategy_name else [n.strip() for n in compare.split(",") if n.strip()]  # type: ignore[union-attr]
+    names = [strategy_name.strip()] if strategy_name is not None else [n.strip() for n in compare.split(",")]  # type: ignore[union-attr]
+    option = "--strategy" if strategy_name is not None else "--compare"
+    if not all(names):
+        raise InputError(f"{option}: names an empty strategy; expected names from {', '.join(STRATEGIES)}, "
+                         "separated by commas")
     for name in names:
         try:
             strategy(name)
         except ValueError as exc:
-            raise InputError(f"--{'strategy' if strategy_name else 'compare'}: {exc}") from None
+            raise InputError(f"{option}: {exc}") from None
     if len(set(names)) != len(names):
         raise InputError("--compare: a strategy is named twice")
     return names
@@ -154,8 +166,8 @@ def simulate(
     from paperplay.streams.lab import simulate as run
 
     names = _strategy_names(strategy_name, compare)
-    if not 1 <= games <= 1_000_000:
-        raise InputError(f"--games: is {games}; expected 1 to 1,000,000")
+    if not 1 <= games <= 100_000:
+        raise InputError(f"--games: is {games}; expected 1 to 100,000")
     if not 1 <= jobs <= 256:
         raise InputError(f"--jobs: is {jobs}; expected 1 to 256")
     canonical = canonical_seed(seed)
@@ -235,8 +247,8 @@ def review(
     wrong = check_placements(data.cells, data.placements, drawn)
     if wrong:
         raise InputError(f"{sheet}: field {wrong[0].message}")
-    if budget is not None and budget < 100:
-        raise InputError(f"--budget: is {budget}; expected at least 100")
+    if budget is not None:
+        _check_budget(budget)
     seed = seed or canonical_seed(hashlib.sha256(str(drawn).encode()).hexdigest()[:8])
     turns = []
     with typer.progressbar(length=len(drawn), label="Reviewing", file=sys.stderr, show_pos=True) as bar:

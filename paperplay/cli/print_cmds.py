@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -36,10 +37,10 @@ def _players(players: int | None, names: list[str], low: int = 1, high: int = MA
 
 
 def _offset(text: str) -> tuple[float, float]:
-    try:
-        x, y = (float(v) for v in text.split(","))
-    except ValueError:
-        raise InputError(f"--back-offset: is {text!r}; expected X,Y in mm, e.g. 1.5,-0.5") from None
+    parts = text.split(",")
+    if len(parts) != 2 or not all(re.fullmatch(r"\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)\s*", p) for p in parts):
+        raise InputError(f"--back-offset: is {text!r}; expected X,Y in mm (two finite numbers), e.g. 1.5,-0.5")
+    x, y = (float(v) for v in parts)
     if abs(x) > 20 or abs(y) > 20:
         raise InputError(f"--back-offset: {text!r} is more than 20 mm; expected a small drift such as 1.5,-0.5")
     return x, y

@@ -34,7 +34,7 @@ def board_from_record(data: dict[str, Any], source: str, rules: SequenceRules) -
             seed = canonical_seed(data["board_seed"])
             numbers = number_set(data.get("numbers", "1-48"))
         except InputError as exc:
-            raise InputError(f"{source}: {exc}") from None
+            raise InputError(f"{source}: {str(exc).replace('--numbers:', 'field numbers:', 1)}") from None
         return make_board(seed, numbers, rules)
     board = data["board"]
     size = rules.size
@@ -290,6 +290,10 @@ def _play_turn(game: _Game, turn: dict[str, Any], name: str) -> None:
     if turn.get("pass"):
         if hand:
             raise _Illegal("sequence/pass", f"{name} passes while holding {_hand_text(hand)}")
+        listed = [f for f in ("card", "square", "remove", "sequences") if f in turn]
+        if listed:
+            raise _Illegal("sequence/pass", f"{name} passes, but the turn also gives field {listed[0]}; "
+                           "a pass plays no card, places and removes nothing")
         return
     if "card" not in turn:
         raise _Illegal("sequence/no-card", f"{name} plays no card")
@@ -300,6 +304,9 @@ def _play_turn(game: _Game, turn: dict[str, Any], name: str) -> None:
     if card.kind == MINUS:
         if "remove" not in turn or "square" in turn:
             raise _Illegal("sequence/minus", "a Minus card removes one opponent chip (field remove) and places none")
+        if "sequences" in turn:
+            raise _Illegal("sequence/sequence-claim", "a Minus card completes no sequence, but the turn lists "
+                           "field sequences")
         target = _sq(turn["remove"])
         holder = game.chips.get(target)
         if holder is None or holder == team:
@@ -311,7 +318,10 @@ def _play_turn(game: _Game, turn: dict[str, Any], name: str) -> None:
                            "completed sequence and cannot be removed")
         del game.chips[target]
     else:
-        if "square" not in turn or "remove" in turn:
+        if "remove" in turn:
+            raise _Illegal("sequence/remove", f"{card.text!r} places a chip and removes none; only a Minus card "
+                           "removes one (field remove)")
+        if "square" not in turn:
             raise _Illegal("sequence/square", f"{card.text!r} places a chip: give the square (field square)")
         square = _sq(turn["square"])
         if not (0 <= square[0] < rules.size and 0 <= square[1] < rules.size):
@@ -345,7 +355,7 @@ def verify_log(data: dict[str, Any], source: str, rules: SequenceRules | None = 
     try:
         numbers = number_set(data.get("numbers", "1-48"))
     except InputError as exc:
-        raise InputError(f"{source}: field numbers: {exc}") from None
+        raise InputError(f"{source}: {str(exc).replace('--numbers:', 'field numbers:', 1)}") from None
     level = data.get("level", "mixed")
     names = [p["name"] for p in data["players"]]
     if len(set(names)) != len(names):

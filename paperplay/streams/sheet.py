@@ -73,7 +73,7 @@ def parse_tiles(text: str, option: str, count: int | None = 20, empty: bool = Fa
             tiles.append(None)
         elif item in _WILD_WORDS:
             tiles.append(WILD)
-        elif item.isdigit() and 1 <= int(item) <= 30:
+        elif re.fullmatch(r"[0-9]{1,2}", item) and 1 <= int(item) <= 30:
             tiles.append(int(item))
         else:
             raise InputError(f"{option}: entry {position} is {item!r}; expected an integer 1-30 or * (or X) for the "

@@ -147,13 +147,28 @@ def _registry() -> Any:
 
 @cache
 def _validator(schema_name: str) -> Any:
-    from jsonschema import Draft202012Validator, validators
+    from jsonschema import Draft202012Validator, ValidationError, validators
 
-    # JSON Schema counts 7.0 as an integer; paperplay's fields index lists and squares with them,
-    # so a whole-number float is refused like any other non-integer.
+    # JSON Schema counts 7.0 as an integer and as equal to 7 in enum and const; paperplay's fields
+    # index lists and squares with them, so a whole-number float is refused like any other non-integer.
     checker = Draft202012Validator.TYPE_CHECKER.redefine(
         "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool))
-    strict = validators.extend(Draft202012Validator, type_checker=checker)
+    enum, const = Draft202012Validator.VALIDATORS["enum"], Draft202012Validator.VALIDATORS["const"]
+
+    def strict_enum(validator: Any, enums: Any, instance: Any, schema: Any) -> Any:
+        if isinstance(instance, float) and not any(isinstance(e, float) for e in enums):
+            yield ValidationError(f"{instance!r} is not one of {enums!r}")
+        else:
+            yield from enum(validator, enums, instance, schema)
+
+    def strict_const(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+        if isinstance(instance, float) and not isinstance(value, float):
+            yield ValidationError(f"{value!r} was expected")
+        else:
+            yield from const(validator, value, instance, schema)
+
+    strict = validators.extend(Draft202012Validator, {"enum": strict_enum, "const": strict_const},
+                               type_checker=checker)
     return strict(load_schema(schema_name), registry=_registry())
 
 

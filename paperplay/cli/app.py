@@ -119,6 +119,20 @@ def _safe_streams() -> None:
             pass
 
 
+def _check_arguments(args: list[str]) -> None:
+    """Arguments a real command line cannot hold (NUL, surrogates that are no undecodable bytes).
+
+    Only possible when main() is called in-process; refusing them keeps every path name usable.
+    """
+    for arg in args:
+        try:
+            if "\0" in arg:
+                raise ValueError
+            os.fsencode(arg)
+        except (ValueError, UnicodeError):
+            raise InputError(f"argument {arg!r} holds a NUL or a character that cannot be encoded") from None
+
+
 def main(argv: list[str] | None = None) -> None:
     """Runs the command line with one error channel, and exits with its code.
 
@@ -136,6 +150,7 @@ def main(argv: list[str] | None = None) -> None:
     previous = _install_signal_handlers()
     code: int
     try:
+        _check_arguments(sys.argv[1:] if argv is None else argv)
         result = app(args=argv, prog_name="paperplay", standalone_mode=False)
         code = result if isinstance(result, int) else 0
         if _signalled and code == 130:

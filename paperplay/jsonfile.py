@@ -137,12 +137,19 @@ def _describe(error: Any) -> str:
 @cache
 def _registry() -> Any:
     """All shipped schemas by their $id, so one schema can $ref another without any network access."""
-    from referencing import Registry, Resource
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
 
     from paperplay.resources import schema_names
 
-    schemas = [load_schema(n) for n in schema_names()]
-    return Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas)
+    schemas = [_without_dialect(load_schema(n)) for n in schema_names()]
+    return Registry().with_resources((s["$id"], DRAFT202012.create_resource(s)) for s in schemas)
+
+
+def _without_dialect(schema: dict[str, Any]) -> dict[str, Any]:
+    # A schema naming its "$schema" would be checked by jsonschema's own validator class when
+    # reached through a $ref, not by paperplay's stricter one; every shipped schema is 2020-12.
+    return {k: v for k, v in schema.items() if k != "$schema"}
 
 
 @cache
@@ -169,7 +176,7 @@ def _validator(schema_name: str) -> Any:
 
     strict = validators.extend(Draft202012Validator, {"enum": strict_enum, "const": strict_const},
                                type_checker=checker)
-    return strict(load_schema(schema_name), registry=_registry())
+    return strict(_without_dialect(load_schema(schema_name)), registry=_registry())
 
 
 def validate(instance: Any, schema_name: str, source: str) -> None:

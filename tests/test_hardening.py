@@ -442,3 +442,71 @@ def test_main_restores_the_signal_handlers(tmp_path):
     before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     run(tmp_path, "draw", "streams", "--seed", "S")
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
+# The README's description of equation generation rebuilds the deck ------------------------------------
+
+def _readme_deck(seed: str, numbers: tuple[int, ...], level: str) -> list[str]:
+    """An independent implementation of README 'Equation generation, exactly'."""
+    from paperplay.seeds import Rng
+
+    rng = Rng("sequence/deck", seed)
+    R = rng.randbelow
+
+    def pairs(n):
+        found = [(a, n // a) for a in range(2, min(n - 1, 12) + 1) if n % a == 0 and n // a <= 12]
+        return found or [(1, n)]
+
+    def E(n, kind):
+        if kind == "+":
+            a = R(n + 1)
+            return f"{a} + {n - a}"
+        if kind == "-":
+            b = 1 + R(20)
+            return f"{n + b} - {b}"
+        if kind == "x":
+            if n == 0:
+                return f"0 x {1 + R(9)}"
+            options = pairs(n)
+            a, b = options[R(len(options))]
+            return f"{a} x {b}" if R(2) == 1 else f"{b} x {a}"
+        if kind == "/":
+            d = 2 + R(8)
+            return f"{n * d} / {d}"
+        options = [(a, b) for a in range(2, 13) for b in range(a, 13) if a * b < n]
+        if not options:
+            return E(n, "-")
+        a, b = options[R(len(options))]
+        return f"{a} x {b} + {n - a * b}"
+
+    cards = []
+    for n in numbers:
+        if level == "mixed":
+            K = ("+", "-", "x", "/", "x+")
+            first, second = K[R(5)], K[R(4)]
+            if second == first:
+                second = "x+"
+            kinds = ["x+" if k == "x" and pairs(n) == [(1, n)] else k for k in (first, second)]
+        else:
+            kinds = {"add": ["+", "+"], "add-sub": ["+", "-"], "mul-div": ["x", "/"]}[level]
+        one, two = E(n, kinds[0]), E(n, kinds[1])
+        for _ in range(20):
+            if two != one:
+                break
+            two = E(n, kinds[1])
+        if two == one and level != "add":
+            two = E(n, "-")
+        cards += [one, two]
+    cards += ["plus", "plus", "minus", "minus"]
+    for i in range(len(cards) - 1, 0, -1):
+        j = R(i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards
+
+
+@pytest.mark.parametrize("level", ["add", "add-sub", "mul-div", "mixed"])
+@pytest.mark.parametrize("numbers", ["0-47", "1-48", "times-tables", "9953-10000"])
+def test_readme_equation_generation_rebuilds_the_deck(level, numbers):
+    values = number_set(numbers)
+    for seed in ("7KQ2M9XD", "DEMO", "A"):
+        assert _readme_deck(seed, values, level) == [c.text for c in make_deck(seed, values, level)]

@@ -510,3 +510,16 @@ def test_readme_equation_generation_rebuilds_the_deck(level, numbers):
     values = number_set(numbers)
     for seed in ("7KQ2M9XD", "DEMO", "A"):
         assert _readme_deck(seed, values, level) == [c.text for c in make_deck(seed, values, level)]
+
+
+def test_readme_example_inputs_print_what_the_readme_shows():
+    import re
+    import shlex
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    folder = Path(__file__).parent.parent / "docs" / "examples"
+    for command in ("score ann.json bob.json cy.json --seed 7KQ2-M9XD", "verify bad-game.json"):
+        shown = re.search(rf"^\$ paperplay {re.escape(command)}\n((?:[^$`].*\n)+)", readme, re.M)
+        assert shown, command
+        code, out, err = run_cli(shlex.split(command), folder)
+        assert code == 1 and out == shown[1], err

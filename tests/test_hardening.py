@@ -523,3 +523,11 @@ def test_readme_example_inputs_print_what_the_readme_shows():
         assert shown, command
         code, out, err = run_cli(shlex.split(command), folder)
         assert code == 1 and out == shown[1], err
+
+
+def test_an_undecodable_file_name_in_a_pdf_title(tmp_path):
+    name = os.fsdecode(b"\xff.json")  # '\udcff.json', as Python reads such a name from the command line
+    (tmp_path / name).write_text((DATA / "streetcar-state.json").read_text(encoding="utf-8"), encoding="utf-8")
+    code, out, err = run(tmp_path, "route", name, "--line", "2", "--stops", "B,E", "--pdf", "route.pdf")
+    assert code == 0, err
+    assert (tmp_path / "route.pdf").read_bytes()[:5] == b"%PDF-"

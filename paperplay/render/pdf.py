@@ -118,7 +118,7 @@ class _Painter:
             c.setFillColor(_color(item.color))  # type: ignore[attr-defined]
             x, y = self._xy(item.x, item.y)
             draw = {"left": c.drawString, "center": c.drawCentredString, "right": c.drawRightString}  # type: ignore[attr-defined]
-            draw[item.align](x, y, item.text)
+            draw[item.align](x, y, _printable(item.text))
         elif isinstance(item, QR):
             self._qr(item)
         elif isinstance(item, Group):
@@ -159,6 +159,11 @@ class _Painter:
         c.restoreState()  # type: ignore[attr-defined]
 
 
+def _printable(text: str) -> str:
+    """Text a PDF can hold: a lone surrogate (from an undecodable file name) becomes "?"."""
+    return text.encode("utf-8", "replace").decode("utf-8") if any("\ud800" <= ch <= "\udfff" for ch in text) else text
+
+
 def render_bytes(doc: Document) -> bytes:
     """Renders a document model to PDF bytes (identical bytes for an identical model)."""
     from reportlab import rl_config
@@ -171,10 +176,10 @@ def render_bytes(doc: Document) -> bytes:
     first = doc.pages[0]
     canvas = Canvas(buffer, pagesize=(first.width * PT_PER_MM, first.height * PT_PER_MM),
                     invariant=1, pageCompression=1)
-    canvas.setTitle(doc.title)
+    canvas.setTitle(_printable(doc.title))
     canvas.setAuthor("paperplay")
     canvas.setCreator("paperplay")
-    canvas.setSubject(doc.subject)
+    canvas.setSubject(_printable(doc.subject))
     defined: set[str] = set()
     for page in doc.pages:
         canvas.setPageSize((page.width * PT_PER_MM, page.height * PT_PER_MM))

@@ -34,7 +34,7 @@ from conftest import DATA, SPEC_SHEET
 from paperplay.cli.app import main
 
 CASE_SECONDS = 20.0
-QUICK = settings(max_examples=12, deadline=None, database=None,
+QUICK = settings(max_examples=30, deadline=None, database=None, derandomize=True,
                  suppress_health_check=list(HealthCheck))
 
 # ---------------------------------------------------------------------------------------------

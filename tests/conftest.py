@@ -54,7 +54,8 @@ def run_paperplay(*args: str, cwd: Path | None = None) -> subprocess.CompletedPr
 
 
 # Hypothesis profiles for the fuzz suite (tests/test_fuzz.py): the quick run is part of the default
-# `pytest`; `pytest -m fuzz --hypothesis-profile=long tests/test_fuzz.py` runs 10,000 cases per format.
+# `pytest`; `pytest -m fuzz --hypothesis-profile=long tests/test_fuzz.py` runs 10,000 cases per format,
+# and `--hypothesis-profile=medium` FUZZ_CASES of them (200 by default) for a shorter exploration.
 from hypothesis import HealthCheck, settings  # noqa: E402
 
 settings.register_profile("medium", max_examples=int(os.environ.get("FUZZ_CASES", "200")), deadline=None,

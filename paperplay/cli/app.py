@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> None:
         _check_arguments(sys.argv[1:] if argv is None else argv)
         result = app(args=argv, prog_name="paperplay", standalone_mode=False)
         code = result if isinstance(result, int) else 0
-        if _signalled and code == 130:
+        if code == 130:  # typer turns Ctrl-C (and SIGTERM, see _on_signal) into exit code 130
             raise KeyboardInterrupt
     except InputError as exc:
         _say(f"error: {exc}")

@@ -62,7 +62,8 @@ def advise(
     seen: str = typer.Option(None, "--seen", help="Tiles drawn earlier, known to be out of the bag."),
     seed: str = typer.Option(None, "--seed", help="The coach's own seed (default: one made from the position)."),
     budget: int = typer.Option(None, "--budget",
-                               help="Tiles placed in play-outs (default 60000, about half a second)."),
+                               help="Tiles placed in play-outs (default 60000, about half a second; "
+                               "100-10000000)."),
     top: int = typer.Option(3, "--top", help="How many boxes to show."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
@@ -144,7 +145,7 @@ def simulate(
     strategy_name: str = typer.Option(None, "--strategy", help="random, proportional, gap, montecarlo[:BUDGET] "
                                       "or coach."),
     compare: str = typer.Option(None, "--compare", help="Several strategies on the same games, e.g. gap,montecarlo."),
-    games: int = typer.Option(1000, "--games", "-n", help="How many games."),
+    games: int = typer.Option(1000, "--games", "-n", help="How many games (1-100,000)."),
     seed: str = typer.Option("LAB", "--seed", "-s", help="Game i is drawn from seed <SEED>G<i> (SPEC §3)."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes."),
     plot: Path = typer.Option(None, "--plot", help="Draw the score distributions to FILE.png or FILE.pdf."),
@@ -220,7 +221,8 @@ def _write_plot(summaries: Any, path: Path, force: bool, title: str) -> None:
 def review(
     sheet: Path = typer.Argument(..., help="A finished Streams sheet with its seed (or draw) and placements.",
                                  show_default=False),
-    budget: int = typer.Option(None, "--budget", help="Tiles placed in play-outs per turn (default 60000)."),
+    budget: int = typer.Option(None, "--budget", help="Tiles placed in play-outs per turn (default 60000; "
+                                                    "100-10000000)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Replays a finished game turn by turn: where each tile was written, where the coach would have

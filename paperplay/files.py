@@ -23,9 +23,13 @@ def check_writable(path: Path, force: bool) -> None:
     Any existing path counts as existing, a dangling symbolic link included: without --force
     nothing already at the path is replaced.
     """
-    if path.is_dir():
+    try:
+        is_dir, exists = path.is_dir(), path.exists() or path.is_symlink()
+    except OSError as exc:  # a name too long, a loop of links
+        raise InputError(f"{path}: is not a usable file name ({exc.strerror})") from None
+    if is_dir:
         raise InputError(f"{path}: is a folder; give a file name ending in .pdf with --out")
-    if (path.exists() or path.is_symlink()) and not force:
+    if exists and not force:
         raise InputError(f"{path}: already exists; use --force to overwrite it or --out for another name")
     folder = path.parent
     try:

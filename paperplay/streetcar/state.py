@@ -72,11 +72,12 @@ def board_file(value: str, source: str, folder: Path | None) -> Path:
     path = base / relative
     try:
         inside = path.resolve().is_relative_to(base)
-    except (OSError, RuntimeError):
-        inside = False
+        exists = path.exists()
+    except (OSError, RuntimeError) as exc:  # a name too long, a loop of links
+        raise InputError(f"{where}; it is not a usable file name ({getattr(exc, 'strerror', None) or exc})") from None
     if not inside:
         raise InputError(f"{where}; it leads out of the record's folder {base}")
-    if not path.exists():
+    if not exists:
         raise InputError(f"{where}, which does not exist; board files are found relative to the record's folder")
     return path
 

@@ -235,6 +235,8 @@ def _state(board: object) -> dict:
     ("a\x00b", "expected"),
     ("\ud800", "lone surrogate"),
     ("missing.json", "does not exist"),
+    ("standard" * 60, "not a usable file name"),
+    ("\n" + "x" * 300, "not a usable file name"),
 ])
 def test_board_paths_are_confined_to_the_records_folder(tmp_path, board, expected):
     name = write(tmp_path, "state.json", _state(board))
@@ -531,3 +533,10 @@ def test_an_undecodable_file_name_in_a_pdf_title(tmp_path):
     code, out, err = run(tmp_path, "route", name, "--line", "2", "--stops", "B,E", "--pdf", "route.pdf")
     assert code == 0, err
     assert (tmp_path / "route.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+@pytest.mark.parametrize("name", ["a" * 300 + ".pdf", "a/" * 3000 + "x.pdf"])
+def test_an_out_name_too_long_for_the_file_system(tmp_path, name):
+    code, _, err = run(tmp_path, "sheets", "--players", "1", "--seed", "S", "--out", name)
+    assert code == 2 and "not a usable file name" in error_line(err) and len(err) < 700
+    assert not [p for p in tmp_path.rglob("*") if p.is_file()]

@@ -1,5 +1,11 @@
 """Runs the paperplay command line as ``python -m paperplay``."""
 
-from paperplay.cli.app import main
+try:
+    from paperplay.cli.entry import main
+except KeyboardInterrupt:  # Ctrl-C while Python is still loading the first module
+    import sys
+
+    sys.stderr.write("paperplay: interrupted\n")
+    sys.exit(130)
 
 main()

@@ -3,30 +3,94 @@
 from __future__ import annotations
 
 import json
+import math
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from paperplay.errors import InputError
+from paperplay.messages import shorten
 from paperplay.resources import load_schema
 
 
-def read_json(path: Path) -> Any:
-    """Reads a JSON file; a missing, unreadable or malformed file is an InputError naming it."""
+MAX_BYTES = 4_000_000  # the largest input file read (a whole Streetcar game log is about 20 KB)
+MAX_DEPTH = 24  # nesting of arrays and objects (the formats need at most 6)
+MAX_DIGITS = 30  # digits in an integer literal (no field needs more than a few)
+
+
+class _Refused(ValueError):
+    """A JSON literal paperplay will not read: too many digits, NaN or Infinity."""
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise _Refused(f"an integer of {len(text.lstrip('-')):,} digits; expected at most {MAX_DIGITS}")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(f"the number {shorten(text, 40)}, too large to be read; expected a finite number")
+    return value
+
+
+def _parse_constant(text: str) -> float:
+    raise _Refused(f"{text}, which is not a JSON number; expected a finite number")
+
+
+def _depth(value: Any) -> int:
+    """The nesting depth of a parsed document (0 for a scalar), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, depth)
+            if depth <= MAX_DEPTH:
+                stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def parse_json(text: str, source: str) -> Any:
+    """Parses JSON text within paperplay's bounds; anything else is an InputError naming the source."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, not a file") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: is not UTF-8 text; expected a JSON file") from None
+        data = json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{source}: is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except _Refused as exc:
+        raise InputError(f"{source}: holds {exc}") from None
+    except RecursionError:
+        raise InputError(f"{source}: is nested too deeply; expected at most {MAX_DEPTH} levels of arrays "
+                         "and objects") from None
+    if _depth(data) > MAX_DEPTH:
+        raise InputError(f"{source}: is nested too deeply; expected at most {MAX_DEPTH} levels of arrays and objects")
+    return data
+
+
+def read_json(path: Path, max_bytes: int = MAX_BYTES) -> Any:
+    """Reads a JSON file; a missing, unreadable, oversized or malformed file is an InputError naming it.
+
+    Only regular files are read (not folders, devices or pipes), at most max_bytes of them.
+    """
+    try:
+        if not path.is_file():
+            if path.exists():
+                what = "a folder" if path.is_dir() else "not a regular file"
+                raise InputError(f"{path}: is {what}; expected a JSON file")
+            raise InputError(f"{path}: no such file")
+        with path.open("rb") as handle:
+            raw = handle.read(max_bytes + 1)
+    except (ValueError, UnicodeError):  # a NUL or an unencodable character in the path
+        raise InputError(f"{path!r}: is not a usable file name") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+    if len(raw) > max_bytes:
+        raise InputError(f"{path}: is larger than {max_bytes:,} bytes; expected a paperplay JSON file")
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: is not UTF-8 text; expected a JSON file") from None
+    return parse_json(text, str(path))
 
 
 def _where(error: Any) -> str:
@@ -34,6 +98,10 @@ def _where(error: Any) -> str:
     for part in error.absolute_path:
         parts.append(f"[{part}]" if isinstance(part, int) else (f".{part}" if parts else str(part)))
     return "".join(parts) or "the top level"
+
+
+_TYPE_NAMES = {"integer": "an integer", "number": "a number", "string": "a string", "array": "an array",
+               "object": "an object", "boolean": "true or false", "null": "null"}
 
 
 def _describe(error: Any) -> str:
@@ -57,6 +125,9 @@ def _describe(error: Any) -> str:
         return f"field {where} has {sum(1 for x in instance if x == '*')} wilds; expected at most one wild (\"*\")"
     if error.validator == "type" and where == "the top level":
         return f"the file holds a JSON {type(instance).__name__}; expected an object with a \"game\" field"
+    if error.validator == "type" and not description:
+        kinds = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        description = " or ".join(_TYPE_NAMES.get(k, k) for k in kinds)
     found = json.dumps(instance, ensure_ascii=False)
     if len(found) > 60:
         found = found[:57] + "..."
@@ -66,19 +137,46 @@ def _describe(error: Any) -> str:
 @cache
 def _registry() -> Any:
     """All shipped schemas by their $id, so one schema can $ref another without any network access."""
-    from referencing import Registry, Resource
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
 
     from paperplay.resources import schema_names
 
-    schemas = [load_schema(n) for n in schema_names()]
-    return Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas)
+    schemas = [_without_dialect(load_schema(n)) for n in schema_names()]
+    return Registry().with_resources((s["$id"], DRAFT202012.create_resource(s)) for s in schemas)
+
+
+def _without_dialect(schema: dict[str, Any]) -> dict[str, Any]:
+    # A schema naming its "$schema" would be checked by jsonschema's own validator class when
+    # reached through a $ref, not by paperplay's stricter one; every shipped schema is 2020-12.
+    return {k: v for k, v in schema.items() if k != "$schema"}
 
 
 @cache
 def _validator(schema_name: str) -> Any:
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator, ValidationError, validators
 
-    return Draft202012Validator(load_schema(schema_name), registry=_registry())
+    # JSON Schema counts 7.0 as an integer and as equal to 7 in enum and const; paperplay's fields
+    # index lists and squares with them, so a whole-number float is refused like any other non-integer.
+    checker = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool))
+    enum, const = Draft202012Validator.VALIDATORS["enum"], Draft202012Validator.VALIDATORS["const"]
+
+    def strict_enum(validator: Any, enums: Any, instance: Any, schema: Any) -> Any:
+        if isinstance(instance, float) and not any(isinstance(e, float) for e in enums):
+            yield ValidationError(f"{instance!r} is not one of {enums!r}")
+        else:
+            yield from enum(validator, enums, instance, schema)
+
+    def strict_const(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+        if isinstance(instance, float) and not isinstance(value, float):
+            yield ValidationError(f"{value!r} was expected")
+        else:
+            yield from const(validator, value, instance, schema)
+
+    strict = validators.extend(Draft202012Validator, {"enum": strict_enum, "const": strict_const},
+                               type_checker=checker)
+    return strict(_without_dialect(load_schema(schema_name)), registry=_registry())
 
 
 def validate(instance: Any, schema_name: str, source: str) -> None:

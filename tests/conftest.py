@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -50,3 +51,14 @@ def run_paperplay(*args: str, cwd: Path | None = None) -> subprocess.CompletedPr
     """Runs ``python -m paperplay`` as a separate process."""
     return subprocess.run([sys.executable, "-m", "paperplay", *args], capture_output=True, text=True,
                           cwd=cwd, timeout=120)
+
+
+# Hypothesis profiles for the fuzz suite (tests/test_fuzz.py): the quick run is part of the default
+# `pytest`; `pytest -m fuzz --hypothesis-profile=long tests/test_fuzz.py` runs 10,000 cases per format,
+# and `--hypothesis-profile=medium` FUZZ_CASES of them (200 by default) for a shorter exploration.
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile("medium", max_examples=int(os.environ.get("FUZZ_CASES", "200")), deadline=None,
+                          database=None, suppress_health_check=list(HealthCheck))
+settings.register_profile("long", max_examples=10_000, deadline=None, database=None,
+                          suppress_health_check=list(HealthCheck))

@@ -259,7 +259,7 @@ def test_board_file_next_to_the_state(cli, write_json):
     assert result.exit_code == 0 and json.loads(result.stdout)["length"] == 6
     missing = write_json("lost.json", {"game": "streetcar", "board": "nowhere.json", "tiles": []})
     result = cli("route", str(missing), "--line", "1", "--stops", "")
-    assert result.exit_code == 2 and "nowhere.json: no such file" in result.stderr
+    assert result.exit_code == 2 and "field board is 'nowhere.json', which does not exist" in result.stderr
 
 
 def test_cli_route_checks_the_board_as_verify_does(cli, write_json):

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+import traceback
+from typing import Any
 
 import typer
 
 from paperplay import __version__
 from paperplay.cli import coach_cmds, draw_cmds, print_cmds, referee_cmds
 from paperplay.errors import InputError
+from paperplay.messages import one_line
 
 app = typer.Typer(
     name="paperplay",
@@ -46,10 +51,136 @@ for _module in (print_cmds, draw_cmds, referee_cmds, coach_cmds):
     _module.register(app)
 
 
-def main() -> None:
-    """Runs the command line; project input errors become one line on stderr and exit code 2."""
+def _click_exceptions() -> Any:
     try:
-        app()
+        from typer._click import exceptions  # typer 0.2x carries its own copy of click
+    except ImportError:  # pragma: no cover - older typer uses click itself
+        from click import exceptions  # type: ignore[no-redef]
+    return exceptions
+
+
+def _usage_message(exc: Any) -> str:
+    """One line for a click usage error: the option (or argument) first, then what was wrong."""
+    errors = _click_exceptions()
+    BadParameter, MissingParameter, NoSuchOption = errors.BadParameter, errors.MissingParameter, errors.NoSuchOption
+
+    message = exc.message if isinstance(exc.message, str) else str(exc)
+    param = getattr(exc, "param", None)
+    name = None
+    if param is not None:
+        name = param.opts[0] if getattr(param, "opts", None) and param.opts[0].startswith("-") else param.name
+    if isinstance(exc, MissingParameter) and param is not None:
+        choices = getattr(param.type, "choices", None)
+        message = f"{name}: missing" + (f"; expected one of {', '.join(map(str, choices))}" if choices else "")
+    elif isinstance(exc, BadParameter) and name is not None:
+        message = f"{name}: {message}"
+    elif isinstance(exc, NoSuchOption):
+        message = f"{exc.option_name}: no such option"
+        if exc.possibilities:
+            message += f"; did you mean {' or '.join(sorted(exc.possibilities))}?"
+    elif isinstance(exc, errors.BadOptionUsage) and message.startswith("Option '"):
+        option, _, rest = message[len("Option '"):].partition("' ")
+        message = f"{option}: {rest}"
+    ctx = getattr(exc, "ctx", None)
+    where = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+    return message.rstrip(".") + where
+
+
+def _say(message: str) -> None:
+    sys.stderr.write(f"paperplay: {one_line(message)}\n")
+    sys.stderr.flush()
+
+
+_signalled: list[int] = []
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    _signalled.append(signum)
+    raise KeyboardInterrupt  # unwinds like Ctrl-C: temporary files are removed on the way out
+
+
+def _install_signal_handlers() -> dict[int, Any]:
+    previous: dict[int, Any] = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            previous[sig] = signal.signal(sig, _on_signal)
+        except (ValueError, OSError):  # not the main thread: leave signals alone
+            pass
+    return previous
+
+
+def _safe_streams() -> None:
+    """Text that cannot be encoded (a lone surrogate in a name) is written escaped, never a crash."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            pass
+
+
+def _check_arguments(args: list[str]) -> None:
+    """Arguments a real command line cannot hold (NUL, surrogates that are no undecodable bytes).
+
+    Only possible when main() is called in-process; refusing them keeps every path name usable.
+    """
+    for arg in args:
+        try:
+            if "\0" in arg:
+                raise ValueError
+            os.fsencode(arg)
+        except (ValueError, UnicodeError):
+            raise InputError(f"argument {arg!r} holds a NUL or a character that cannot be encoded") from None
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Runs the command line with one error channel, and exits with its code.
+
+    0 valid, 1 a rule is broken, 2 the input cannot be used (one line on stderr naming the file and
+    field, or the option), 3 an internal error (a bug; PAPERPLAY_DEBUG=1 shows the traceback),
+    130 interrupted by Ctrl-C (143 for SIGTERM), with temporary files removed.
+    """
+    errors = _click_exceptions()
+    ClickException, Abort = errors.ClickException, typer.Abort
+    NoArgsIsHelpError = getattr(errors, "NoArgsIsHelpError", ())
+    from paperplay.files import remove_temporary_files
+
+    _safe_streams()
+    _signalled.clear()
+    previous = _install_signal_handlers()
+    code: int
+    try:
+        _check_arguments(sys.argv[1:] if argv is None else argv)
+        result = app(args=argv, prog_name="paperplay", standalone_mode=False)
+        code = result if isinstance(result, int) else 0
+        if code == 130:  # typer turns Ctrl-C (and SIGTERM, see _on_signal) into exit code 130
+            raise KeyboardInterrupt
     except InputError as exc:
-        typer.echo(f"paperplay: error: {exc}", err=True)
-        sys.exit(2)
+        _say(f"error: {exc}")
+        code = 2
+    except NoArgsIsHelpError as exc:
+        exc.show()
+        code = 2
+    except ClickException as exc:
+        _say(f"error: {_usage_message(exc)}")
+        code = 2
+    except (KeyboardInterrupt, Abort):
+        remove_temporary_files()
+        terminated = bool(_signalled) and _signalled[-1] == signal.SIGTERM
+        _say("stopped (SIGTERM)" if terminated else "interrupted")
+        code = 143 if terminated else 130
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except Exception as exc:  # a bug: one line, exit 3; the traceback only on request
+        remove_temporary_files()
+        if os.environ.get("PAPERPLAY_DEBUG"):
+            traceback.print_exc()
+        _say(f"internal error: {type(exc).__name__}: {exc} (run with PAPERPLAY_DEBUG=1 for the traceback)")
+        code = 3
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        try:
+            sys.stdout.flush()
+        except Exception:  # noqa: BLE001 - a closed pipe cannot be flushed; nothing is lost
+            pass
+    sys.exit(code)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import sys
 import time
 from collections import Counter
@@ -35,9 +36,16 @@ def _parse_tile(text: str, option: str, rules: StreamsRules) -> int:
     item = text.strip()
     if item in ("*", "x", "X"):
         return WILD
-    if item.isdigit() and rules.lowest <= int(item) <= rules.highest:
+    if re.fullmatch(r"[0-9]{1,3}", item) and rules.lowest <= int(item) <= rules.highest:
         return int(item)
     raise InputError(f"{option}: is {text!r}; expected an integer {rules.lowest}-{rules.highest} or * for the wild")
+
+
+def _check_budget(budget: int) -> None:
+    from paperplay.streams.coach import MAX_MOVE_BUDGET
+
+    if not 100 <= budget <= MAX_MOVE_BUDGET:
+        raise InputError(f"--budget: is {budget}; expected 100 to {MAX_MOVE_BUDGET:,}")
 
 
 def _known_tiles(cells: list[int], tile: int, seen: str | None, rules: StreamsRules) -> list[int]:
@@ -64,7 +72,8 @@ def advise(
     seen: str = typer.Option(None, "--seen", help="Tiles drawn earlier, known to be out of the bag."),
     seed: str = typer.Option(None, "--seed", help="The coach's own seed (default: one made from the position)."),
     budget: int = typer.Option(None, "--budget",
-                               help="Tiles placed in play-outs (default 60000, about half a second)."),
+                               help="Tiles placed in play-outs (default 60000, about half a second; "
+                               "100-10000000)."),
     top: int = typer.Option(3, "--top", help="How many boxes to show."),
     variant: str = typer.Option(None, "--variant", help=VARIANT_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
@@ -93,8 +102,8 @@ def advise(
     known = _known_tiles(row, drawn, seen, rules)
     if budget is None:
         budget = COACH_BUDGET
-    elif budget < 100:
-        raise InputError(f"--budget: is {budget}; expected at least 100")
+    else:
+        _check_budget(budget)
     if seed is None:
         text = (" ".join("_" if c == EMPTY else tile_text(c) for c in row)
                 + f"|{tile_text(drawn)}|{sorted(map(tile_text, known))}")
@@ -130,12 +139,16 @@ def _strategy_names(strategy_name: str | None, compare: str | None) -> list[str]
     if (strategy_name is None) == (compare is None):
         raise InputError("give --strategy NAME or --compare A,B,… (one of them); strategies: "
                          + ", ".join(STRATEGIES))
-    names = [strategy_name] if strategy_name else [n.strip() for n in compare.split(",") if n.strip()]  # type: ignore[union-attr]
+    names = [strategy_name.strip()] if strategy_name is not None else [n.strip() for n in compare.split(",")]  # type: ignore[union-attr]
+    option = "--strategy" if strategy_name is not None else "--compare"
+    if not all(names):
+        raise InputError(f"{option}: names an empty strategy; expected names from {', '.join(STRATEGIES)}, "
+                         "separated by commas")
     for name in names:
         try:
             strategy(name)
         except ValueError as exc:
-            raise InputError(f"--{'strategy' if strategy_name else 'compare'}: {exc}") from None
+            raise InputError(f"{option}: {exc}") from None
     if len(set(names)) != len(names):
         raise InputError("--compare: a strategy is named twice")
     return names
@@ -145,7 +158,7 @@ def simulate(
     strategy_name: str = typer.Option(None, "--strategy", help="random, proportional, gap, montecarlo[:BUDGET] "
                                       "or coach."),
     compare: str = typer.Option(None, "--compare", help="Several strategies on the same games, e.g. gap,montecarlo."),
-    games: int = typer.Option(1000, "--games", "-g", help="How many games."),
+    games: int = typer.Option(1000, "--games", "-g", help="How many games (1-100,000)."),
     seed: str = typer.Option("LAB", "--seed", "-s", help="Game i is drawn from seed <SEED>G<i> (SPEC §3)."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes."),
     plot: Path = typer.Option(None, "--plot", help="Draw the score distributions to FILE.png or FILE.pdf."),
@@ -165,14 +178,14 @@ def simulate(
 
               paperplay simulate --compare gap,montecarlo --games 100 --variant my-variant.json
     """
-    from paperplay.render.pdf import check_writable
+    from paperplay.files import check_writable
     from paperplay.streams.lab import paired
     from paperplay.streams.lab import simulate as run
 
     rules = load_variant(variant)
     names = _strategy_names(strategy_name, compare)
-    if not 1 <= games <= 1_000_000:
-        raise InputError(f"--games: is {games}; expected 1 to 1,000,000")
+    if not 1 <= games <= 100_000:
+        raise InputError(f"--games: is {games}; expected 1 to 100,000")
     if not 1 <= jobs <= 256:
         raise InputError(f"--jobs: is {jobs}; expected 1 to 256")
     canonical = canonical_seed(seed)
@@ -212,7 +225,8 @@ def simulate(
 
 
 def _write_plot(summaries: Any, path: Path, force: bool, title: str) -> None:
-    from paperplay.render.pdf import write_atomic, write_pdf
+    from paperplay.files import write_atomic
+    from paperplay.render.pdf import write_pdf
     from paperplay.render.png import png_bytes
     from paperplay.streams.charts import histogram_document
 
@@ -226,7 +240,8 @@ def _write_plot(summaries: Any, path: Path, force: bool, title: str) -> None:
 def review(
     sheet: Path = typer.Argument(..., help="A finished Streams sheet with its seed (or draw) and placements.",
                                  show_default=False),
-    budget: int = typer.Option(None, "--budget", help="Tiles placed in play-outs per turn (default 60000)."),
+    budget: int = typer.Option(None, "--budget", help="Tiles placed in play-outs per turn (default 60000; "
+                                                    "100-10000000)."),
     variant: str = typer.Option(None, "--variant", help=VARIANT_HELP + " Default: the sheet's field variant."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
@@ -255,8 +270,8 @@ def review(
     wrong = check_placements(data.cells, data.placements, drawn)
     if wrong:
         raise InputError(f"{sheet}: field {wrong[0].message}")
-    if budget is not None and budget < 100:
-        raise InputError(f"--budget: is {budget}; expected at least 100")
+    if budget is not None:
+        _check_budget(budget)
     seed = seed or canonical_seed(hashlib.sha256(str(drawn).encode()).hexdigest()[:8])
     turns = []
     with typer.progressbar(length=len(drawn), label="Reviewing", file=sys.stderr, show_pos=True) as bar:

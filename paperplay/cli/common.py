@@ -17,7 +17,9 @@ from paperplay.seeds import canonical_seed, display_code, game_code, generate_se
 
 def fail(message: str) -> NoReturn:
     """Reports an input error on stderr and exits with code 2."""
-    typer.echo(f"paperplay: error: {message}", err=True)
+    from paperplay.messages import one_line
+
+    typer.echo(f"paperplay: error: {one_line(message)}", err=True)
     raise typer.Exit(2)
 
 

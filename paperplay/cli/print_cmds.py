@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import time
 from pathlib import Path
 from typing import Annotated
@@ -18,10 +19,10 @@ from paperplay.games import find_game
 def _offset(text: str | None) -> tuple[float, float] | None:
     if text is None:
         return None
-    try:
-        x, y = (float(v) for v in text.split(","))
-    except ValueError:
-        raise InputError(f"is {text!r}; expected X,Y in mm, e.g. 1.5,-0.5", field="back_offset") from None
+    parts = text.split(",")
+    if len(parts) != 2 or not all(re.fullmatch(r"\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)\s*", p) for p in parts):
+        raise InputError(f"is {text!r}; expected X,Y in mm (two finite numbers), e.g. 1.5,-0.5", field="back_offset")
+    x, y = (float(v) for v in parts)
     if not (math.isfinite(x) and math.isfinite(y)):
         raise InputError(f"is {text!r}; expected two finite numbers X,Y in mm, e.g. 1.5,-0.5", field="back_offset")
     if abs(x) > 20 or abs(y) > 20:

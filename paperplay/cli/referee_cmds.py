@@ -10,6 +10,7 @@ import typer
 from paperplay.cli import options as opt
 from paperplay.cli.common import guarded, print_json, size_text
 from paperplay.errors import InputError
+from paperplay.messages import one_line
 from paperplay.referee import Outcome, rankings, referee_files
 from paperplay.seeds import canonical_seed
 
@@ -18,7 +19,7 @@ def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]
             note: str | None = None) -> None:
     for outcome in outcomes:
         if outcome.error is not None:
-            typer.echo(f"paperplay: error: {outcome.error}", err=True)
+            typer.echo(f"paperplay: error: {one_line(str(outcome.error))}", err=True)
     if as_json:
         document: dict[str, Any] = {"results": [o.to_json() for o in outcomes]}
         if ranking is not None:
@@ -216,7 +217,8 @@ def route(
         title = f"{state.name}: line {line}, " + " ".join(answer.text_lines()[0].split(": ")[1:])
         write_pdf(state_document(board, tiles, board_state.stop_signs, squares, title), pdf, force)
     for problem in problems:
-        typer.echo(f"paperplay: warning: {state}: the board breaks rule {problem.rule}: {problem.message}", err=True)
+        typer.echo(one_line(f"paperplay: warning: {state}: the board breaks rule {problem.rule}: {problem.message}"),
+                   err=True)
     if as_json:
         document = answer.to_json()
         if problems:

@@ -7,14 +7,12 @@ reportlab's invariant mode makes the same model give the same bytes.
 from __future__ import annotations
 
 import io
-import os
-import tempfile
 from functools import cache
 from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from paperplay.errors import InputError
+from paperplay.files import check_writable, write_atomic
 from paperplay.render.model import QR, Arc, Circle, Document, Group, Item, Line, Polygon, Rect, Text, UseForm
 
 if TYPE_CHECKING:
@@ -129,10 +127,10 @@ class _Painter:
                 c.saveState()
                 c.translate(x, y)
                 c.rotate(item.angle)
-                draw[item.align](0, 0, item.text)
+                draw[item.align](0, 0, _printable(item.text))
                 c.restoreState()
             else:
-                draw[item.align](x, y, item.text)
+                draw[item.align](x, y, _printable(item.text))
         elif isinstance(item, QR):
             self._qr(item)
         elif isinstance(item, Group):
@@ -173,6 +171,11 @@ class _Painter:
         c.restoreState()
 
 
+def _printable(text: str) -> str:
+    """Text a PDF can hold: a lone surrogate (from an undecodable file name) becomes "?"."""
+    return text.encode("utf-8", "replace").decode("utf-8") if any("\ud800" <= ch <= "\udfff" for ch in text) else text
+
+
 def render_bytes(doc: Document) -> bytes:
     """Renders a document model to PDF bytes (identical bytes for an identical model)."""
     from reportlab import rl_config
@@ -185,10 +188,10 @@ def render_bytes(doc: Document) -> bytes:
     first = doc.pages[0]
     canvas = Canvas(buffer, pagesize=(first.width * PT_PER_MM, first.height * PT_PER_MM),
                     invariant=1, pageCompression=1)
-    canvas.setTitle(doc.title)
+    canvas.setTitle(_printable(doc.title))
     canvas.setAuthor("paperplay")
     canvas.setCreator("paperplay")
-    canvas.setSubject(doc.subject)
+    canvas.setSubject(_printable(doc.subject))
     defined: set[str] = set()
     for page in doc.pages:
         canvas.setPageSize((page.width * PT_PER_MM, page.height * PT_PER_MM))
@@ -207,58 +210,6 @@ def render_bytes(doc: Document) -> bytes:
         canvas.showPage()
     canvas.save()
     return buffer.getvalue()
-
-
-def check_writable(path: Path, force: bool) -> None:
-    """Fails early, before any work, when the output cannot or may not be written."""
-    if path.exists() and path.is_dir():
-        raise InputError(f"{path}: is a folder; give a file name ending in .pdf with --out")
-    if path.exists() and not force:
-        raise InputError(f"{path}: already exists; use --force to overwrite it or --out for another name")
-    folder = path.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"{folder}: cannot create the output folder ({exc.strerror})") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise InputError(f"{folder}: the output folder is not writable")
-
-
-def write_atomic(path: Path, data: bytes, force: bool) -> None:
-    """Writes data to a temporary file beside path, then renames it into place.
-
-    A crash mid-write leaves no file at path (and no stray temporary file once it is cleaned up).
-    """
-    check_writable(path, force)
-    try:
-        handle, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    except OSError as exc:
-        raise InputError(f"{path.parent}: cannot write in the output folder ({exc.strerror})") from None
-    try:
-        # mkstemp makes the file private (0600); give it the mode a normal new file gets (umask applies).
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp_name, 0o666 & ~umask)
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        if not force and path.exists():
-            raise InputError(f"{path}: appeared while writing; use --force to overwrite it")
-        os.replace(tmp_name, path)
-    except OSError as exc:
-        _discard(tmp_name)
-        raise InputError(f"{path}: could not be written ({exc.strerror})") from None
-    except BaseException:
-        _discard(tmp_name)
-        raise
-
-
-def _discard(tmp_name: str) -> None:
-    try:
-        os.unlink(tmp_name)
-    except FileNotFoundError:
-        pass
 
 
 def write_pdf(doc: Document, path: Path, force: bool = False) -> int:

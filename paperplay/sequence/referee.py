@@ -296,10 +296,12 @@ class Game:
         if turn.passes:
             if hand:
                 raise IllegalAction("sequence/pass", f"{name} passes while holding {_hand_text(hand)}")
-            if turn.card is not None or turn.square is not None or turn.remove is not None or turn.sequences:
+            given = [f for f, v in (("card", turn.card), ("square", turn.square), ("remove", turn.remove),
+                                    ("sequences", turn.sequences)) if v is not None]
+            if given:
                 # A pass plays no card, so it places and removes nothing and completes no sequence.
-                raise IllegalAction("sequence/pass", f"{name} passes, so the turn places no chip, removes none and "
-                                    "completes no sequence (fields card, square, remove, sequences)")
+                raise IllegalAction("sequence/pass", f"{name} passes, but the turn also gives field {given[0]}; "
+                                    "a pass plays no card, places and removes nothing")
             return
         if turn.card is None:
             raise IllegalAction("sequence/no-card", f"{name} plays no card")

@@ -13,6 +13,7 @@ from functools import cache
 from typing import Any
 
 from paperplay.errors import InputError
+from paperplay.messages import shorten
 from paperplay.resources import load_template
 from paperplay.seeds import Rng
 
@@ -77,6 +78,16 @@ def standard_rules() -> SequenceRules:
     )
 
 
+MAX_NUMBER = 10_000
+"""The largest number a board may show (equations stay readable on a card)."""
+
+
+def _board_number(digits: str, spec: str) -> int:
+    if len(digits) > len(str(MAX_NUMBER)) or int(digits) > MAX_NUMBER:
+        raise InputError(f"--numbers: {shorten(spec)!r} holds {shorten(digits)}; expected numbers 0-{MAX_NUMBER:,}")
+    return int(digits)
+
+
 def number_set(spec: str, rules: SequenceRules | None = None) -> tuple[int, ...]:
     """Returns the 48 board numbers of a --numbers option: a range A-B, 'times-tables', or a list."""
     rules = rules or standard_rules()
@@ -85,16 +96,16 @@ def number_set(spec: str, rules: SequenceRules | None = None) -> tuple[int, ...]
     if text == "times-tables":
         products = sorted({a * b for a in range(1, 13) for b in range(1, 13)})
         return tuple(products[:count])
-    match = re.fullmatch(r"(\d+)\s*-\s*(\d+)", text)
+    match = re.fullmatch(r"([0-9]+)\s*-\s*([0-9]+)", text)
     if match:
-        low, high = int(match[1]), int(match[2])
+        low, high = _board_number(match[1], spec), _board_number(match[2], spec)
         if high - low + 1 != count:
             raise InputError(f"{spec!r} holds {max(0, high - low + 1)} numbers; a board needs exactly {count}"
                              f" (e.g. 1-{count} or 0-{count - 1})", field="numbers")
         return tuple(range(low, high + 1))
     items = [i for i in re.split(r"[\s,]+", text) if i]
-    if len(items) > 1 and all(i.isdigit() for i in items):
-        values = sorted({int(i) for i in items})
+    if len(items) > 1 and all(re.fullmatch(r"[0-9]+", i) for i in items):
+        values = sorted({_board_number(i, spec) for i in items})
         if len(values) != count or len(items) != count:
             raise InputError(f"the list holds {len(values)} different numbers; a board needs exactly {count}",
                              field="numbers")
@@ -196,7 +207,7 @@ class Card:
         return int(result) if result.denominator == 1 else None
 
 
-_TOKEN = re.compile(r"\s*(\d+|[-+x×*/÷()])")
+_TOKEN = re.compile(r"\s*([0-9]+|[-+x×*/÷()])")
 
 
 def evaluate(text: str) -> Fraction:
@@ -251,7 +262,7 @@ def evaluate(text: str) -> Fraction:
 
 
 def _factor_pairs(n: int) -> list[tuple[int, int]]:
-    pairs = [(a, n // a) for a in range(2, n) if n % a == 0 and a <= 12 and n // a <= 12]
+    pairs = [(a, n // a) for a in range(2, min(n, 13)) if n % a == 0 and n // a <= 12]
     return pairs or [(1, n)]
 
 

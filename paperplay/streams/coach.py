@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -367,6 +368,8 @@ MC_BUDGET = 4_000
 """Tiles placed in play-outs per move by the `montecarlo` strategy: about 15 ms a move."""
 COACH_BUDGET = 60_000
 """... by the advisor (strategy `coach`): well under a second a move."""
+MAX_MOVE_BUDGET = 10_000_000
+"""The most play-out work one move may ask for (--budget, montecarlo:N): about a minute."""
 
 
 class MonteCarloStrategy:
@@ -403,8 +406,9 @@ def strategy(name: str, rules: StreamsRules | None = None) -> Strategy:
     if base not in STRATEGIES:
         raise ValueError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}")
     if arg:
-        if base != "montecarlo" or not arg.isdigit() or int(arg) < 1:
-            raise ValueError(f"strategy {name!r}: only montecarlo takes a budget, as montecarlo:N with N >= 1")
+        if base != "montecarlo" or not re.fullmatch(r"[0-9]{1,9}", arg) or not 1 <= int(arg) <= MAX_MOVE_BUDGET:
+            raise ValueError(f"strategy {name!r}: only montecarlo takes a budget, as montecarlo:N with N "
+                             f"1-{MAX_MOVE_BUDGET:,}")
         return MonteCarloStrategy(int(arg), rules)
     return STRATEGIES[base](rules)
 

@@ -124,10 +124,17 @@ def simulate(names: Sequence[str], games: int, seed: str, jobs: int = 1,
     else:
         import multiprocessing
 
-        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+        with multiprocessing.get_context("spawn").Pool(jobs, initializer=_ignore_interrupts) as pool:
             collect(pool.imap(_play_chunk, work))
     return [Summary(name, tuple(results[name][i] for i in range(1, games + 1)), seconds[name],
                     rules.points[rules.boxes]) for name in names]
+
+
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them: no traceback from each worker."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 # -- review ----------------------------------------------------------------------------------------

@@ -151,7 +151,7 @@ def parse_tiles(text: str, option: str, count: int | None = BOXES, empty: bool =
             tiles.append(EMPTY)
         elif item in _WILD_WORDS:
             tiles.append(WILD)
-        elif item.isdigit() and rules.lowest <= int(item) <= rules.highest:
+        elif re.fullmatch(r"[0-9]{1,3}", item) and rules.lowest <= int(item) <= rules.highest:
             tiles.append(int(item))
         else:
             raise InputError(f"{option}: entry {position} is {item!r}; expected an integer "

@@ -10,6 +10,7 @@ from typing import Any
 
 from paperplay.errors import InputError, Problem, Verdict
 from paperplay.jsonfile import read_json, validate
+from paperplay.messages import shorten
 from paperplay.streetcar.data import Board, Edge, Square, board_from_json, standard_board
 from paperplay.streetcar.track import Geometry, Placed, faults_at, geometry, kinds_by_id, name, neighbour, placed
 
@@ -47,13 +48,50 @@ def _check_board(board: Board, source: str) -> None:
                              "expected terminals 1 and 2")
 
 
+MAX_BOARD_BYTES = 1_000_000
+
+
+def board_file(value: str, source: str, folder: Path | None) -> Path:
+    """The path of a board file named by a record: relative to the record's folder and inside it.
+
+    Absolute paths, `..`, NUL and characters that cannot be file names are refused, and the path
+    may not lead out of the folder through a symbolic link.
+    """
+    where = f"{source}: field board is {shorten(value, 60)!r}"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(f"{where}; expected a file name (it holds a lone surrogate)") from None
+    if "\0" in value or not value.strip():
+        raise InputError(f"{where}; expected \"standard\", a board, or a file name")
+    relative = Path(value)
+    if relative.is_absolute() or value.startswith(("/", "\\")) or ".." in relative.parts or ".." in value.split("\\"):
+        raise InputError(f"{where}; expected a board file relative to the record's folder, inside it "
+                         "(no absolute path, no ..)")
+    base = (folder or Path(".")).resolve()
+    path = base / relative
+    try:
+        inside = path.resolve().is_relative_to(base)
+        exists = path.exists()
+    except (OSError, RuntimeError) as exc:  # a name too long, a loop of links
+        raise InputError(f"{where}; it is not a usable file name ({getattr(exc, 'strerror', None) or exc})") from None
+    if not inside:
+        raise InputError(f"{where}; it leads out of the record's folder {base}")
+    if not exists:
+        raise InputError(f"{where}, which does not exist; board files are found relative to the record's folder")
+    return path
+
+
 def load_board(value: Any, source: str, folder: Path | None) -> Board:
     """The board a record names: "standard", a board file (relative to the record's folder), or inline."""
     if value is None or value == "standard":
         return standard_board()
     if isinstance(value, str):
-        path = Path(value) if folder is None else folder / value
-        data = read_json(path)
+        path = board_file(value, source, folder)
+        try:
+            data = read_json(path, max_bytes=MAX_BOARD_BYTES)
+        except InputError as exc:
+            raise InputError(f"{source}: field board names {value!r}: {exc}") from None
         validate(data, "streetcar-board", str(path))
         board = board_from_json(data)
         _check_board(board, str(path))

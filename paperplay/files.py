@@ -1,0 +1,90 @@
+"""Writes output files safely: never over an existing path without --force, never half-written.
+
+Every output file (PDFs, PNG plots) goes through write_atomic: the bytes go to a hidden temporary
+file beside the target, which is renamed into place when complete. Temporary files are registered
+while they exist, so the command line's Ctrl-C and SIGTERM handling can remove them.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from paperplay.errors import InputError
+
+# Temporary files being written right now; remove_temporary_files() deletes what is left.
+_PENDING: set[str] = set()
+
+
+def check_writable(path: Path, force: bool) -> None:
+    """Fails early, before any work, when the output cannot or may not be written.
+
+    Any existing path counts as existing, a dangling symbolic link included: without --force
+    nothing already at the path is replaced.
+    """
+    try:
+        is_dir, exists = path.is_dir(), path.exists() or path.is_symlink()
+    except OSError as exc:  # a name too long, a loop of links
+        raise InputError(f"{path}: is not a usable file name ({exc.strerror})") from None
+    if is_dir:
+        raise InputError(f"{path}: is a folder; give a file name ending in .pdf with --out")
+    if exists and not force:
+        raise InputError(f"{path}: already exists; use --force to overwrite it or --out for another name")
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{folder}: cannot create the output folder ({exc.strerror})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"{folder}: the output folder is not writable")
+
+
+def write_atomic(path: Path, data: bytes, force: bool) -> None:
+    """Writes data to a temporary file beside path, then renames it into place.
+
+    A crash mid-write leaves no file at path; the temporary file is removed on any failure,
+    Ctrl-C and SIGTERM included.
+    """
+    check_writable(path, force)
+    try:
+        handle, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    except OSError as exc:
+        raise InputError(f"{path.parent}: cannot write in the output folder ({exc.strerror})") from None
+    _PENDING.add(tmp_name)
+    try:
+        # mkstemp makes the file private (0600); give it the mode a normal new file gets (umask applies).
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp_name, 0o666 & ~umask)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        if not force and (path.exists() or path.is_symlink()):
+            raise InputError(f"{path}: appeared while writing; use --force to overwrite it")
+        os.replace(tmp_name, path)
+        _PENDING.discard(tmp_name)
+    except OSError as exc:
+        _discard(tmp_name)
+        raise InputError(f"{path}: could not be written ({exc.strerror})") from None
+    except BaseException:
+        _discard(tmp_name)
+        raise
+
+
+def _discard(tmp_name: str) -> None:
+    try:
+        os.unlink(tmp_name)
+    except FileNotFoundError:
+        pass
+    _PENDING.discard(tmp_name)
+
+
+def remove_temporary_files() -> None:
+    """Deletes every temporary file still being written (on Ctrl-C or SIGTERM)."""
+    for tmp_name in list(_PENDING):
+        try:
+            _discard(tmp_name)
+        except OSError:
+            pass

@@ -1,0 +1,35 @@
+"""Makes any text safe to show as one line of a message: control characters escaped, long values shortened."""
+
+from __future__ import annotations
+
+import re
+
+# Characters that would break a message over lines or garble a terminal: C0 and C1 controls,
+# DEL, the Unicode line and paragraph separators, and lone surrogates (which cannot be encoded).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_LONG_WORD = 120
+_LONG_MESSAGE = 600
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match[0]
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def shorten(text: str, limit: int = _LONG_WORD) -> str:
+    """Shortens a long value to its start and end around the number of characters left out."""
+    if len(text) <= limit:
+        return text
+    head, tail = limit * 2 // 3, limit // 4
+    return f"{text[:head]}…({len(text) - head - tail:,} characters)…{text[-tail:]}"
+
+
+def one_line(message: str) -> str:
+    """Returns a message as one printable line: controls and newlines escaped, long values shortened."""
+    text = _UNSAFE.sub(_escape, message)
+    text = re.sub(rf"\S{{{_LONG_WORD + 1},}}", lambda m: shorten(m[0]), text)
+    return shorten(text, _LONG_MESSAGE)

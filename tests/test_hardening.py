@@ -1,0 +1,544 @@
+"""Hardening (issue 11): every class of input that crashed, hung or lost a file, and the one error channel.
+
+Each test runs paperplay's main() in-process (as the fuzz suite does) or as a whole process where
+signals are involved, and checks the exit code and that an error is ONE line naming the field or option.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import DATA, SPEC_SHEET
+from paperplay import files
+from paperplay.errors import InputError
+from paperplay.messages import one_line
+from paperplay.errors import IllegalAction as _Illegal
+from paperplay.sequence.referee import Game as _Game
+from paperplay.sequence.referee import play_turn
+from paperplay.sequence.rules import MINUS, PLUS, Card, make_board, make_deck, number_set, standard_rules
+from test_fuzz import run_cli
+
+
+def run(tmp_path: Path, *args: str) -> tuple[int, str, str]:
+    return run_cli(list(args), tmp_path)
+
+
+def error_line(err: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("paperplay: error: "), err
+    return lines[0]
+
+
+def write(tmp_path: Path, name: str, document: object) -> str:
+    (tmp_path / name).write_text(json.dumps(document), encoding="utf-8")
+    return name
+
+
+def data(name: str) -> dict:
+    return json.loads((DATA / name).read_text(encoding="utf-8"))
+
+
+# Whole-number floats -------------------------------------------------------------------------------
+
+def _sheet_with_placements() -> dict:
+    from test_fuzz import _streams_sheet
+
+    return _streams_sheet()
+
+
+def _set(document: dict, path: tuple, value: object) -> dict:
+    document = copy.deepcopy(document)
+    node = document
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return document
+
+
+FLOAT_CASES = [
+    (_sheet_with_placements(), ("placements", 0), 7.0, "field placements is [7.0"),
+    (_sheet_with_placements(), ("claimed_series", 0, "start"), 2.0, "claimed_series[0].start"),
+    (data("streetcar-state.json"), ("tiles", 0, "at", 0), 5.0, "tiles[0].at[0]"),
+    (data("streetcar-tiny-game.json"), ("turns", 0, "lay", 0, "at", 1), 0.0, "turns[0].lay[0].at[1]"),
+    (data("streetcar-tiny-game.json"), ("board", "size", 0), 5.0, "field board is {\"size\": [5.0"),
+    (data("streetcar-tiny-game.json"), ("set",), 2.0, "set"),
+    (data("streetcar-tiny-game.json"), ("turns", 0, "lay", 0, "rotation"), 90.0, "rotation"),
+    (data("sequence-game.json"), ("turns", 0, "square", 0), 5.0, "turns[0].square[0]"),
+]
+
+
+@pytest.mark.parametrize("document, path, value, field", FLOAT_CASES)
+def test_whole_number_floats_are_input_errors_naming_the_field(tmp_path, document, path, value, field):
+    name = write(tmp_path, "record.json", _set(document, path, value))
+    code, _, err = run(tmp_path, "verify", name)
+    assert code == 2
+    assert field in error_line(err) and str(value) in err
+
+
+def test_the_same_records_with_integers_are_accepted(tmp_path):
+    for document, _, _, _ in FLOAT_CASES:
+        code, _, err = run(tmp_path, "verify", write(tmp_path, "record.json", document))
+        assert code in (0, 1) and not err.strip(), err  # the sheet's partial claims break a rule
+
+
+# Deep nesting, huge integers, NaN, sizes ---------------------------------------------------------------
+
+@pytest.mark.parametrize("text, expected", [
+    ("[" * 5000 + "]" * 5000, "nested too deeply"),
+    ('{"game": "streams", "cells": [' + "9" * 5000 + "]}", "5,000 digits"),
+    ('{"game": "streams", "cells": [NaN]}', "NaN"),
+    ('{"game": "streams", "cells": [1e999]}', "1e999"),
+])
+def test_json_beyond_the_bounds_is_an_input_error(tmp_path, text, expected):
+    (tmp_path / "bad.json").write_text(text, encoding="utf-8")
+    code, _, err = run(tmp_path, "verify", "bad.json")
+    assert code == 2 and expected in error_line(err) and "bad.json" in err
+
+
+def test_an_oversized_file_is_refused_without_reading_it_all(tmp_path):
+    (tmp_path / "big.json").write_text('{"game": "streams", "x": "' + "a" * 4_100_000 + '"}', encoding="utf-8")
+    code, _, err = run(tmp_path, "verify", "big.json")
+    assert code == 2 and "larger than" in error_line(err)
+
+
+def test_a_device_is_not_read(tmp_path):
+    code, _, err = run(tmp_path, "verify", "/dev/zero")
+    assert code == 2 and "not a regular file" in error_line(err)
+
+
+def test_huge_integers_in_numbers_option(tmp_path):
+    code, _, err = run(tmp_path, "draw", "sequence", "--seed", "S", "--numbers", "9" * 5000 + "-1")
+    assert code == 2 and "--numbers" in error_line(err) and len(err) < 700
+
+
+# Lone surrogates and control characters in what is printed ---------------------------------------------
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_lone_surrogate_in_a_name_is_printed_escaped(tmp_path, as_json):
+    sheet = dict(SPEC_SHEET, player="Ann\ud800")
+    name = write(tmp_path, "sheet.json", sheet)  # json.dumps writes the escape \ud800
+    code, out, err = run(tmp_path, "verify", name, *(["--json"] if as_json else []))
+    assert code == 0, err
+    assert "\\ud800" in out
+    if as_json:
+        assert json.loads(out)["results"][0]["player"] == "Ann\ud800"  # the escape is valid JSON
+
+
+def test_sequence_log_with_surrogate_names_and_colours(tmp_path):
+    log = data("sequence-game.json")
+    text = json.dumps(log).replace('"P1"', '"P\\ud8001"')
+    (tmp_path / "log.json").write_text(text, encoding="utf-8")
+    code, out, err = run(tmp_path, "verify", "log.json")
+    assert code in (0, 1) and "Traceback" not in err
+
+
+def test_messages_escape_controls_and_shorten_long_values():
+    line = one_line("field x is 'a\nb\x00\u2028\ud800'; expected " + "y" * 5000)
+    assert "\n" not in line and "\\n" in line and "\\x00" in line and "\\u2028" in line and "\\ud800" in line
+    assert len(line) < 700 and "characters)" in line
+
+
+def test_an_option_value_with_a_newline_is_one_line(tmp_path):
+    code, _, err = run(tmp_path, "draw", "sequence", "--seed", "S", "--numbers", "1-48\nrm -rf")
+    assert code == 2 and "\\n" in error_line(err)
+
+
+def test_a_huge_option_value_is_shortened(tmp_path):
+    code, _, err = run(tmp_path, "sheets", "--players", "2", "--seed", "A" * 100_000)
+    assert code == 2 and len(error_line(err)) < 700
+
+
+# Non-ASCII digits --------------------------------------------------------------------------------------
+
+CELLS = "4 3 6 5 1 7 15 11 13 15 17 16 18 8 23 20 25 27 28 24"
+
+
+@pytest.mark.parametrize("args, option", [
+    (("score", "--cells", CELLS.replace("24", "2²")), "--cells"),
+    (("score", "--cells", CELLS, "--draw", CELLS.replace("24", "٣")), "--draw"),
+    (("advise", "--cells", "3 _ _ 12 _ _ _ 15 _ _ _ _ 21 _ _ _ _ _ _ 29", "--tile", "²"), "--tile"),
+    (("advise", "--cells", "3 _ _ 12 _ _ _ 15 _ _ _ _ 21 _ _ _ _ _ _ 29", "--tile", "17", "--seen", "5 ²"),
+     "--seen"),
+    (("draw", "sequence", "--seed", "S", "--numbers", "1-4²"), "--numbers"),
+    (("simulate", "--strategy", "montecarlo:²", "--games", "1"), "--strategy"),
+])
+def test_non_ascii_digits_are_refused(tmp_path, args, option):
+    code, _, err = run(tmp_path, *args)
+    assert code == 2 and error_line(err).startswith(f"paperplay: error: {option}")
+
+
+def test_position_numbers_with_non_ascii_digits(tmp_path):
+    name = write(tmp_path, "pos.json", {"game": "sequence", "players": 2, "board_seed": "S", "numbers": "1-4٨",
+                                         "chips": {"red": [[0, 1]]}})
+    code, _, err = run(tmp_path, "verify", name)
+    assert code == 2 and "field numbers" in error_line(err)
+
+
+def test_ascii_numbers_still_work():
+    assert number_set("0-47") == tuple(range(48))
+    assert len(number_set(",".join(map(str, range(10, 58))))) == 48
+
+
+# Bounds and hangs ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, option", [
+    (("kit", "sequence", "--back-offset", "nan,0", "--out", "k.pdf"), "--back-offset"),
+    (("kit", "sequence", "--back-offset", "0,inf", "--out", "k.pdf"), "--back-offset"),
+    (("simulate", "--strategy", "", "--games", "1"), "--strategy"),
+    (("simulate", "--compare", "", "--games", "1"), "--compare"),
+    (("simulate", "--compare", "gap,,random", "--games", "1"), "--compare"),
+    (("simulate", "--strategy", "gap", "--games", "100001"), "--games"),
+    (("simulate", "--strategy", "montecarlo:10000001", "--games", "1"), "--strategy"),
+    (("advise", "--cells", "3 _ _ 12 _ _ _ 15 _ _ _ _ 21 _ _ _ _ _ _ 29", "--tile", "17",
+      "--budget", "10000001"), "--budget"),
+    (("draw", "sequence", "--seed", "S", "--numbers", "1000000000000-1000000000047"), "--numbers"),
+    (("draw", "sequence", "--seed", "S", "--numbers", "9954-10001"), "--numbers"),
+])
+def test_unbounded_or_non_finite_options_are_refused_at_once(tmp_path, args, option):
+    started = time.perf_counter()
+    code, _, err = run(tmp_path, *args)
+    assert code == 2 and error_line(err).startswith(f"paperplay: error: {option}")
+    assert time.perf_counter() - started < 5
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_largest_numbers_allowed_draw_quickly(tmp_path):
+    started = time.perf_counter()
+    code, out, err = run(tmp_path, "draw", "sequence", "--seed", "S", "--numbers", "9953-10000", "--json")
+    assert code == 0, err
+    assert len(json.loads(out)["deck"]) == 100 and time.perf_counter() - started < 5
+
+
+def test_a_sequence_log_with_huge_numbers_is_refused(tmp_path):
+    log = dict(data("sequence-game.json"), numbers="1000000000000-1000000000047")
+    code, _, err = run(tmp_path, "verify", write(tmp_path, "log.json", log))
+    assert code == 2 and "field numbers" in error_line(err)
+
+
+# Streetcar board files ------------------------------------------------------------------------------------
+
+def _state(board: object) -> dict:
+    return dict(data("streetcar-state.json"), board=board, tiles=[], stop_signs={})
+
+
+@pytest.mark.parametrize("board, expected", [
+    ("/dev/zero", "relative to the record's folder"),
+    ("../board.json", "no .."),
+    ("sub/../../board.json", "no .."),
+    ("a\x00b", "expected"),
+    ("\ud800", "lone surrogate"),
+    ("missing.json", "does not exist"),
+    ("standard" * 60, "not a usable file name"),
+    ("\n" + "x" * 300, "not a usable file name"),
+])
+def test_board_paths_are_confined_to_the_records_folder(tmp_path, board, expected):
+    name = write(tmp_path, "state.json", _state(board))
+    code, _, err = run(tmp_path, "verify", name)
+    line = error_line(err)
+    assert code == 2 and expected in line and "state.json: field board" in line
+
+
+def test_a_board_file_may_not_escape_through_a_symlink_or_be_huge(tmp_path):
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.json"
+    outside.write_text(json.dumps(data("streetcar-tiny-game.json")["board"]), encoding="utf-8")
+    (tmp_path / "link.json").symlink_to(outside)
+    code, _, err = run(tmp_path, "verify", write(tmp_path, "state.json", _state("link.json")))
+    assert code == 2 and "leads out of the record's folder" in error_line(err)
+    (tmp_path / "huge.json").write_text(" " * 1_000_001 + "{}", encoding="utf-8")
+    code, _, err = run(tmp_path, "verify", write(tmp_path, "state.json", _state("huge.json")))
+    assert code == 2 and "larger than" in error_line(err) and "field board" in err
+
+
+def test_a_board_file_beside_the_record_is_read(tmp_path):
+    (tmp_path / "boards").mkdir()
+    board = data("streetcar-tiny-game.json")["board"]
+    (tmp_path / "boards" / "tiny.json").write_text(json.dumps(board), encoding="utf-8")
+    code, out, err = run(tmp_path, "verify", write(tmp_path, "state.json", _state("boards/tiny.json")))
+    assert code == 0, err
+    assert "0 tiles" in out
+
+
+# One-line option errors ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, start", [
+    (("sheets", "--players", "x"), "paperplay: error: --players: "),
+    (("sheets", "--plyers", "3"), "paperplay: error: --plyers: no such option"),
+    (("sheets", "--players"), "paperplay: error: --players: "),
+    (("draw",), "paperplay: error: game: missing"),
+    (("draw", "strms", "--seed", "S"), "paperplay: error: game: "),
+    (("sheets", "--players", "2", "--paper", "b5"), "paperplay: error: --paper: "),
+    (("nope",), "paperplay: error: "),
+])
+def test_usage_errors_are_one_line(tmp_path, args, start):
+    code, out, err = run(tmp_path, *args)
+    assert code == 2 and error_line(err).startswith(start) and not out
+
+
+# Internal errors, interrupts and files -------------------------------------------------------------------
+
+def test_an_internal_error_is_exit_3_with_one_line(tmp_path, monkeypatch):
+    import paperplay.seeds
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("something\nbroke")
+
+    monkeypatch.setattr(paperplay.seeds, "words", broken)
+    code, _, err = run(tmp_path, "draw", "streams", "--seed", "S")
+    lines = err.splitlines()
+    assert code == 3 and len(lines) == 1
+    assert lines[0].startswith("paperplay: internal error: RuntimeError: something\\nbroke")
+    assert lines[0].endswith("(run with PAPERPLAY_DEBUG=1 for the traceback)")
+    monkeypatch.setenv("PAPERPLAY_DEBUG", "1")
+    code, _, err = run(tmp_path, "draw", "streams", "--seed", "S")
+    assert code == 3 and "Traceback" in err
+
+
+def test_a_dangling_symlink_at_out_is_not_replaced_without_force(tmp_path):
+    (tmp_path / "out.pdf").symlink_to(tmp_path / "nowhere")
+    code, _, err = run(tmp_path, "sheets", "--players", "1", "--seed", "S", "--out", "out.pdf")
+    assert code == 2 and "already exists" in error_line(err)
+    assert (tmp_path / "out.pdf").is_symlink() and not (tmp_path / "nowhere").exists()
+    code, _, err = run(tmp_path, "sheets", "--players", "1", "--seed", "S", "--out", "out.pdf", "--force")
+    assert code == 0, err
+    assert not (tmp_path / "out.pdf").is_symlink() and (tmp_path / "out.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_an_interrupted_write_leaves_no_file(tmp_path, monkeypatch):
+    def interrupted(fd):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(files.os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        files.write_atomic(tmp_path / "out.pdf", b"data", force=False)
+    assert list(tmp_path.iterdir()) == [] and not files._PENDING
+
+
+def test_temporary_files_are_registered_until_renamed(tmp_path, monkeypatch):
+    seen = []
+    real_replace = files.os.replace
+
+    def replace(src, dst):
+        seen.append(set(files._PENDING))
+        files.remove_temporary_files()  # what SIGTERM/Ctrl-C does at this moment
+        real_replace(src, dst)
+
+    monkeypatch.setattr(files.os, "replace", replace)
+    with pytest.raises(InputError):
+        files.write_atomic(tmp_path / "out.pdf", b"data", force=False)
+    assert seen and len(seen[0]) == 1 and list(tmp_path.iterdir()) == []
+
+
+def _start(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "paperplay", *args], cwd=tmp_path, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+@pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "SIGTERM")])
+def test_signals_end_in_one_line_and_leave_no_file(tmp_path, sig, code, word):
+    process = _start(tmp_path, "simulate", "--strategy", "montecarlo:20000", "--games", "1000",
+                     "--plot", "lab.png")
+    time.sleep(1.5)
+    process.send_signal(sig)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == code, err
+    assert "Traceback" not in err and err.splitlines()[-1] == f"paperplay: {'stopped (SIGTERM)' if code == 143 else 'interrupted'}"
+    assert word in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_while_starting_up_is_one_line(tmp_path):
+    process = _start(tmp_path, "sheets", "--players", "200", "--out", "out.pdf")
+    time.sleep(0.15)  # still importing
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert "Traceback" not in err
+    if process.returncode != 0:  # a fast machine may have finished already
+        assert process.returncode == 130 and err.strip().splitlines()[-1] == "paperplay: interrupted"
+        assert not [p for p in tmp_path.rglob("*") if p.is_file()]
+
+
+# Sequence game-log rules ----------------------------------------------------------------------------------
+
+NUMBERS = number_set("1-48")
+
+
+@pytest.fixture
+def game():
+    state = _Game(standard_rules(), "STATE", make_board("STATE", NUMBERS), list(make_deck("STATE", NUMBERS, "mixed")),
+                  ["Ann", "Bob"], {"Ann": "red", "Bob": "blue"}, 1)
+    state.hands = {"Ann": [], "Bob": []}
+    return state
+
+
+def _equation(game, number):
+    return next(c for c in game.deck if c.value == number)
+
+
+def test_minus_turn_listing_sequences_is_illegal(game):
+    game.chips[(4, 4)] = "blue"
+    game.hands["Ann"] = [Card(MINUS)]
+    with pytest.raises(_Illegal) as exc:
+        play_turn(game, {"player": "Ann", "card": MINUS, "remove": [4, 4],
+                          "sequences": [[[0, 0], [0, 1], [0, 2], [0, 3], [0, 4]]]})
+    assert exc.value.problem.rule == "sequence/minus" and "Minus" in exc.value.problem.message
+
+
+def test_minus_turn_without_sequences_is_legal(game):
+    game.chips[(4, 4)] = "blue"
+    game.hands["Ann"] = [Card(MINUS)]
+    play_turn(game, {"player": "Ann", "card": MINUS, "remove": [4, 4]})
+    assert (4, 4) not in game.chips
+
+
+@pytest.mark.parametrize("extra, field", [
+    ({"sequences": [[[0, 0], [0, 1], [0, 2], [0, 3], [0, 4]]]}, "sequences"),
+    ({"square": [4, 4]}, "square"),
+    ({"remove": [4, 4]}, "remove"),
+    ({"card": PLUS}, "card"),
+])
+def test_a_pass_places_and_removes_nothing(game, extra, field):
+    game.chips[(4, 4)] = "blue"
+    with pytest.raises(_Illegal) as exc:
+        play_turn(game, {"player": "Ann", "pass": True, **extra})
+    assert exc.value.problem.rule == "sequence/pass" and f"field {field}" in exc.value.problem.message
+
+
+def test_a_bare_pass_with_an_empty_hand_is_legal(game):
+    play_turn(game, {"player": "Ann", "pass": True})
+    assert game.chips == {}
+
+
+def test_an_equation_card_naming_remove_reports_the_real_fault(game):
+    number = game.board[4][4]
+    card = _equation(game, number)
+    game.hands["Ann"] = [card]
+    game.chips[(5, 5)] = "blue"
+    with pytest.raises(_Illegal) as exc:
+        play_turn(game, {"player": "Ann", "card": card.text, "square": [4, 4], "remove": [5, 5]})
+    assert exc.value.problem.rule == "sequence/remove" and "only a Minus card removes" in exc.value.problem.message
+    game.hands["Ann"] = [Card(PLUS)]
+    with pytest.raises(_Illegal) as exc:
+        play_turn(game, {"player": "Ann", "card": PLUS, "square": [4, 4], "remove": [5, 5]})
+    assert exc.value.problem.rule == "sequence/remove"
+    game.hands["Ann"] = [card]
+    play_turn(game, {"player": "Ann", "card": card.text, "square": [4, 4]})
+    assert game.chips[(4, 4)] == "red"
+
+
+def test_log_rules_from_the_command_line(tmp_path):
+    log = data("sequence-game.json")
+    log["turns"][0]["remove"] = [0, 1]
+    code, out, err = run(tmp_path, "verify", write(tmp_path, "log.json", log), "--json")
+    assert code == 1, err
+    assert json.loads(out)["results"][0]["problems"][0]["rule"] == "sequence/remove"
+
+
+def test_main_restores_the_signal_handlers(tmp_path):
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    run(tmp_path, "draw", "streams", "--seed", "S")
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
+# The README's description of equation generation rebuilds the deck ------------------------------------
+
+def _readme_deck(seed: str, numbers: tuple[int, ...], level: str) -> list[str]:
+    """An independent implementation of README 'Equation generation, exactly'."""
+    from paperplay.seeds import Rng
+
+    rng = Rng("sequence/deck", seed)
+    R = rng.randbelow
+
+    def pairs(n):
+        found = [(a, n // a) for a in range(2, min(n - 1, 12) + 1) if n % a == 0 and n // a <= 12]
+        return found or [(1, n)]
+
+    def E(n, kind):
+        if kind == "+":
+            a = R(n + 1)
+            return f"{a} + {n - a}"
+        if kind == "-":
+            b = 1 + R(20)
+            return f"{n + b} - {b}"
+        if kind == "x":
+            if n == 0:
+                return f"0 x {1 + R(9)}"
+            options = pairs(n)
+            a, b = options[R(len(options))]
+            return f"{a} x {b}" if R(2) == 1 else f"{b} x {a}"
+        if kind == "/":
+            d = 2 + R(8)
+            return f"{n * d} / {d}"
+        options = [(a, b) for a in range(2, 13) for b in range(a, 13) if a * b < n]
+        if not options:
+            return E(n, "-")
+        a, b = options[R(len(options))]
+        return f"{a} x {b} + {n - a * b}"
+
+    cards = []
+    for n in numbers:
+        if level == "mixed":
+            K = ("+", "-", "x", "/", "x+")
+            first, second = K[R(5)], K[R(4)]
+            if second == first:
+                second = "x+"
+            kinds = ["x+" if k == "x" and pairs(n) == [(1, n)] else k for k in (first, second)]
+        else:
+            kinds = {"add": ["+", "+"], "add-sub": ["+", "-"], "mul-div": ["x", "/"]}[level]
+        one, two = E(n, kinds[0]), E(n, kinds[1])
+        for _ in range(20):
+            if two != one:
+                break
+            two = E(n, kinds[1])
+        if two == one and level != "add":
+            two = E(n, "-")
+        cards += [one, two]
+    cards += ["plus", "plus", "minus", "minus"]
+    for i in range(len(cards) - 1, 0, -1):
+        j = R(i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards
+
+
+@pytest.mark.parametrize("level", ["add", "add-sub", "mul-div", "mixed"])
+@pytest.mark.parametrize("numbers", ["0-47", "1-48", "times-tables", "9953-10000"])
+def test_readme_equation_generation_rebuilds_the_deck(level, numbers):
+    values = number_set(numbers)
+    for seed in ("7KQ2M9XD", "DEMO", "A"):
+        assert _readme_deck(seed, values, level) == [c.text for c in make_deck(seed, values, level)]
+
+
+def test_readme_example_inputs_print_what_the_readme_shows():
+    import re
+    import shlex
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    folder = Path(__file__).parent.parent / "docs" / "examples"
+    for command in ("score ann.json bob.json cy.json --seed 7KQ2-M9XD", "verify bad-game.json"):
+        shown = re.search(rf"^\$ paperplay {re.escape(command)}\n((?:[^$`].*\n)+)", readme, re.M)
+        assert shown, command
+        code, out, err = run_cli(shlex.split(command), folder)
+        assert code == 1 and out == shown[1], err
+
+
+def test_an_undecodable_file_name_in_a_pdf_title(tmp_path):
+    name = os.fsdecode(b"\xff.json")  # '\udcff.json', as Python reads such a name from the command line
+    (tmp_path / name).write_text((DATA / "streetcar-state.json").read_text(encoding="utf-8"), encoding="utf-8")
+    code, out, err = run(tmp_path, "route", name, "--line", "2", "--stops", "B,E", "--pdf", "route.pdf")
+    assert code == 0, err
+    assert (tmp_path / "route.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+@pytest.mark.parametrize("name", ["a" * 300 + ".pdf", "a/" * 3000 + "x.pdf"])
+def test_an_out_name_too_long_for_the_file_system(tmp_path, name):
+    code, _, err = run(tmp_path, "sheets", "--players", "1", "--seed", "S", "--out", name)
+    assert code == 2 and "not a usable file name" in error_line(err) and len(err) < 700
+    assert not [p for p in tmp_path.rglob("*") if p.is_file()]

@@ -162,6 +162,7 @@ def route(
     pdf: Annotated[Path | None, typer.Option("--pdf", help="Also draw the board with the route numbered on it (a "
                                              "PDF).", dir_okay=False, show_default=False)] = None,
     force: opt.Force = False,
+    lang: opt.Lang = None,
 ) -> None:
     """Tells whether a Streetcar line's route is complete on a board state, with its shortest route.
 
@@ -173,6 +174,8 @@ def route(
     Examples: paperplay route board.json --line 1 --card 4 --set 3 --ordered
 
               paperplay route board.json --line 2 --stops B,D,M --json
+
+              paperplay route board.json --line 1 --card 4 --pdf route.pdf --lang de
     """
     from paperplay.jsonfile import read_json
     from paperplay.streetcar.data import lines, route_cards
@@ -209,12 +212,14 @@ def route(
     answer = route_answer(Network(board_state.geo, board_state.layout, board_state.stop_signs), line, wanted, ordered)
     if pdf is not None:
         from paperplay.render.pdf import write_pdf
-        from paperplay.streetcar.pages import state_document
+        from paperplay.i18n import translator
+        from paperplay.streetcar.pages import route_title, state_document
 
         squares = list(answer.route.steps) if answer.route else []  # every space, terminals too, with its stops
         tiles = [(sq, tile.kind, tile.rotation) for sq, tile in sorted(board_state.layout.items())]
-        title = f"{state.name}: line {line}, " + " ".join(answer.text_lines()[0].split(": ")[1:])
-        write_pdf(state_document(board, tiles, board_state.stop_signs, squares, title), pdf, force)
+        t = translator(opt.lang_or_locale(lang))
+        title = route_title(state.name, line, answer.route.length if answer.route else None, t)
+        write_pdf(state_document(board, tiles, board_state.stop_signs, squares, title, t), pdf, force)
     for problem in problems:
         typer.echo(f"paperplay: warning: {state}: the board breaks rule {problem.rule}: {problem.message}", err=True)
     if as_json:

@@ -36,15 +36,19 @@ def code_corner(width: float, height: float, payload: str, lines: Sequence[str])
     return items
 
 
-def calibration_ruler(x: float, y: float, narrow: bool = False, t: Translator = ENGLISH) -> list[Item]:
+def calibration_ruler(x: float, y: float, narrow: bool = False, t: Translator = ENGLISH,
+                      room: float | None = None) -> list[Item]:
     """A 50 mm bar and a 2 in bar with ticks and labels, and the line 'print at 100% / actual size'
-    (on two lines when narrow, for a column about 60 mm wide)."""
+    (on two lines when narrow, for a column about 60 mm wide, or when the line is wider than room mm)."""
+    from paperplay.render.pdf import text_width
+
     _ = t.gettext
-    if narrow:
+    one_line = _("Print at 100% / actual size.") + " " + _("Check: the bars below measure")
+    if narrow or (room is not None and text_width(one_line, 7) > room):
         items: list[Item] = [Text(x, y - 3.5, _("Print at 100% / actual size."), size=7),
                              Text(x, y, _("Check: the bars below measure"), size=7)]
     else:
-        items = [Text(x, y, _("Print at 100% / actual size.") + " " + _("Check: the bars below measure"), size=7)]
+        items = [Text(x, y, one_line, size=7)]
     bars = ((50.0, 10.0, "50 mm"), (2 * MM_PER_INCH, MM_PER_INCH / 2, _("2 in")))
     for row, (length, step, label) in enumerate(bars):
         top = y + 2.5 + row * 6

@@ -247,7 +247,8 @@ def tiles_page(code: str, paper: str = "a4", rules: StreamsRules | None = None, 
     panel.append(Text(right, top + TILE + 8, _("Cut along the grey lines;"), size=8))
     panel.append(Text(right, top + TILE + 12, _("the marks outside show where."), size=8))
     panel.append(Text(right, top + TILE + 16, _("Put all tiles in a bag or bowl."), size=8))
-    panel += calibration_ruler(right, top + 2 * TILE + 7, narrow=width - right < 80, t=t)
+    panel += calibration_ruler(right, top + 2 * TILE + 7, narrow=width - right < 80, t=t,
+                               room=width - right - MARGIN)
     panel += code_corner(width, height, _payload(rules, code=code, page="tiles"),
                          [_("Game {code}").format(code=display_code(code)), _("tiles")])
     # No mark runs into the side panel: they stop short of it and of the code corner.

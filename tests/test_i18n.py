@@ -241,3 +241,51 @@ def test_cli_route_pdf_in_german(cli, write_json, tmp_path):
     assert result.exit_code == 0, result.stderr
     text = page_texts(out)[0]
     assert "Linie 1, vollständig, 6 Felder" in text and "Halt A" in text and "complete" not in text
+
+
+def test_every_literal_given_to_gettext_is_in_the_catalogue():
+    """pybabel extract does not look inside f-strings: a _("…") there would never be translated."""
+    calls = re.compile(r"""(?:\b_|\.gettext|\bN_)\(\s*"((?:[^"\\]|\\.)*)"\s*[),]""")
+    for path in PACKAGE.rglob("*.py"):
+        for literal in calls.findall(path.read_text(encoding="utf-8")):
+            if literal and not literal.endswith(" "):  # implicit concatenations are joined by extract
+                assert any(msgid.startswith(literal) for msgid in extracted()), f"{path.name}: {literal!r}"
+
+
+def _visible(page: bytes) -> str:
+    """A page's text as a reader sees it: no tags, no script, no data block."""
+    html = page.decode("utf-8")
+    html = re.sub(r"<script.*?</script>|<style.*?</style>", " ", html, flags=re.S)
+    return re.sub(r"<[^>]+>", " ", html)
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_the_projector_caller_speaks_the_language(lang):
+    from paperplay.html.caller import caller_page, script_words
+    from paperplay.html.page import read_data
+    from paperplay.seeds import game_code
+    from paperplay.streams.rules import draw
+
+    t = translator(lang)
+    page = caller_page(game_code("streams", "S"), draw("S"), t=t)
+    assert f'<html lang="{lang}">'.encode() in page
+    assert english_left(_visible(page), lang) == []
+    data = read_data(page)
+    assert data["lang"] == lang and data["text"] == script_words(t) and data["text"]["called"] in _visible(page)
+    english = caller_page(game_code("streams", "S"), draw("S"))
+    assert "text" not in read_data(english) and len(english_left(_visible(english), lang)) > 5
+    assert read_data(english)["draw"] == data["draw"]
+
+
+def test_cli_results_page_and_caller_in_the_language_asked(cli, write_json, tmp_path):
+    from conftest import SPEC_SHEET
+
+    sheet = write_json("ann.json", SPEC_SHEET)
+    out = tmp_path / "results.html"
+    result = cli("score", str(sheet), "--html", str(out), "--lang", "de")
+    assert result.exit_code in (0, 1), result.stderr
+    page = out.read_bytes()
+    assert b'<html lang="de">' in page and "Rangliste" in _visible(page)
+    assert english_left(_visible(page), "de") == []
+    result = cli("call", "streams", "--seed", "S", "--html", str(tmp_path / "caller.html"), "--lang", "da")
+    assert result.exit_code == 0 and "Råbt op" in (tmp_path / "caller.html").read_text(encoding="utf-8")

@@ -138,7 +138,7 @@ def kit(
     if html is not None:
         from paperplay.cli.draw_cmds import write_caller_page
 
-        write_caller_page(html, canonical, force, variant)
+        write_caller_page(html, canonical, force, variant, options["lang"])
 
 
 def register(app: typer.Typer) -> None:

@@ -42,16 +42,18 @@ HtmlOption = Annotated[Path | None, typer.Option("--html", help="Also write the 
                                                  show_default=False)]
 
 
-def _write_results_page(path: Path, force: bool, outcomes: list[Outcome], ranking: list[dict[str, Any]]) -> str:
+def _write_results_page(path: Path, force: bool, outcomes: list[Outcome], ranking: list[dict[str, Any]],
+                        lang: str | None = None) -> str:
     """Writes the results page of refereed Streams sheets; returns the line that says so."""
     import time
 
     from paperplay.html.page import write_page
     from paperplay.html.results import results_page
+    from paperplay.i18n import translator
 
     started = time.perf_counter()
     boxes = [getattr(o.verdict, "sheet").cells if o.verdict is not None else None for o in outcomes]
-    page = results_page([o.to_json() for o in outcomes], boxes, ranking)
+    page = results_page([o.to_json() for o in outcomes], boxes, ranking, translator(opt.lang_or_locale(lang)))
     write_page(path, page, force)
     return f"Wrote {path} (results page, {size_text(len(page))}, {time.perf_counter() - started:.2f} s)"
 
@@ -76,6 +78,7 @@ def score(
     html: HtmlOption = None,
     force: opt.Force = False,
     variant: opt.Variant = None,
+    lang: opt.Lang = None,
 ) -> None:
     """Checks and scores Streams sheets; with several, ranks the players.
 
@@ -86,7 +89,9 @@ def score(
 
               paperplay score --cells "4 3 6 5 1 7 15 11 13 15 17 16 18 8 23 20 25 27 28 24"
 
-              paperplay score *.json --seed 7KQ2-M9XD --html results.html
+              paperplay score *.json --seed 7KQ2-M9XD --html results.html --lang de
+
+    --lang chooses the results page's language (the terminal output and the problems stay English).
     """
     from paperplay.streams.api import variant_rules
     from paperplay.streams.sheet import Sheet, parse_tiles, ranking, referee, sheet_from_json
@@ -106,7 +111,7 @@ def score(
     outcomes += referee_files(files or [], lambda data, source, _: referee(sheet_from_json(data, source, rules),
                                                                            canonical, drawn), game="streams")
     ranked = ranking(o.to_json() for o in outcomes if o.verdict is not None)
-    note = _write_results_page(html, force, outcomes, ranked) if html is not None else None
+    note = _write_results_page(html, force, outcomes, ranked, lang) if html is not None else None
     _finish(outcomes, as_json, ranked if len(outcomes) > 1 else None, note)
 
 
@@ -116,6 +121,7 @@ def verify(
     as_json: opt.Json = False,
     html: HtmlOption = None,
     force: opt.Force = False,
+    lang: opt.Lang = None,
 ) -> None:
     """Referees game records; each file's "game" field picks the rules.
 
@@ -141,7 +147,7 @@ def verify(
                              "sheets only")
         from paperplay.streams.sheet import ranking
 
-        note = _write_results_page(html, force, outcomes, ranking(o.to_json() for o in outcomes if o.verdict))
+        note = _write_results_page(html, force, outcomes, ranking(o.to_json() for o in outcomes if o.verdict), lang)
     _finish(outcomes, as_json, next(iter(ranked.values())) if len(ranked) == 1 else None, note)
 
 

@@ -14,11 +14,14 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
 from paperplay.games import find_game
-from paperplay.i18n import LANGUAGES, LOCALE_DIR, SOURCE, locale_lang, rules_file, translator
+from paperplay.i18n import LANGUAGES, SOURCE, locale_lang, rules_file, translator
 from paperplay.render.model import QR, Document, Text
 from paperplay.render.pdf import write_pdf
+from test_html_browser import browser, page  # noqa: F401 (the Chromium fixtures)
 
 PACKAGE = Path(__file__).resolve().parent.parent / "paperplay"
+LOCALE_DIR = PACKAGE / "locale"
+"""The catalogues in the repository (.po sources and committed .mo); an installed paperplay ships the .mo."""
 TRANSLATED = [lang for lang in LANGUAGES if lang != SOURCE]
 FIELD = re.compile(r"\{[^}]*\}")
 
@@ -111,6 +114,7 @@ def test_the_danish_sequence_rules_use_the_rulebook_words():
                                                                                          "FRI")
 
 
+VARIANT = Path(__file__).parent / "data" / "streams-variant-big.json"
 KITS = {"streams": {"players": 2}, "streetcar": {"players": 2, "set": 3}, "sequence": {}}
 
 
@@ -166,7 +170,7 @@ def test_no_english_is_left_on_a_danish_or_german_kit(game, lang, tmp_path_facto
 @pytest.mark.parametrize("lang", TRANSLATED)
 @pytest.mark.parametrize(("game", "options"), [("sequence", {"poster": True, "paper": "letter"}),
                                                 ("streetcar", {"paper": "a3", "players": 6}),
-                                                ("streams", {"variant": str(Path(__file__).parent / "data" / "streams-variant-big.json")})])
+                                                ("streams", {"variant": str(VARIANT)})])
 def test_no_english_is_left_on_other_options_pages(game, options, lang):
     """The pages other options add (poster, A3 board, a variant), checked on the page models' texts."""
     doc = kit(game, lang, **options)
@@ -289,3 +293,22 @@ def test_cli_results_page_and_caller_in_the_language_asked(cli, write_json, tmp_
     assert english_left(_visible(page), "de") == []
     result = cli("call", "streams", "--seed", "S", "--html", str(tmp_path / "caller.html"), "--lang", "da")
     assert result.exit_code == 0 and "Råbt op" in (tmp_path / "caller.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.browser
+def test_the_danish_caller_counts_turns_in_danish(tmp_path, request):
+    """In Chromium: the script shows the page's words (from the data block), not English."""
+    from paperplay.html.caller import caller_page
+    from paperplay.seeds import game_code
+    from paperplay.streams.rules import draw
+
+    tab = request.getfixturevalue("page")
+    path = tmp_path / "caller-da.html"
+    path.write_bytes(caller_page(game_code("streams", "1"), draw("1"), t=translator("da")))
+    tab.goto(path.as_uri())
+    assert tab.inner_text("#turn") == "tur 0/20" and "mellemrum" in tab.inner_text("#note")
+    for _ in range(18):
+        tab.keyboard.press("Space")
+    assert tab.inner_text("#turn") == "tur 18/20" and tab.inner_text("#note").startswith("Jokeren")
+    tab.keyboard.press("g")
+    assert tab.inner_text("#called-title") == "Ude af posen, sorteret"

@@ -79,7 +79,8 @@ def board_drawing(board: Board, square: float, ink_saver: bool = False, t: Trans
             items.append(Rect(x, y, square, square, stroke=0.8, fill=shade, color=ACCENT))
             if value is None:
                 items.append(_star(x + square / 2, y + square / 2 - 1, square * 0.3, "#ffffff" if ink_saver else "#f2c230"))
-                items.append(Text(x + square / 2, y + square - 2, t.gettext("FREE"), size=square * 0.28, bold=True, align="center"))
+                items.append(Text(x + square / 2, y + square - 2, t.gettext("FREE"), size=square * 0.28, bold=True,
+                                  align="center"))
             else:
                 number = Text(x + square / 2, y + square / 2 + square * 0.16, str(value), size=square * 1.15,
                               bold=True, align="center")
@@ -159,7 +160,8 @@ def _card_back(code: str, ink_saver: bool, t: Translator = ENGLISH) -> tuple[Ite
               Text(w / 2, h / 2 + 6, t.gettext("NUMBERS"), size=12, bold=True, align="center", color=ink),
               Rect(w / 2 - CARD_QR / 2 - 1.5, h - 9 - CARD_QR - 1.5, CARD_QR + 3, CARD_QR + 3, stroke=0, fill="#ffffff"),
               QR(w / 2 - CARD_QR / 2, h - 9 - CARD_QR, CARD_QR, qr_payload("sequence", code=code)),
-              Text(w / 2, h - 4.5, t.gettext("game {code}").format(code=display_code(code)), size=6, align="center", color=ink)]
+              Text(w / 2, h - 4.5, t.gettext("game {code}").format(code=display_code(code)), size=6, align="center",
+                   color=ink)]
     return tuple(items)
 
 
@@ -334,8 +336,8 @@ def kit_document(seed: str, code: str, board: Board, deck: Sequence[Card], numbe
         total = 5 + square * len(board)
         for items, label in poster_pages(drawing, total, total, width, height,
                                          payload=qr_payload("sequence", code=code, page="board"), t=t):
-            items += [Text(width - MARGIN, height - MARGIN + 2, _("Game {code}").format(code=display_code(code)), size=7,
-                           align="right")]
+            items += [Text(width - MARGIN, height - MARGIN + 2, _("Game {code}").format(code=display_code(code)),
+                           size=7, align="right")]
             pages.append(Page(width, height, tuple(items), "player", f"poster {label}"))
     spare = spare_cards(len(deck), paper, t)
     pages += card_pages(deck, code, paper, ink_saver, back_offset, spare, t)

@@ -114,10 +114,11 @@ def sheet_form(width: float, height: float, code: str, rules: StreamsRules,
           "Mark your series with lines, write their points, add them up."),
     )):
         items.append(Text(MARGIN, notes + i * 4.5, line, size=7.5, color="#333333"))
-    items.append(Text(MARGIN, height - MARGIN, "paperplay · " + _("Streams score sheet") + _variant_label(rules, t), size=7,
+    items.append(Text(MARGIN, height - MARGIN, "paperplay · " + _("Streams score sheet") + _variant_label(rules, t),
+                      size=7,
                       color="#777777"))
-    items.append(Text(width - MARGIN - 27, height - MARGIN - 15, _("Game {code}").format(code=display_code(code)), size=11,
-                      bold=True,
+    items.append(Text(width - MARGIN - 27, height - MARGIN - 15, _("Game {code}").format(code=display_code(code)),
+                      size=11, bold=True,
                       align="right"))
     return tuple(items)
 
@@ -135,7 +136,8 @@ def sheet_pages(code: str, players: int, names: Sequence[str] = (), paper: str =
         items: list[Item] = [UseForm(SHEET_FORM)]
         if n <= len(names) and names[n - 1]:
             items.append(Text(MARGIN + 112, MARGIN + 9.5, names[n - 1], size=16, bold=True))
-        items.append(Text(width - MARGIN - 27, height - MARGIN - 10, t.gettext("sheet {n} of {count}").format(n=n, count=players),
+        items.append(Text(width - MARGIN - 27, height - MARGIN - 10,
+                          t.gettext("sheet {n} of {count}").format(n=n, count=players),
                           size=9, align="right"))
         items += code_corner(width, height, payload, [])
         pages.append(Page(width, height, tuple(items), role="player", label=f"sheet {n}"))
@@ -161,7 +163,8 @@ def caller_page(seed: str, code: str, drawn: Sequence[Tile], paper: str = "a4",
     _ = t.gettext
     width, height = paper_size(paper, landscape=True)
     items: list[Item] = [
-        Text(MARGIN, MARGIN + 10, "Streams · " + _("caller's sheet") + _variant_label(rules, t), size=24, bold=True, color=ACCENT),
+        Text(MARGIN, MARGIN + 10, "Streams · " + _("caller's sheet") + _variant_label(rules, t), size=24, bold=True,
+             color=ACCENT),
         Text(MARGIN, MARGIN + 18, _("For the caller only: keep this page hidden until the game ends, "
                                     "then reveal the seed so anyone can check the draw."), size=9),
         Text(MARGIN, MARGIN + 27, _("Seed {seed}").format(seed=display_code(seed)), size=16, bold=True),

@@ -330,7 +330,8 @@ def tile_pages(code: str, paper: str, ink_saver: bool, players: int, t: Translat
             cut += lines
             blocks.append((xs, ys, block))
             for seat in range(players):
-                texts.append(Text(xs[-1] + 5, ys[seat] + SQUARE / 2 + 1.5, _("< seat {n}").format(n=seat + 1), size=9, bold=True))
+                texts.append(Text(xs[-1] + 5, ys[seat] + SQUARE / 2 + 1.5, _("< seat {n}").format(n=seat + 1), size=9,
+                                  bold=True))
             y = ys[-1] + 2 * (CROP_GAP + CROP_MIN) + 2
         else:
             texts.append(Text(MARGIN, MARGIN + 6, _("Streetcar tiles: the bag"), size=14, bold=True,
@@ -393,7 +394,8 @@ def board_pages(code: str, paper: str, ink_saver: bool, t: Translator = ENGLISH)
             items.append(Line(MARGIN / 2, seam_y, width - MARGIN / 2, seam_y, width=0.5, dash=(3, 2)))
             items += [Polygon(((x - 2.5, seam_y + 4), (x + 2.5, seam_y + 4), (x, seam_y)), stroke=0, fill=red)
                       for x in marks_x]
-            heading = _("Streetcar board, sheet 2 of 2: rows {first}-{last}").format(first=seam_row, last=board.rows - 1)
+            heading = _("Streetcar board, sheet 2 of 2: rows {first}-{last}").format(first=seam_row,
+                                                                                    last=board.rows - 1)
             notes = [_("Trim this sheet along the dashed line above the board (its top edge), then lay it over sheet "
                        "1's glue strip"), _("so the red triangles meet point to point.")]
         items.insert(0, Text(MARGIN, MARGIN + 4, heading, size=11, bold=True, color=title))

@@ -4,7 +4,8 @@ An entry names the game, its schemas, the kit and draw options that apply to it,
 sizes, and the module that carries its face to the rest of paperplay (`paperplay.<game>.api`):
 
 - ``draw(seed, options) -> Drawn``: what a seed deals (``to_json()``, ``text_lines()``);
-- ``kit(seed, options) -> Document``: the print-and-play kit as page models;
+- ``kit(seed, options) -> Document``: the print-and-play kit as page models (options["lang"]: en,
+  da or de, the language of the printed pages; see paperplay.i18n);
 - ``verify(data, source, folder) -> Verdict``: the referee of the game's records;
 - ``ranking(verdicts) -> list | None``: optional, a ranking of several verified records.
 
@@ -53,14 +54,15 @@ class GameInfo:
 
 GAMES: tuple[GameInfo, ...] = (
     GameInfo("streams", "Streams", "paperplay.streams.api", ("streams-sheet", "streams-variant"),
-             kit_options=frozenset({"players", "names", "paper", "variant", "html"}),
+             kit_options=frozenset({"players", "names", "paper", "variant", "html", "lang"}),
              draw_options=frozenset({"variant"}), can_call=True),
     GameInfo("streetcar", "Streetcar", "paperplay.streetcar.api",
              ("streetcar-state", "streetcar-log", "streetcar-board", "streetcar-tiles", "streetcar-route-cards"),
-             kit_options=frozenset({"players", "set", "paper", "ink_saver", "back_offset"}),
+             kit_options=frozenset({"players", "set", "paper", "ink_saver", "back_offset", "lang"}),
              draw_options=frozenset({"players", "set"}), papers=("a4", "letter", "a3")),
     GameInfo("sequence", "Sequence Numbers", "paperplay.sequence.api", ("sequence-position", "sequence-log"),
-             kit_options=frozenset({"numbers", "level", "poster", "paper", "ink_saver", "back_offset"}),
+             kit_options=frozenset({"numbers", "level", "poster", "paper", "ink_saver", "back_offset",
+                                    "lang"}),
              draw_options=frozenset({"numbers", "level"})),
 )
 """Every game, in the order the CLI lists them."""

@@ -24,6 +24,14 @@ SPEC_SHEET = {
 }
 
 
+@pytest.fixture(autouse=True)
+def english_locale(monkeypatch):
+    """Kits print in the locale's language (paperplay.i18n.locale_lang): tests read English unless they ask."""
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+
+
 @pytest.fixture
 def cli():
     """Invokes the CLI in-process; returns the click Result (stdout, stderr, exit_code)."""

@@ -17,32 +17,38 @@ from paperplay.render.fit import CROP_TAG, overlaps, walk
 from paperplay.render.model import QR, Document, Group, Line, Page, Text, UseForm
 from paperplay.render.parts import CARD_H, CARD_W
 from paperplay.seeds import game_code
-from paperplay.streetcar.pages import SQUARE
+from paperplay.streetcar.pages import SQUARE, TOKEN
 
 PRINTER_MARGIN = 5.0
 COMPONENTS = {"card": (CARD_W, CARD_H), "back": (CARD_W, CARD_H), "tile": (SQUARE, SQUARE)}
+INSIDE = {**COMPONENTS, "token": (TOKEN, TOKEN)}
+"""Components whose own texts must stay inside their cut (the longest translation too)."""
 
 
 @cache
 def kit(game: str, seed: str, paper: str, ink_saver: bool = False, poster: bool = False, numbers: str = "1-48",
-        players: int = 4, card_set: int = 2) -> Document:
+        players: int = 4, card_set: int = 2, lang: str = "en") -> Document:
+    from paperplay.i18n import translator
+
+    t = translator(lang)
     if game == "streams":
         from paperplay.streams.pages import kit_document
         from paperplay.streams.rules import draw
 
-        return kit_document(seed, game_code("streams", seed), draw(seed), players, ("Søren", "Zoë"), paper)
+        return kit_document(seed, game_code("streams", seed), draw(seed), players, ("Søren", "Zoë"), paper,
+                            t=t)
     if game == "streetcar":
         from paperplay.streetcar.deal import deal
         from paperplay.streetcar.pages import kit_document
 
         return kit_document(seed, game_code("streetcar", seed), deal(seed, players, card_set), card_set, paper,
-                            ink_saver)
+                            ink_saver, t=t)
     from paperplay.sequence.pages import kit_document
     from paperplay.sequence.rules import make_board, make_deck, number_set, number_set_name
 
     values = number_set(numbers)
     return kit_document(seed, game_code("sequence", seed), make_board(seed, values), make_deck(seed, values, "mixed"),
-                        number_set_name(values), "mixed", paper, poster, ink_saver)
+                        number_set_name(values), "mixed", paper, poster, ink_saver, t=t)
 
 
 def _component(tags: tuple[str, ...]) -> str | None:
@@ -78,6 +84,14 @@ def page_problems(doc: Document, page: Page) -> list[str]:
         for item, box, _ in texts:
             if overlaps(mark, box):
                 found.append(f"{where}: a crop mark {mark} crosses {getattr(item, 'text', 'a QR code')!r}")
+    for item in page.items:
+        kind = _component((item.tag,)) if isinstance(item, Group) else None
+        if kind in INSIDE:
+            w, h = INSIDE[kind]
+            for inner, box, _ in walk(item.items, item.dx, item.dy):
+                if isinstance(inner, Text) and (box[0] < item.dx - 0.01 or box[1] < item.dy - 0.01
+                                                or box[2] > item.dx + w + 0.01 or box[3] > item.dy + h + 0.01):
+                    found.append(f"{where}: text {inner.text!r} runs off its {item.tag}")
     areas = []
     for item in page.items:
         if isinstance(item, Group) and _component((item.tag,)) in COMPONENTS:
@@ -96,14 +110,17 @@ def doc_problems(doc: Document) -> list[str]:
     return [p for page in doc.pages for p in page_problems(doc, page)]
 
 
+LANGS = st.sampled_from(["en", "da", "de"])
+"""Every language a kit prints in: the longest translation must fit its box too."""
 kits = st.one_of(
     st.fixed_dictionaries({"game": st.just("streams"), "paper": st.sampled_from(["a4", "letter"]),
-                           "players": st.integers(1, 3)}),
+                           "players": st.integers(1, 3), "lang": LANGS}),
     st.fixed_dictionaries({"game": st.just("streetcar"), "paper": st.sampled_from(["a4", "letter", "a3"]),
-                           "ink_saver": st.booleans(), "players": st.integers(2, 6), "card_set": st.sampled_from([2, 3])}),
+                           "ink_saver": st.booleans(), "players": st.integers(2, 6),
+                           "card_set": st.sampled_from([2, 3]), "lang": LANGS}),
     st.fixed_dictionaries({"game": st.just("sequence"), "paper": st.sampled_from(["a4", "letter"]),
                            "ink_saver": st.booleans(), "poster": st.booleans(),
-                           "numbers": st.sampled_from(["1-48", "0-47", "times-tables"])}),
+                           "numbers": st.sampled_from(["1-48", "0-47", "times-tables"]), "lang": LANGS}),
 )
 
 
@@ -123,6 +140,17 @@ EVERY = ([("streetcar", paper, {"ink_saver": ink}) for paper in ("a4", "letter",
 @pytest.mark.parametrize(("game", "paper", "options"), EVERY)
 def test_each_kit_paper_and_option_fits(game, paper, options):
     assert doc_problems(kit(game, "7KQ2M9XD", paper, **options)) == []
+
+
+TRANSLATED = ([("streetcar", paper, {"players": 6, "card_set": 3}) for paper in ("a4", "letter", "a3")]
+              + [("sequence", paper, {"poster": True}) for paper in ("a4", "letter")]
+              + [("streams", paper, {}) for paper in ("a4", "letter")])
+
+
+@pytest.mark.parametrize("lang", ["da", "de"])
+@pytest.mark.parametrize(("game", "paper", "options"), TRANSLATED)
+def test_each_kit_fits_in_every_language(game, paper, options, lang):
+    assert doc_problems(kit(game, "7KQ2M9XD", paper, lang=lang, **options)) == []
 
 
 def test_the_check_finds_text_on_a_card_and_a_mark_through_text():

@@ -51,7 +51,7 @@ def draw(
         typer.echo(line)
 
 
-def write_caller_page(path: Path, seed: str, force: bool, variant: str | None = None) -> None:
+def write_caller_page(path: Path, seed: str, force: bool, variant: str | None = None, lang: str = "en") -> None:
     """Writes the projector caller of a Streams seed and says who may see it."""
     from paperplay.html.caller import caller_page
     from paperplay.html.page import check_page_path, write_page
@@ -63,7 +63,9 @@ def write_caller_page(path: Path, seed: str, force: bool, variant: str | None = 
     from paperplay.streams.api import variant_rules
 
     rules = variant_rules(variant)
-    page = caller_page(code, streams_draw(seed, rules), rules)
+    from paperplay.i18n import translator
+
+    page = caller_page(code, streams_draw(seed, rules), rules, translator(lang))
     write_page(path, page, force)
     typer.echo(f"Wrote {path} (projector caller, {size_text(len(page))}, {time.perf_counter() - started:.2f} s)")
     typer.echo(f"For the organiser only: the file holds the whole draw of game {display_code(code)}. Open it in "
@@ -103,6 +105,7 @@ def call(
                                               dir_okay=False, show_default=False)] = None,
     force: opt.Force = False,
     variant: opt.Variant = None,
+    lang: opt.Lang = None,
 ) -> None:
     """Calls the draw one tile at a time in the terminal: Enter shows the next tile.
 
@@ -115,7 +118,9 @@ def call(
 
     Examples: paperplay call streams --seed 7KQ2-M9XD --from 12
 
-              paperplay call streams --seed 7KQ2-M9XD --html caller.html
+              paperplay call streams --seed 7KQ2-M9XD --html caller.html --lang da
+
+    --lang chooses the projector page's language (the terminal caller speaks English).
     """
     from paperplay.streams.api import variant_rules
 
@@ -124,7 +129,7 @@ def call(
     if html is not None:
         if start is not None:
             raise InputError("--from: is for the terminal caller; the --html page keeps its own position")
-        write_caller_page(html, canonical, force, variant)
+        write_caller_page(html, canonical, force, variant, opt.lang_or_locale(lang))
         return
     from paperplay.streams.rules import WILD
     from paperplay.streams.rules import draw as streams_draw

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from paperplay.games import GAME_NAMES, GAMES
+from paperplay.i18n import LANGUAGES, locale_lang
 from paperplay.render.model import PAPER_SIZES
 from paperplay.resources import load_template
 
@@ -69,9 +70,20 @@ BackOffset = Annotated[str | None, typer.Option("--back-offset", help="Shift car
 Variant = Annotated[str | None, typer.Option("--variant", help="Streams variant: standard (the default), a shipped "
                                              "NAME, or a variant FILE.json (see: paperplay schema streams-variant).",
                                              show_default=False)]
+Lang = Annotated[str | None, typer.Option("--lang", callback=choice(tuple(LANGUAGES)),
+                                          metavar=_metavar(tuple(LANGUAGES)),
+                                          help="Language of the printed pages: " + ", ".join(
+                                              f"{code} ({name})" for code, name in LANGUAGES.items())
+                                          + ". Default: the locale's (LC_ALL, LC_MESSAGES, LANG), else en.",
+                                          show_default=False)]
 Budget = Annotated[int | None, typer.Option("--budget", min=100, max=10_000_000,
                                             help="Tiles placed in play-outs per move (default 60000).",
                                             show_default=False)]
+
+
+def lang_or_locale(lang: str | None) -> str:
+    """The --lang option, or the locale's language when it is not given (English when paperplay has no other)."""
+    return lang if lang is not None else locale_lang()
 
 
 def names_list(names: str | None) -> list[str] | None:

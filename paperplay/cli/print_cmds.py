@@ -38,13 +38,14 @@ def sheets(
     out: opt.Out = None,
     force: opt.Force = False,
     variant: opt.Variant = None,
+    lang: opt.Lang = None,
 ) -> None:
     """Prints Streams score sheets, one page per player (1-200).
 
     Each page has the train of 20 boxes, the scoring table, the game code and a QR code; never
     the seed or the draw. Same seed and options give a byte-identical PDF.
 
-    Example: paperplay sheets --players 8 --names "Ann,Bob,Søren" --seed 7KQ2-M9XD
+    Example: paperplay sheets --players 8 --names "Ann,Bob,Søren" --seed 7KQ2-M9XD --lang da
     """
     from paperplay.render.pdf import write_pdf
 
@@ -53,7 +54,8 @@ def sheets(
     canonical, generated = seed_or_new(seed)
     path = output_path(out, "streams", canonical, "sheets")
     doc = find_game("streams").module().sheets(canonical, {"players": players, "names": opt.names_list(names),
-                                                           "paper": paper, "variant": variant})
+                                                           "paper": paper, "variant": variant,
+                                                           "lang": opt.lang_or_locale(lang)})
     size = write_pdf(doc, path, force)
     report_written(path, size, len(doc.pages), canonical, generated, "streams", started)
 
@@ -83,6 +85,7 @@ def kit(
     html: Annotated[Path | None, typer.Option("--html", help="Streams: also write the projector caller page (HTML; "
                                               "holds the draw, for the organiser only).", dir_okay=False,
                                               show_default=False)] = None,
+    lang: opt.Lang = None,
 ) -> None:
     """Prints a game's whole print-and-play kit.
 
@@ -100,6 +103,7 @@ def kit(
     (seed, deck order), the board, 100 equation cards nine to a page with mirrored duplex backs,
     chips in three colours and shapes, and the rules.
 
+    Every kit prints in English, Danish or German (--lang en|da|de; default: the locale's language).
     Options that do not apply to the chosen game are refused.
 
     Examples: paperplay kit streams --players 4 --seed 7KQ2-M9XD
@@ -109,6 +113,8 @@ def kit(
               paperplay kit sequence --level add-sub --numbers 0-47 --poster
 
               paperplay kit streams --players 8 --html caller.html
+
+              paperplay kit sequence --lang da
     """
     from paperplay.render.pdf import write_pdf
 
@@ -116,10 +122,11 @@ def kit(
     info = find_game(game)
     given = {"players": players, "names": names, "paper": paper, "set": card_set, "numbers": numbers,
              "level": level, "poster": poster, "ink_saver": ink_saver, "back_offset": back_offset, "variant": variant,
-             "html": html}
+             "html": html, "lang": lang}
     info.refuse_options("kit", given, info.kit_options)
     _check_paper(game, paper)
-    options = {**given, "names": opt.names_list(names), "back_offset": _offset(back_offset)}
+    options = {**given, "names": opt.names_list(names), "back_offset": _offset(back_offset),
+               "lang": opt.lang_or_locale(lang)}
     canonical, generated = seed_or_new(seed)
     path = output_path(out, game, canonical, "kit")
     if html is not None:
@@ -132,7 +139,7 @@ def kit(
     if html is not None:
         from paperplay.cli.draw_cmds import write_caller_page
 
-        write_caller_page(html, canonical, force, variant)
+        write_caller_page(html, canonical, force, variant, options["lang"])
 
 
 def register(app: typer.Typer) -> None:

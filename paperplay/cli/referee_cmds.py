@@ -43,16 +43,18 @@ HtmlOption = Annotated[Path | None, typer.Option("--html", help="Also write the 
                                                  show_default=False)]
 
 
-def _write_results_page(path: Path, force: bool, outcomes: list[Outcome], ranking: list[dict[str, Any]]) -> str:
+def _write_results_page(path: Path, force: bool, outcomes: list[Outcome], ranking: list[dict[str, Any]],
+                        lang: str | None = None) -> str:
     """Writes the results page of refereed Streams sheets; returns the line that says so."""
     import time
 
     from paperplay.html.page import write_page
     from paperplay.html.results import results_page
+    from paperplay.i18n import translator
 
     started = time.perf_counter()
     boxes = [getattr(o.verdict, "sheet").cells if o.verdict is not None else None for o in outcomes]
-    page = results_page([o.to_json() for o in outcomes], boxes, ranking)
+    page = results_page([o.to_json() for o in outcomes], boxes, ranking, translator(opt.lang_or_locale(lang)))
     write_page(path, page, force)
     return f"Wrote {path} (results page, {size_text(len(page))}, {time.perf_counter() - started:.2f} s)"
 
@@ -77,6 +79,7 @@ def score(
     html: HtmlOption = None,
     force: opt.Force = False,
     variant: opt.Variant = None,
+    lang: opt.Lang = None,
 ) -> None:
     """Checks and scores Streams sheets; with several, ranks the players.
 
@@ -87,7 +90,9 @@ def score(
 
               paperplay score --cells "4 3 6 5 1 7 15 11 13 15 17 16 18 8 23 20 25 27 28 24"
 
-              paperplay score *.json --seed 7KQ2-M9XD --html results.html
+              paperplay score *.json --seed 7KQ2-M9XD --html results.html --lang de
+
+    --lang chooses the results page's language (the terminal output and the problems stay English).
     """
     from paperplay.streams.api import variant_rules
     from paperplay.streams.sheet import Sheet, parse_tiles, ranking, referee, sheet_from_json
@@ -107,7 +112,7 @@ def score(
     outcomes += referee_files(files or [], lambda data, source, _: referee(sheet_from_json(data, source, rules),
                                                                            canonical, drawn), game="streams")
     ranked = ranking(o.to_json() for o in outcomes if o.verdict is not None)
-    note = _write_results_page(html, force, outcomes, ranked) if html is not None else None
+    note = _write_results_page(html, force, outcomes, ranked, lang) if html is not None else None
     _finish(outcomes, as_json, ranked if len(outcomes) > 1 else None, note)
 
 
@@ -117,6 +122,7 @@ def verify(
     as_json: opt.Json = False,
     html: HtmlOption = None,
     force: opt.Force = False,
+    lang: opt.Lang = None,
 ) -> None:
     """Referees game records; each file's "game" field picks the rules.
 
@@ -142,7 +148,7 @@ def verify(
                              "sheets only")
         from paperplay.streams.sheet import ranking
 
-        note = _write_results_page(html, force, outcomes, ranking(o.to_json() for o in outcomes if o.verdict))
+        note = _write_results_page(html, force, outcomes, ranking(o.to_json() for o in outcomes if o.verdict), lang)
     _finish(outcomes, as_json, next(iter(ranked.values())) if len(ranked) == 1 else None, note)
 
 
@@ -163,6 +169,7 @@ def route(
     pdf: Annotated[Path | None, typer.Option("--pdf", help="Also draw the board with the route numbered on it (a "
                                              "PDF).", dir_okay=False, show_default=False)] = None,
     force: opt.Force = False,
+    lang: opt.Lang = None,
 ) -> None:
     """Tells whether a Streetcar line's route is complete on a board state, with its shortest route.
 
@@ -174,6 +181,8 @@ def route(
     Examples: paperplay route board.json --line 1 --card 4 --set 3 --ordered
 
               paperplay route board.json --line 2 --stops B,D,M --json
+
+              paperplay route board.json --line 1 --card 4 --pdf route.pdf --lang de
     """
     from paperplay.jsonfile import read_json
     from paperplay.streetcar.data import lines, route_cards
@@ -210,12 +219,14 @@ def route(
     answer = route_answer(Network(board_state.geo, board_state.layout, board_state.stop_signs), line, wanted, ordered)
     if pdf is not None:
         from paperplay.render.pdf import write_pdf
-        from paperplay.streetcar.pages import state_document
+        from paperplay.i18n import translator
+        from paperplay.streetcar.pages import route_title, state_document
 
         squares = list(answer.route.steps) if answer.route else []  # every space, terminals too, with its stops
         tiles = [(sq, tile.kind, tile.rotation) for sq, tile in sorted(board_state.layout.items())]
-        title = f"{state.name}: line {line}, " + " ".join(answer.text_lines()[0].split(": ")[1:])
-        write_pdf(state_document(board, tiles, board_state.stop_signs, squares, title), pdf, force)
+        t = translator(opt.lang_or_locale(lang))
+        title = route_title(state.name, line, answer.route.length if answer.route else None, t)
+        write_pdf(state_document(board, tiles, board_state.stop_signs, squares, title, t), pdf, force)
     for problem in problems:
         typer.echo(one_line(f"paperplay: warning: {state}: the board breaks rule {problem.rule}: {problem.message}"),
                    err=True)

@@ -58,11 +58,11 @@ def csp(style: str, script: str | None) -> str:
 
 
 def document(title: str, style: str, body: str, script: str | None = None, data: Any = None,
-             description: str = "") -> bytes:
+             description: str = "", lang: str = "en") -> bytes:
     """Assembles a whole page; the CSP meta comes first so it governs everything after it."""
     head = [
         "<!DOCTYPE html>",
-        '<html lang="en">',
+        f'<html lang="{lang}">',
         "<head>",
         '<meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{csp(style, script)}">',

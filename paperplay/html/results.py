@@ -10,19 +10,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from paperplay.html.page import STAR_SYMBOL, asset, document, text
+from paperplay.i18n import ENGLISH, N_, Translator
 from paperplay.seeds import display_code, game_code
 from paperplay.streams.rules import WILD, Tile
 
 BOX = 10  # SVG units per box; a series bracket spans its boxes less one unit at each end
 _CHECKED = {
-    "seed": "checked against the draw of seed {seed}",
-    "draw": "checked against a recorded draw list",
-    "bag": "checked against the bag only (no seed or draw was given)",
+    "seed": N_("checked against the draw of seed {seed}"),
+    "draw": N_("checked against a recorded draw list"),
+    "bag": N_("checked against the bag only (no seed or draw was given)"),
 }
 
 
-def _checked(result: dict[str, Any]) -> str:
-    return _CHECKED[result["checked_against"]].format(seed=display_code(result["seed"] or ""))
+def _checked(result: dict[str, Any], t: Translator = ENGLISH) -> str:
+    return t.gettext(_CHECKED[result["checked_against"]]).format(seed=display_code(result["seed"] or ""))
 
 
 def _name(result: dict[str, Any]) -> str:
@@ -68,22 +69,27 @@ def train_svg(cells: Sequence[Tile], result: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def _row(result: dict[str, Any], cells: Sequence[Tile] | None, place: int | None) -> str:
+def _row(result: dict[str, Any], cells: Sequence[Tile] | None, place: int | None, t: Translator = ENGLISH) -> str:
+    _ = t.gettext
     if "error" in result:
+        not_read = text(_("not read"))
         return (f'<article class="sheet err"><div class="who"><h3><span class="place">–</span>'
-                f'<span class="name">{text(result["file"])}</span></h3><p><span class="verdict">not read</span></p>'
-                f'</div><p class="problem">{text(result["error"])}</p></article>')
+                f'<span class="name">{text(result["file"])}</span></h3><p><span class="verdict">{not_read}'
+                f'</span></p></div><p class="problem">{text(result["error"])}</p></article>')
     valid = result["valid"]
+    points = text(t.ngettext("{n} point", "{n} points", result["total"])).replace(
+        "{n}", f'<b>{result["total"]}</b>')
+    verdict = text(_("valid") if valid else _("not valid"))
     head = (f'<div class="who"><h3><span class="place">{place if place is not None else "–"}</span>'
             f'<span class="name">{text(_name(result))}</span></h3>'
-            f'<p><b>{result["total"]}</b> points '
-            f'<span class="verdict">{"valid" if valid else "not valid"}</span></p></div>')
+            f'<p>{points} '
+            f'<span class="verdict">{verdict}</span></p></div>')
     body = [f'<article class="sheet {"ok" if valid else "bad"}">', head]
     if cells is not None:
         body.append(train_svg(cells, result))
     notes = []
     if result.get("wild_value") is not None:
-        notes.append(f'the wild counts as {result["wild_value"]}')
+        notes.append(text(_("the wild counts as {value}").format(value=result["wild_value"])))
     body.append(f'<p class="notes">{" · ".join(notes)}</p>' if notes else "")
     if result["problems"]:
         body.append('<ul class="problems">' + "".join(
@@ -103,52 +109,61 @@ def _order(results: Sequence[dict[str, Any]], ranking: Sequence[dict[str, Any]])
             + [(i, None) for i in rest] + [(i, None) for i in errors])
 
 
-def _summary(results: Sequence[dict[str, Any]], seeds: list[str]) -> tuple[str, str]:
+def _summary(results: Sequence[dict[str, Any]], seeds: list[str], t: Translator = ENGLISH) -> tuple[str, str]:
     """The page's title line (game code when one seed) and what the sheets were checked against."""
+    _ = t.gettext
     if len(seeds) == 1:
-        title = f"game {display_code(game_code('streams', seeds[0]))}"
-        meta = [f'Game <b>{display_code(game_code("streams", seeds[0]))}</b>',
-                f"seed <b>{display_code(seeds[0])}</b>"]
+        code = display_code(game_code("streams", seeds[0]))
+        title = _("game {code}").format(code=code)
+        meta = [text(_("Game {code}")).replace("{code}", f"<b>{code}</b>"),
+                text(_("seed {seed}")).replace("{seed}", f"<b>{display_code(seeds[0])}</b>")]
     else:
-        title = "results"
-        meta = [f"seeds {', '.join(display_code(s) for s in seeds)}"] if seeds else []
-    checked = sorted({_checked(r) for r in results if "checked_against" in r})
+        title = _("results")
+        meta = [text(_("seeds {seeds}").format(seeds=", ".join(display_code(s) for s in seeds)))] if seeds else []
+    checked = sorted({_checked(r, t) for r in results if "checked_against" in r})
     counted = [r for r in results if "error" not in r]
-    meta.append(f"{len(counted)} sheet{'s' if len(counted) != 1 else ''}, "
-                f"{sum(1 for r in counted if r['valid'])} valid")
-    return title, " · ".join(meta) + ("<br>Sheets " + "; ".join(checked) + "." if checked else "")
+    meta.append(text(t.ngettext("{n} sheet, {valid} valid", "{n} sheets, {valid} valid", len(counted)).format(
+        n=len(counted), valid=sum(1 for r in counted if r["valid"]))))
+    return title, " · ".join(meta) + ("<br>" + text(_("Sheets {how}.").format(how="; ".join(checked)))
+                                      if checked else "")
 
 
 def results_page(results: Sequence[dict[str, Any]], cells: Sequence[Sequence[Tile] | None],
-                 ranking: Sequence[dict[str, Any]]) -> bytes:
+                 ranking: Sequence[dict[str, Any]], t: Translator = ENGLISH) -> bytes:
     """Returns the results page for the referee's JSON results, the sheets' boxes and the ranking.
 
     `results` and `ranking` are exactly what ``score --json`` prints; `cells` holds each sheet's boxes
     (None for a file that could not be read).
     """
+    _ = t.gettext
     seeds = sorted({r["seed"] for r in results if r.get("seed")})
-    title, meta = _summary(results, seeds)
+    title, meta = _summary(results, seeds, t)
     ranks = "".join(f'<li><b class="place">{row["place"]}</b><span class="name">{text(row["player"])}</span>'
                     f'<span class="pts">{row["total"]}</span></li>' for row in ranking)
-    rows = "\n".join(_row(results[i], cells[i], place) for i, place in _order(results, ranking))
+    rows = "\n".join(_row(results[i], cells[i], place, t) for i, place in _order(results, ranking))
+    # The page's words, outside the f-string so that pybabel extract finds them.
+    w = {"title": _("Streams results"), "ranking": _("Ranking"), "none": _("No valid sheet to rank."),
+         "sheets": _("Sheets"), "legend": _("Each series of two or more boxes is bracketed, with its points under it."),
+         "foot": _("Scored by paperplay with the Streams rules; anyone with the seed can check these results.")}
+    w = {key: text(value) for key, value in w.items()}
     body = f"""{STAR_SYMBOL}{boxes_symbol(max((len(c) for c in cells if c is not None), default=20))}
 <header class="top">
-<h1>Streams results</h1>
+<h1>{w["title"]}</h1>
 <p class="meta">{meta}</p>
 </header>
 <main>
 <section class="rank" aria-labelledby="rank-title">
-<h2 id="rank-title">Ranking</h2>
-{f'<ol class="ranking">{ranks}</ol>' if ranks else '<p>No valid sheet to rank.</p>'}
+<h2 id="rank-title">{w["ranking"]}</h2>
+{f'<ol class="ranking">{ranks}</ol>' if ranks else f'<p>{w["none"]}</p>'}
 </section>
 <section class="sheets" aria-labelledby="sheets-title">
-<h2 id="sheets-title">Sheets</h2>
-<p class="legend">Each series of two or more boxes is bracketed, with its points under it.</p>
+<h2 id="sheets-title">{w["sheets"]}</h2>
+<p class="legend">{w["legend"]}</p>
 {rows}
 </section>
 </main>
-<footer class="foot">Scored by paperplay with the Streams rules; anyone with the seed can check these results.</footer>"""
+<footer class="foot">{w["foot"]}</footer>"""
     # The ranking as `score --json` prints it; every sheet's series are in its drawing.
     data = {"game": "streams", "seeds": seeds, "ranking": list(ranking)}
     return document(f"Streams {title}", asset("base.css") + asset("results.css"), body, data=data,
-                    description="Streams results: ranking and every sheet's series")
+                    description=_("Streams results: ranking and every sheet's series"), lang=t.lang)

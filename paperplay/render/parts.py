@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from paperplay.i18n import ENGLISH, Translator
 from paperplay.render.fit import CROP_TAG, Box, clear_of
 from paperplay.render.model import MM_PER_INCH, QR, Group, Item, Line, Rect, Text
 
@@ -35,15 +36,21 @@ def code_corner(width: float, height: float, payload: str, lines: Sequence[str])
     return items
 
 
-def calibration_ruler(x: float, y: float, narrow: bool = False) -> list[Item]:
+def calibration_ruler(x: float, y: float, narrow: bool = False, t: Translator = ENGLISH,
+                      room: float | None = None) -> list[Item]:
     """A 50 mm bar and a 2 in bar with ticks and labels, and the line 'print at 100% / actual size'
-    (on two lines when narrow, for a column about 60 mm wide)."""
-    if narrow:
-        items: list[Item] = [Text(x, y - 3.5, "Print at 100% / actual size.", size=7),
-                             Text(x, y, "Check: the bars below measure", size=7)]
+    (on two lines when narrow, for a column about 60 mm wide, or when the line is wider than room mm)."""
+    from paperplay.render.pdf import text_width
+
+    _ = t.gettext
+    one_line = _("Print at 100% / actual size.") + " " + _("Check: the bars below measure")
+    if narrow or (room is not None and text_width(one_line, 7) > room):
+        items: list[Item] = [Text(x, y - 3.5, _("Print at 100% / actual size."), size=7),
+                             Text(x, y, _("Check: the bars below measure"), size=7)]
     else:
-        items = [Text(x, y, "Print at 100% / actual size. Check: the bars below measure", size=7)]
-    for row, (length, step, label) in enumerate(((50.0, 10.0, "50 mm"), (2 * MM_PER_INCH, MM_PER_INCH / 2, "2 in"))):
+        items = [Text(x, y, one_line, size=7)]
+    bars = ((50.0, 10.0, "50 mm"), (2 * MM_PER_INCH, MM_PER_INCH / 2, _("2 in")))
+    for row, (length, step, label) in enumerate(bars):
         top = y + 2.5 + row * 6
         items.append(Rect(x, top, length, 2.0, stroke=0, fill="#000000"))
         ticks = round(length / step)
@@ -175,7 +182,8 @@ def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]
 
 
 def poster_pages(items: tuple[Item, ...], total_w: float, total_h: float, width: float, height: float,
-                 overlap: float = 8.0, margin: float = MARGIN, payload: str = "") -> list[tuple[list[Item], str]]:
+                 overlap: float = 8.0, margin: float = MARGIN, payload: str = "",
+                 t: Translator = ENGLISH) -> list[tuple[list[Item], str]]:
     """Splits a drawing larger than the sheet over pages that overlap by about `overlap` mm.
 
     Each page shows its part of the drawing clipped to the printable area, alignment marks
@@ -209,16 +217,18 @@ def poster_pages(items: tuple[Item, ...], total_w: float, total_h: float, width:
                     page.append(Rect(margin + cc * cell, map_y + rr * cell, cell, cell, stroke=0.4,
                                      fill="#333333" if (rr, cc) == (r, c) else None))
             label = f"row {r + 1} of {rows}, column {c + 1} of {cols}"
-            page.append(Text(margin + cols * cell + 3, map_y + 3, f"Poster page {label}: overlap the red crosses "
-                             "of neighbouring pages, then tape.", size=7))
+            printed = t.gettext("Poster page row {row} of {rows}, column {col} of {cols}: overlap the red crosses "
+                                "of neighbouring pages, then tape.").format(row=r + 1, rows=rows, col=c + 1, cols=cols)
+            page.append(Text(margin + cols * cell + 3, map_y + 3, printed, size=7))
             if payload:
                 page.append(QR(width - margin - 10, height - margin - 10.5, 10, f"{payload} part={r + 1}.{c + 1}"))
             pages.append((page, label))
     return pages
 
 
-def text_lines(lines: Sequence[str], accent: str, x: float = MARGIN, y: float = MARGIN + 10) -> list[Item]:
+def text_lines(lines: Sequence[str], accent: str, x: float = MARGIN, y: float = MARGIN + 10,
+               t: Translator = ENGLISH) -> list[Item]:
     """A titled block of text, one line every 6 mm (the first line is the title), then the ruler."""
     items: list[Item] = [Text(x, y + i * 6, line, size=13 if i == 0 else 8.5, bold=i == 0,
                               color=accent if i == 0 else "#000000") for i, line in enumerate(lines)]
-    return items + calibration_ruler(x, y + 6 + len(lines) * 6)
+    return items + calibration_ruler(x, y + 6 + len(lines) * 6, t=t)

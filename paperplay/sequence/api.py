@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from paperplay.errors import Verdict
+from paperplay.i18n import translator
 from paperplay.render.model import Document
 from paperplay.seeds import display_code, game_code
 from paperplay.sequence.rules import Board, Card, make_board, make_deck, number_set, number_set_name
@@ -56,7 +57,7 @@ def kit(seed: str, options: dict[str, Any]) -> Document:
     dealt = draw(seed, options)
     return kit_document(seed, game_code("sequence", seed), dealt.board, dealt.deck, dealt.numbers, dealt.level,
                         options.get("paper") or "a4", bool(options.get("poster")), bool(options.get("ink_saver")),
-                        options.get("back_offset") or (0.0, 0.0))
+                        options.get("back_offset") or (0.0, 0.0), t=translator(options.get("lang")))
 
 
 def verify(data: Any, source: str, folder: Path | None = None) -> Verdict:

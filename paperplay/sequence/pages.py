@@ -6,17 +6,23 @@ import math
 import re
 from collections.abc import Sequence
 
+from paperplay.i18n import ENGLISH, N_, Translator
 from paperplay.render.model import QR, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size
 from paperplay.render.fit import all_boxes
 from paperplay.render.parts import (
     CARD_H, CARD_W, MARGIN, card_sheets, code_corner, crop_marks, grid_lines, poster_pages, qr_payload, text_lines,
 )
 from paperplay.render.ink import greyscale_page
-from paperplay.resources import load_lines
 from paperplay.seeds import display_code
 from paperplay.sequence.rules import MINUS, PLUS, Board, Card, SequenceRules, standard_rules
 
 ACCENT = "#7a3e9d"
+CHIP_LABELS = {"red": N_("red: circles marked {letter}"), "blue": N_("blue: squares marked {letter}"),
+               "green": N_("green: triangles marked {letter}")}
+"""The chips' headings by colour (templates/sequence/game.json names the colours)."""
+SHOWN_NAMES = {"times-tables": N_("times-tables"), "add": N_("add"), "add-sub": N_("add-sub"),
+               "mul-div": N_("mul-div"), "mixed": N_("mixed")}
+"""Number sets and levels as printed (the options' values are the same in every language)."""
 
 
 def _star(cx: float, cy: float, outer: float, fill: str = "#f2c230") -> Polygon:
@@ -58,7 +64,7 @@ def underlines(text: Text) -> list[Item]:
     return items
 
 
-def board_drawing(board: Board, square: float, ink_saver: bool = False) -> tuple[Item, ...]:
+def board_drawing(board: Board, square: float, ink_saver: bool = False, t: Translator = ENGLISH) -> tuple[Item, ...]:
     """The board at a given square size, from (0, 0): numbers, free corners, row and column labels."""
     items: list[Item] = []
     size = len(board)
@@ -73,7 +79,8 @@ def board_drawing(board: Board, square: float, ink_saver: bool = False) -> tuple
             items.append(Rect(x, y, square, square, stroke=0.8, fill=shade, color=ACCENT))
             if value is None:
                 items.append(_star(x + square / 2, y + square / 2 - 1, square * 0.3, "#ffffff" if ink_saver else "#f2c230"))
-                items.append(Text(x + square / 2, y + square - 2, "FREE", size=square * 0.28, bold=True, align="center"))
+                items.append(Text(x + square / 2, y + square - 2, t.gettext("FREE"), size=square * 0.28, bold=True,
+                                  align="center"))
             else:
                 number = Text(x + square / 2, y + square / 2 + square * 0.16, str(value), size=square * 1.15,
                               bold=True, align="center")
@@ -81,28 +88,35 @@ def board_drawing(board: Board, square: float, ink_saver: bool = False) -> tuple
     return tuple(items)
 
 
-def _options_text(numbers_name: str, level: str) -> str:
-    return f"numbers {numbers_name} · level {level}"
+def _options_text(numbers_name: str, level: str, t: Translator = ENGLISH) -> str:
+    def shown(name: str) -> str:
+        return t.gettext(SHOWN_NAMES[name]) if name in SHOWN_NAMES else name
+
+    return t.gettext("numbers {numbers} · level {level}").format(numbers=shown(numbers_name), level=shown(level))
 
 
-def board_page(board: Board, code: str, numbers_name: str, level: str, paper: str, ink_saver: bool) -> Page:
+def board_page(board: Board, code: str, numbers_name: str, level: str, paper: str, ink_saver: bool,
+               t: Translator = ENGLISH) -> Page:
+    _ = t.gettext
     width, height = paper_size(paper)
     square = min((width - 2 * MARGIN - 5) / len(board), (height - 2 * MARGIN - 60) / len(board))
     left = (width - (square * len(board) + 5)) / 2
     items: list[Item] = [
-        Text(MARGIN, MARGIN + 9, "Sequence Numbers", size=22, bold=True, color=ACCENT),
-        Text(MARGIN, MARGIN + 15, f"Board · {_options_text(numbers_name, level)}", size=9),
-        Group(board_drawing(board, square, ink_saver), left, MARGIN + 20),
+        Text(MARGIN, MARGIN + 9, _("Sequence Numbers"), size=22, bold=True, color=ACCENT),
+        Text(MARGIN, MARGIN + 15, _("Board") + " · " + _options_text(numbers_name, level, t), size=9),
+        Group(board_drawing(board, square, ink_saver, t), left, MARGIN + 20),
     ]
     items += code_corner(width, height, qr_payload("sequence", code=code, numbers=numbers_name, level=level,
-                                                   page="board"), [f"Game {display_code(code)}", "board"])
+                                                   page="board"),
+                         [_("Game {code}").format(code=display_code(code)), _("board")])
     return Page(width, height, tuple(items), "player", "board")
 
 
 CARD_QR = 11.0
 
 
-def _card_front(card: Card, index: int, code: str, ink_saver: bool) -> tuple[Item, ...]:
+def _card_front(card: Card, index: int, code: str, ink_saver: bool, t: Translator = ENGLISH) -> tuple[Item, ...]:
+    _ = t.gettext
     w, h = CARD_W, CARD_H
     edge = "#ffffff" if ink_saver else "#efe6f5"
     items: list[Item] = [Rect(-2.5, -2.5, w + 5, h + 5, stroke=0, fill=edge)]  # bleed past the cut
@@ -110,15 +124,15 @@ def _card_front(card: Card, index: int, code: str, ink_saver: bool) -> tuple[Ite
     if card.kind == PLUS:
         items += [Rect(w / 2 - 14, h / 2 - 4, 28, 8, stroke=0, fill="#1f7a3f"),
                   Rect(w / 2 - 4, h / 2 - 14, 8, 28, stroke=0, fill="#1f7a3f"),
-                  Text(w / 2, 16, "PLUS", size=16, bold=True, align="center"),
-                  Text(w / 2, h - 27, "Place a chip on", size=8, align="center"),
-                  Text(w / 2, h - 22, "any open square", size=8, align="center")]
+                  Text(w / 2, 16, _("PLUS"), size=16, bold=True, align="center"),
+                  Text(w / 2, h - 27, _("Place a chip on"), size=8, align="center"),
+                  Text(w / 2, h - 22, _("any open square"), size=8, align="center")]
     elif card.kind == MINUS:
         items += [Rect(w / 2 - 14, h / 2 - 4, 28, 8, stroke=0, fill="#b02a2a"),
-                  Text(w / 2, 16, "MINUS", size=16, bold=True, align="center"),
-                  Text(w / 2, h - 32, "Remove an opponent's chip", size=7.5, align="center"),
-                  Text(w / 2, h - 27, "(not in a sequence).", size=7.5, align="center"),
-                  Text(w / 2, h - 22, "Your turn ends.", size=7.5, align="center")]
+                  Text(w / 2, 16, _("MINUS"), size=16, bold=True, align="center"),
+                  Text(w / 2, h - 32, _("Remove an opponent's chip"), size=7.5, align="center"),
+                  Text(w / 2, h - 27, _("(not in a sequence)."), size=7.5, align="center"),
+                  Text(w / 2, h - 22, _("Your turn ends."), size=7.5, align="center")]
     else:
         text = card.text.replace(" x ", " × ").replace(" / ", " ÷ ")
         size = 22 if len(text) <= 9 else 17 if len(text) <= 12 else 14
@@ -133,7 +147,7 @@ def _card_front(card: Card, index: int, code: str, ink_saver: bool) -> tuple[Ite
     return tuple(items)
 
 
-def _card_back(code: str, ink_saver: bool) -> tuple[Item, ...]:
+def _card_back(code: str, ink_saver: bool, t: Translator = ENGLISH) -> tuple[Item, ...]:
     w, h = CARD_W, CARD_H
     fill = "#ffffff" if ink_saver else ACCENT
     ink = ACCENT if ink_saver else "#ffffff"
@@ -142,11 +156,12 @@ def _card_back(code: str, ink_saver: bool) -> tuple[Item, ...]:
                          color="#dddddd" if ink_saver else "#9d6bbd") for k in range(0, 20))
     items.append(Group(stripes, clip=(-2.5, -2.5, w + 5, h + 5)))
     items += [Rect(8, h / 2 - 12, w - 16, 24, stroke=1, fill=fill, color=ink, radius=3),
-              Text(w / 2, h / 2 - 2, "SEQUENCE", size=12, bold=True, align="center", color=ink),
-              Text(w / 2, h / 2 + 6, "NUMBERS", size=12, bold=True, align="center", color=ink),
+              Text(w / 2, h / 2 - 2, t.gettext("SEQUENCE"), size=12, bold=True, align="center", color=ink),
+              Text(w / 2, h / 2 + 6, t.gettext("NUMBERS"), size=12, bold=True, align="center", color=ink),
               Rect(w / 2 - CARD_QR / 2 - 1.5, h - 9 - CARD_QR - 1.5, CARD_QR + 3, CARD_QR + 3, stroke=0, fill="#ffffff"),
               QR(w / 2 - CARD_QR / 2, h - 9 - CARD_QR, CARD_QR, qr_payload("sequence", code=code)),
-              Text(w / 2, h - 4.5, f"game {display_code(code)}", size=6, align="center", color=ink)]
+              Text(w / 2, h - 4.5, t.gettext("game {code}").format(code=display_code(code)), size=6, align="center",
+                   color=ink)]
     return tuple(items)
 
 
@@ -155,27 +170,29 @@ def card_order(deck: Sequence[Card]) -> list[Card]:
     return sorted(deck, key=lambda c: (c.kind != "equation", c.value if c.value is not None else 0, c.text))
 
 
-def card_fronts(deck: Sequence[Card], code: str, ink_saver: bool) -> list[tuple[Item, ...]]:
+def card_fronts(deck: Sequence[Card], code: str, ink_saver: bool, t: Translator = ENGLISH) -> list[tuple[Item, ...]]:
     """Every card's front in printing order (card #1 first)."""
-    return [_card_front(card, i, code, ink_saver) for i, card in enumerate(card_order(deck), start=1)]
+    return [_card_front(card, i, code, ink_saver, t) for i, card in enumerate(card_order(deck), start=1)]
 
 
 def card_pages(deck: Sequence[Card], code: str, paper: str, ink_saver: bool,
-               back_offset: tuple[float, float], spare: int = 0) -> list[Page]:
+               back_offset: tuple[float, float], spare: int = 0, t: Translator = ENGLISH) -> list[Page]:
     """The card sheets, fronts then mirrored backs; the last `spare` cards are left out (they go on
     the rules page, see rules_pages)."""
     width, height = paper_size(paper)
-    fronts = card_fronts(deck, code, ink_saver)
+    fronts = card_fronts(deck, code, ink_saver, t)
     fronts = fronts[:len(fronts) - spare]
+    _ = t.gettext
 
     def labels(number: int, is_back: bool) -> tuple[list[str], list[str]]:
-        side = "backs" if is_back else "fronts"
-        left = [f"Sequence Numbers cards {number + 1}: {side}"]
         if is_back:
-            left += ["", f"print on the back of the fronts {number + 1}, long-edge flip"]
-        return left, ["", "", f"Game {display_code(code)}"]
+            left = [_("Sequence Numbers cards {n}: backs").format(n=number + 1), "",
+                    _("print on the back of the fronts {n}, long-edge flip").format(n=number + 1)]
+        else:
+            left = [_("Sequence Numbers cards {n}: fronts").format(n=number + 1)]
+        return left, ["", "", _("Game {code}").format(code=display_code(code))]
 
-    sheets = card_sheets(fronts, [_card_back(code, ink_saver)] * len(fronts), width, height, labels, back_offset)
+    sheets = card_sheets(fronts, [_card_back(code, ink_saver, t)] * len(fronts), width, height, labels, back_offset)
     pages = []
     for number, (items, is_back) in enumerate(sheets):
         pages.append(Page(width, height, tuple(items), "player", f"cards {number // 2 + 1} "
@@ -201,66 +218,70 @@ def _chip(shape: str, letter: str, fill: str, cx: float, cy: float, ink_saver: b
                        color=ink if not ink_saver else "#000000")]
 
 
-def chips_page(code: str, paper: str, ink_saver: bool, rules: SequenceRules) -> Page:
+def chips_page(code: str, paper: str, ink_saver: bool, rules: SequenceRules, t: Translator = ENGLISH) -> Page:
+    _ = t.gettext
     width, height = paper_size(paper)
     cols = int((width - 2 * MARGIN) // PITCH)
-    items: list[Item] = [Text(MARGIN, MARGIN + 7, "Chips", size=18, bold=True, color=ACCENT),
-                         Text(MARGIN + 28, MARGIN + 7, "Cut out one set per team; each colour has its own shape "
-                              "and letter.", size=8)]
+    items: list[Item] = [Text(MARGIN, MARGIN + 7, _("Chips"), size=18, bold=True, color=ACCENT),
+                         Text(MARGIN + 28, MARGIN + 7, _("Cut out one set per team; each colour has its own shape "
+                              "and letter."), size=8)]
     top = MARGIN + 14
     for block, colour in enumerate(rules.colours):
         y0 = top + block * (4 * PITCH + 9)
-        items.append(Text(MARGIN, y0 + 4, f"{colour['name']}: {colour['shape']}s marked {colour['letter']}", size=8,
-                          bold=True))
+        label = CHIP_LABELS.get(colour["name"], colour["name"] + ": " + colour["shape"] + "s marked {letter}")
+        items.append(Text(MARGIN, y0 + 4, _(label).format(letter=colour["letter"]), size=8, bold=True))
         for i in range(4 * cols):
             r, c = divmod(i, cols)
             cx, cy = MARGIN + (c + 0.5) * PITCH, y0 + 7 + (r + 0.5) * PITCH
             items += _chip(colour["shape"], colour["letter"], colour["fill"], cx, cy, ink_saver)
     items += code_corner(width, height, qr_payload("sequence", code=code, page="chips"),
-                         [f"Game {display_code(code)}", "chips"])
+                         [_("Game {code}").format(code=display_code(code)), _("chips")])
     return Page(width, height, tuple(items), "player", "chips")
 
 
-def rules_page(code: str, paper: str) -> Page:
-    return rules_pages(code, paper)[0]
+def rules_page(code: str, paper: str, t: Translator = ENGLISH) -> Page:
+    return rules_pages(code, paper, t=t)[0]
 
 
-def spare_cards(count: int, paper: str) -> int:
+def spare_cards(count: int, paper: str, t: Translator = ENGLISH) -> int:
     """How many cards of a deck of count go on the rules page instead of a sheet of their own:
     the last sheet's cards when they are a single row and the rules page has room for it."""
     rest = count % 9
     if not 0 < rest <= 3:
         return 0
     width, height = paper_size(paper)
-    return rest if _spare_top() + CARD_H + 6.0 <= height - MARGIN / 2 else 0
+    return rest if _spare_top(t) + CARD_H + 6.0 <= height - MARGIN / 2 else 0
 
 
-def _spare_top() -> float:
+def _spare_top(t: Translator = ENGLISH) -> float:
     # Below the rules text and its calibration ruler (text_lines: one line every 6 mm from MARGIN + 10).
-    return MARGIN + 10 + 6 + len(load_lines("sequence/rules.txt")) * 6 + 14 + 14
+    return MARGIN + 10 + 6 + len(t.rules("sequence")) * 6 + 14 + 14
 
 
 def rules_pages(code: str, paper: str, cards: Sequence[tuple[Item, ...]] = (), back: tuple[Item, ...] = (),
-                back_offset: tuple[float, float] = (0.0, 0.0)) -> list[Page]:
+                back_offset: tuple[float, float] = (0.0, 0.0), t: Translator = ENGLISH) -> list[Page]:
     """The rules summary; with cards, they fill a row below it (so the deck's last few cards need
     no sheet of their own), and the page's back carries their backs, mirrored for long-edge duplex."""
+    _ = t.gettext
     width, height = paper_size(paper)
-    items = text_lines(load_lines("sequence/rules.txt"), ACCENT)
+    items = text_lines(t.rules("sequence"), ACCENT, t=t)
     items += code_corner(width, height, qr_payload("sequence", code=code, page="rules"),
-                         [f"Game {display_code(code)}", "rules"])
+                         [_("Game {code}").format(code=display_code(code)), _("rules")])
     if not cards:
         return [Page(width, height, tuple(items), "player", "rules")]
-    left, top = MARGIN + 2.0, _spare_top()
+    left, top = MARGIN + 2.0, _spare_top(t)
     xs = [left + i * CARD_W for i in range(len(cards) + 1)]
     ys = [top, top + CARD_H]
     groups: list[Item] = [Group(card, xs[i], top, tag="card") for i, card in enumerate(cards)]
-    items.append(Text(MARGIN, top - 8, "The last cards of the deck: cut them out too (their backs are on the "
-                      "back of this page, long-edge flip).", size=7, bold=True))
+    items.append(Text(MARGIN, top - 8, _("The last cards of the deck: cut them out too (their backs are on the "
+                                         "back of this page, long-edge flip)."), size=7, bold=True))
     marks = crop_marks(xs, ys, width, height, avoid=all_boxes(items), reach=8.0)
     backs: list[Item] = [Group(back, width - xs[i] - CARD_W + back_offset[0], top + back_offset[1], tag="back")
                          for i in range(len(cards))]
-    backs.append(Text(MARGIN, MARGIN + 6, "Back of the rules page: the backs of its cards (long-edge flip)", size=8))
-    backs.append(Text(width - MARGIN, MARGIN + 6, f"Game {display_code(code)}", size=8, align="right"))
+    backs.append(Text(MARGIN, MARGIN + 6, _("Back of the rules page: the backs of its cards (long-edge flip)"),
+                      size=8))
+    backs.append(Text(width - MARGIN, MARGIN + 6, _("Game {code}").format(code=display_code(code)), size=8,
+                      align="right"))
     return [Page(width, height, tuple(groups + grid_lines(xs, ys) + marks + items), "player", "rules"),
             Page(width, height, tuple(backs), "player", "rules backs")]
 
@@ -273,51 +294,59 @@ def deck_card_numbers(deck: Sequence[Card]) -> list[int]:
     return [numbers[card.text].pop(0) for card in deck]
 
 
-def organiser_page(seed: str, code: str, numbers_name: str, level: str, deck: Sequence[Card], paper: str) -> Page:
+def organiser_page(seed: str, code: str, numbers_name: str, level: str, deck: Sequence[Card], paper: str,
+                   t: Translator = ENGLISH) -> Page:
+    _ = t.gettext
     width, height = paper_size(paper)
     order = [f"#{n}" for n in deck_card_numbers(deck)]
     items: list[Item] = [
-        Text(MARGIN, MARGIN + 9, "Sequence Numbers · organiser", size=20, bold=True, color=ACCENT),
-        Text(MARGIN, MARGIN + 16, "For the organiser only: the seed rebuilds the board and the deck order.", size=9),
-        Text(MARGIN, MARGIN + 26, f"Seed {display_code(seed)}", size=16, bold=True),
-        Text(MARGIN, MARGIN + 33, f"Game code {display_code(code)} · {_options_text(numbers_name, level)}", size=10),
-        Text(MARGIN, MARGIN + 43, "To deal the seeded game, stack the cards in this order (top first), then deal one",
-             size=8),
-        Text(MARGIN, MARGIN + 47, "at a time in seating order. Card numbers (#) are printed on the cards.", size=8),
+        Text(MARGIN, MARGIN + 9, _("Sequence Numbers") + " · " + _("organiser"), size=20, bold=True, color=ACCENT),
+        Text(MARGIN, MARGIN + 16, _("For the organiser only: the seed rebuilds the board and the deck order."), size=9),
+        Text(MARGIN, MARGIN + 26, _("Seed {seed}").format(seed=display_code(seed)), size=16, bold=True),
+        Text(MARGIN, MARGIN + 33, _("Game code {code}").format(code=display_code(code)) + " · "
+             + _options_text(numbers_name, level, t), size=10),
+        Text(MARGIN, MARGIN + 43, _("To deal the seeded game, stack the cards in this order (top first), then deal "
+                                    "one"), size=8),
+        Text(MARGIN, MARGIN + 47, _("at a time in seating order. Card numbers (#) are printed on the cards."), size=8),
     ]
     per_row = 14
     for row in range(0, len(order), per_row):
         items.append(Text(MARGIN, MARGIN + 55 + (row // per_row) * 5, " ".join(f"{t:>4}" for t in order[row:row + per_row]),
                           size=8))
     items += code_corner(width, height, qr_payload("sequence", seed=seed, numbers=numbers_name, level=level),
-                         [f"Seed {display_code(seed)}", "organiser only"])
+                         [_("Seed {seed}").format(seed=display_code(seed)), _("organiser only")])
     return Page(width, height, tuple(items), "organiser", "organiser")
 
 
 def kit_document(seed: str, code: str, board: Board, deck: Sequence[Card], numbers_name: str, level: str,
                  paper: str = "a4", poster: bool = False, ink_saver: bool = False,
-                 back_offset: tuple[float, float] = (0.0, 0.0), rules: SequenceRules | None = None) -> Document:
+                 back_offset: tuple[float, float] = (0.0, 0.0), rules: SequenceRules | None = None,
+                 t: Translator = ENGLISH) -> Document:
     """The whole Sequence Numbers kit."""
     rules = rules or standard_rules()
+    _ = t.gettext
     width, height = paper_size(paper)
-    pages = [organiser_page(seed, code, numbers_name, level, deck, paper),
-             board_page(board, code, numbers_name, level, paper, ink_saver)]
+    pages = [organiser_page(seed, code, numbers_name, level, deck, paper, t),
+             board_page(board, code, numbers_name, level, paper, ink_saver, t)]
     if poster:
         # Twice the size of the one-page board, as large as fits on two by two pages.
         fit = min(2 * (width - 2 * MARGIN) - 8, 2 * (height - 2 * MARGIN - 12) - 8) - 5.5
         square = math.floor(fit / len(board) * 10) / 10
-        drawing = board_drawing(board, square, ink_saver)
+        drawing = board_drawing(board, square, ink_saver, t)
         total = 5 + square * len(board)
         for items, label in poster_pages(drawing, total, total, width, height,
-                                         payload=qr_payload("sequence", code=code, page="board")):
-            items += [Text(width - MARGIN, height - MARGIN + 2, f"Game {display_code(code)}", size=7, align="right")]
+                                         payload=qr_payload("sequence", code=code, page="board"), t=t):
+            items += [Text(width - MARGIN, height - MARGIN + 2, _("Game {code}").format(code=display_code(code)),
+                           size=7, align="right")]
             pages.append(Page(width, height, tuple(items), "player", f"poster {label}"))
-    spare = spare_cards(len(deck), paper)
-    pages += card_pages(deck, code, paper, ink_saver, back_offset, spare)
-    pages.append(chips_page(code, paper, ink_saver, rules))
-    pages += rules_pages(code, paper, card_fronts(deck, code, ink_saver)[len(deck) - spare:],
-                         _card_back(code, ink_saver), back_offset)
+    spare = spare_cards(len(deck), paper, t)
+    pages += card_pages(deck, code, paper, ink_saver, back_offset, spare, t)
+    pages.append(chips_page(code, paper, ink_saver, rules, t))
+    pages += rules_pages(code, paper, card_fronts(deck, code, ink_saver, t)[len(deck) - spare:],
+                         _card_back(code, ink_saver, t), back_offset, t)
     if ink_saver:
         pages = [greyscale_page(page) for page in pages]
-    return Document(title=f"Sequence Numbers kit, game {display_code(code)}", pages=tuple(pages),
-                    subject=f"Sequence Numbers, {_options_text(numbers_name, level)}, game code {display_code(code)}")
+    shown = display_code(code)
+    return Document(title=_("Sequence Numbers kit, game {code}").format(code=shown), pages=tuple(pages),
+                    subject=_("Sequence Numbers") + ", " + _options_text(numbers_name, level, t) + ", "
+                    + _("game code {code}").format(code=shown))

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from paperplay.errors import InputError, Verdict
+from paperplay.i18n import translator
 from paperplay.render.model import Document
 from paperplay.seeds import display_code, game_code
 from paperplay.streams import rules, sheet
@@ -67,7 +68,7 @@ def sheets(seed: str, options: dict[str, Any]) -> Document:
 
     count, names = players_and_names(options.get("players"), options.get("names"))
     return sheets_document(game_code("streams", seed), count, names, options.get("paper") or "a4",
-                           variant_rules(options.get("variant")))
+                           variant_rules(options.get("variant")), translator(options.get("lang")))
 
 
 def kit(seed: str, options: dict[str, Any]) -> Document:
@@ -76,7 +77,7 @@ def kit(seed: str, options: dict[str, Any]) -> Document:
     count, names = players_and_names(options.get("players"), options.get("names"), KIT_PLAYERS)
     variant = variant_rules(options.get("variant"))
     return kit_document(seed, game_code("streams", seed), rules.draw(seed, variant), count, names,
-                        options.get("paper") or "a4", variant)
+                        options.get("paper") or "a4", variant, translator(options.get("lang")))
 
 
 def verify(data: Any, source: str, folder: Path | None = None) -> Verdict:

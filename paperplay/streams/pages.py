@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from paperplay.i18n import ENGLISH, Translator
 from paperplay.render.model import Circle, Document, Item, Line, Page, Polygon, Rect, Text, UseForm, paper_size
 from paperplay.render.fit import all_boxes
 from paperplay.render.parts import MARGIN, calibration_ruler, code_corner, crop_marks, grid_lines, qr_payload
@@ -33,11 +34,11 @@ def _payload(rules: StreamsRules, **fields: str) -> str:
     return qr_payload("streams", **fields)
 
 
-def _variant_label(rules: StreamsRules) -> str:
-    return "" if rules.standard else f" · variant {rules.name}"
+def _variant_label(rules: StreamsRules, t: Translator = ENGLISH) -> str:
+    return "" if rules.standard else " · " + t.gettext("variant {name}").format(name=rules.name)
 
 
-def _locomotive(x: float, y: float, h: float) -> list[Item]:
+def _locomotive(x: float, y: float, h: float, t: Translator = ENGLISH) -> list[Item]:
     """A simple locomotive facing right, so the train runs left to right."""
     w = LOCO_WIDTH - 3
     base = y + h
@@ -48,22 +49,25 @@ def _locomotive(x: float, y: float, h: float) -> list[Item]:
         Rect(x + 19, y + 4, 4, 4, stroke=0.6, fill=ACCENT, color=ACCENT),
         Circle(x + 6, base + 2.5, 2.5, stroke=0.6, fill=ACCENT, color=ACCENT),
         Circle(x + 20, base + 2.5, 2.5, stroke=0.6, fill=ACCENT, color=ACCENT),
-        Text(x + w / 2 + 4, base - 4, "START", size=6, bold=True, align="center", color=ACCENT),
+        Text(x + w / 2 + 4, base - 4, t.gettext("START"), size=6, bold=True, align="center", color=ACCENT),
     ]
 
 
-def sheet_form(width: float, height: float, code: str, rules: StreamsRules) -> tuple[Item, ...]:
+def sheet_form(width: float, height: float, code: str, rules: StreamsRules,
+               t: Translator = ENGLISH) -> tuple[Item, ...]:
     """What every player's sheet of a game shares: drawn once per PDF and reused on every page."""
+    _ = t.gettext
     items: list[Item] = [
         Text(MARGIN, MARGIN + 10, "Streams", size=28, bold=True, color=ACCENT),
-        Text(MARGIN, MARGIN + 17, "Write each number as it is called in any empty box. Try to make long ascending series.",
+        Text(MARGIN, MARGIN + 17, _("Write each number as it is called in any empty box. Try to make long ascending "
+                                   "series."),
              size=9),
-        Text(MARGIN + 95, MARGIN + 10, "Player", size=11, bold=True),
+        Text(MARGIN + 95, MARGIN + 10, _("Player"), size=11, bold=True),
         Line(MARGIN + 110, MARGIN + 10.8, width - MARGIN - 70, MARGIN + 10.8, width=0.6),
     ]
     bw = _box_width(width, rules)
     left = MARGIN + LOCO_WIDTH
-    items += _locomotive(MARGIN, TRAIN_TOP, BOX_HEIGHT)
+    items += _locomotive(MARGIN, TRAIN_TOP, BOX_HEIGHT, t)
     for i in range(rules.boxes):
         x = left + i * bw
         items.append(Rect(x + 0.6, TRAIN_TOP, bw - 1.2, BOX_HEIGHT, stroke=1.0, fill="#ffffff", color=ACCENT, radius=1.2))
@@ -72,7 +76,7 @@ def sheet_form(width: float, height: float, code: str, rules: StreamsRules) -> t
 
     # Series points: one box per series (at most boxes // 2 series of 2 or more fit), and the total.
     row = TRAIN_TOP + BOX_HEIGHT + 18
-    items.append(Text(MARGIN, row - 2, "Series points", size=11, bold=True))
+    items.append(Text(MARGIN, row - 2, _("Series points"), size=11, bold=True))
     cell, gap = 14.0, 5.0
     count = rules.series_boxes
     room = (width - 2 * MARGIN - LOCO_WIDTH - 36) / count
@@ -86,15 +90,15 @@ def sheet_form(width: float, height: float, code: str, rules: StreamsRules) -> t
                           color="#777777"))
     total_x = MARGIN + LOCO_WIDTH + count * (cell + gap)
     items.append(Rect(total_x, row - 10, 34, 15, stroke=1.6, color=ACCENT))
-    items.append(Text(total_x + 1.5, row - 6.8, "TOTAL", size=6, bold=True, color=ACCENT))
+    items.append(Text(total_x + 1.5, row - 6.8, _("TOTAL"), size=6, bold=True, color=ACCENT))
 
     # Scoring table, straight from the rules data.
     top = row + 16
-    items.append(Text(MARGIN, top - 2, "Scoring table", size=11, bold=True))
+    items.append(Text(MARGIN, top - 2, _("Scoring table"), size=11, bold=True))
     label_w = 30.0
     col_w = (width - 2 * MARGIN - label_w) / rules.boxes
-    for r, (label, values) in enumerate((("Series length", range(1, rules.boxes + 1)),
-                                         ("Points", (rules.points[n] for n in range(1, rules.boxes + 1))))):
+    for r, (label, values) in enumerate(((_("Series length"), range(1, rules.boxes + 1)),
+                                         (_("Points"), (rules.points[n] for n in range(1, rules.boxes + 1))))):
         y = top + r * 7
         items.append(Rect(MARGIN, y, label_w, 7, stroke=0.5, fill="#eef3fa" if r == 0 else None))
         items.append(Text(MARGIN + 1.5, y + 5, label, size=8, bold=True))
@@ -104,57 +108,67 @@ def sheet_form(width: float, height: float, code: str, rules: StreamsRules) -> t
             items.append(Text(x + col_w / 2, y + 5, str(value), size=8, bold=r == 1, align="center"))
     notes = top + 20
     for i, line in enumerate((
-        "A series: boxes side by side, left to right, where no number is smaller than the one before it "
-        f"(equal numbers may stand together). A single number scores {rules.points[1]}.",
-        "The wild (*) stands for any one number and counts in one series only. "
-        "Mark your series with lines, write their points, add them up.",
+        _("A series: boxes side by side, left to right, where no number is smaller than the one before it "
+          "(equal numbers may stand together). A single number scores {points}.").format(points=rules.points[1]),
+        _("The wild (*) stands for any one number and counts in one series only. "
+          "Mark your series with lines, write their points, add them up."),
     )):
         items.append(Text(MARGIN, notes + i * 4.5, line, size=7.5, color="#333333"))
-    items.append(Text(MARGIN, height - MARGIN, f"paperplay · Streams score sheet{_variant_label(rules)}", size=7,
+    items.append(Text(MARGIN, height - MARGIN, "paperplay · " + _("Streams score sheet") + _variant_label(rules, t),
+                      size=7,
                       color="#777777"))
-    items.append(Text(width - MARGIN - 27, height - MARGIN - 15, f"Game {display_code(code)}", size=11, bold=True,
+    items.append(Text(width - MARGIN - 27, height - MARGIN - 15, _("Game {code}").format(code=display_code(code)),
+                      size=11, bold=True,
                       align="right"))
     return tuple(items)
 
 
 def sheet_pages(code: str, players: int, names: Sequence[str] = (), paper: str = "a4",
-                rules: StreamsRules | None = None) -> tuple[dict[str, tuple[Item, ...]], list[Page]]:
+                rules: StreamsRules | None = None,
+                t: Translator = ENGLISH) -> tuple[dict[str, tuple[Item, ...]], list[Page]]:
     """Returns the shared form and one page per player."""
     rules = rules or standard_rules()
     width, height = paper_size(paper, landscape=True)
-    forms = {SHEET_FORM: sheet_form(width, height, code, rules)}
+    forms = {SHEET_FORM: sheet_form(width, height, code, rules, t)}
     pages = []
     for n in range(1, players + 1):
         payload = _payload(rules, code=code, sheet=f"{n}/{players}")
         items: list[Item] = [UseForm(SHEET_FORM)]
         if n <= len(names) and names[n - 1]:
             items.append(Text(MARGIN + 112, MARGIN + 9.5, names[n - 1], size=16, bold=True))
-        items.append(Text(width - MARGIN - 27, height - MARGIN - 10, f"sheet {n} of {players}", size=9, align="right"))
+        items.append(Text(width - MARGIN - 27, height - MARGIN - 10,
+                          t.gettext("sheet {n} of {count}").format(n=n, count=players),
+                          size=9, align="right"))
         items += code_corner(width, height, payload, [])
         pages.append(Page(width, height, tuple(items), role="player", label=f"sheet {n}"))
     return forms, pages
 
 
 def sheets_document(code: str, players: int, names: Sequence[str] = (), paper: str = "a4",
-                    rules: StreamsRules | None = None) -> Document:
+                    rules: StreamsRules | None = None, t: Translator = ENGLISH) -> Document:
     """The score sheets for a game of the rules' variant (default: the standard game): one page per player."""
     rules = rules or standard_rules()
-    forms, pages = sheet_pages(code, players, names, paper, rules)
-    return Document(title=f"Streams score sheets, game {display_code(code)}", pages=tuple(pages), forms=forms,
-                    subject=f"Streams{_variant_label(rules)}, {players} players, game code {display_code(code)}")
+    forms, pages = sheet_pages(code, players, names, paper, rules, t)
+    shown = display_code(code)
+    return Document(title=t.gettext("Streams score sheets, game {code}").format(code=shown), pages=tuple(pages),
+                    forms=forms, subject=t.ngettext("Streams{variant}, {n} player, game code {code}",
+                                                     "Streams{variant}, {n} players, game code {code}", players).format(
+                        variant=_variant_label(rules, t), n=players, code=shown))
 
 
 def caller_page(seed: str, code: str, drawn: Sequence[Tile], paper: str = "a4",
-                rules: StreamsRules | None = None) -> Page:
+                rules: StreamsRules | None = None, t: Translator = ENGLISH) -> Page:
     """The caller's sheet: the seed and the draw in order, to call and tick off, with its QR code."""
     rules = rules or standard_rules()
+    _ = t.gettext
     width, height = paper_size(paper, landscape=True)
     items: list[Item] = [
-        Text(MARGIN, MARGIN + 10, f"Streams · caller's sheet{_variant_label(rules)}", size=24, bold=True, color=ACCENT),
-        Text(MARGIN, MARGIN + 18, "For the caller only: keep this page hidden until the game ends, "
-             "then reveal the seed so anyone can check the draw.", size=9),
-        Text(MARGIN, MARGIN + 27, f"Seed {display_code(seed)}", size=16, bold=True),
-        Text(MARGIN + 80, MARGIN + 27, f"Game code {display_code(code)}", size=12),
+        Text(MARGIN, MARGIN + 10, "Streams · " + _("caller's sheet") + _variant_label(rules, t), size=24, bold=True,
+             color=ACCENT),
+        Text(MARGIN, MARGIN + 18, _("For the caller only: keep this page hidden until the game ends, "
+                                    "then reveal the seed so anyone can check the draw."), size=9),
+        Text(MARGIN, MARGIN + 27, _("Seed {seed}").format(seed=display_code(seed)), size=16, bold=True),
+        Text(MARGIN + 80, MARGIN + 27, _("Game code {code}").format(code=display_code(code)), size=12),
     ]
     cols = max(10, -(-len(drawn) // 2))  # two rows
     size = 34 * min(1.0, 12 / cols)
@@ -165,15 +179,16 @@ def caller_page(seed: str, code: str, drawn: Sequence[Tile], paper: str = "a4",
         r, c = divmod(turn - 1, cols)
         x, y = MARGIN + c * cell_w, top + r * (cell_h + 6)
         items.append(Rect(x + 1, y, cell_w - 2, cell_h, stroke=0.8, color=ACCENT))
-        items.append(Text(x + 3, y + 5, f"turn {turn}", size=8, color="#555555"))
+        items.append(Text(x + 3, y + 5, _("turn {turn}").format(turn=turn), size=8, color="#555555"))
         items.append(Rect(x + cell_w - 7, y + 2, 4, 4, stroke=0.6))
         items.append(Text(x + cell_w / 2, y + 26, tile_text(tile), size=size, bold=True, align="center"))
     items.append(Text(MARGIN, top + 2 * (cell_h + 6) + 4,
-                      "Call each tile in turn and tick its box. paperplay call streams --seed SEED calls them on screen.",
+                      _("Call each tile in turn and tick its box. paperplay call streams --seed SEED calls them on "
+                        "screen."),
                       size=8, color="#555555"))
     draw_text = ",".join(tile_text(t) for t in drawn)
     items += code_corner(width, height, _payload(rules, seed=seed, draw=draw_text),
-                         [f"Seed {display_code(seed)}", "organiser only"])
+                         [_("Seed {seed}").format(seed=display_code(seed)), _("organiser only")])
     return Page(width, height, tuple(items), role="organiser", label="caller's sheet")
 
 
@@ -201,10 +216,11 @@ def _turned(tile: int) -> int | None:
     return None if turned.startswith("0") else int(turned)
 
 
-def tiles_page(code: str, paper: str = "a4", rules: StreamsRules | None = None) -> Page:
+def tiles_page(code: str, paper: str = "a4", rules: StreamsRules | None = None, t: Translator = ENGLISH) -> Page:
     """The tiles of the bag (40 in the standard game) to cut out, eight to a row, with shared cut
     lines, crop marks and the ruler; a bag of more than 56 tiles gets smaller tiles."""
     rules = rules or standard_rules()
+    _ = t.gettext
     width, height = paper_size(paper, landscape=True)
     cols = 8
     rows = -(-len(rules.bag) // cols)
@@ -228,26 +244,31 @@ def tiles_page(code: str, paper: str = "a4", rules: StreamsRules | None = None) 
     items += grid_lines(xs, ys)
     right = xs[-1] + 9  # the side panel starts beyond the crop marks
     panel: list[Item] = []
-    panel.append(Text(right, top + 9, "Streams tiles", size=16, bold=True, color=ACCENT))
-    panel.append(Text(right, top + 16, f"{len(rules.bag)} tiles for a bag{_variant_label(rules)}", size=9))
-    panel.append(Text(right, top + TILE + 8, "Cut along the grey lines;", size=8))
-    panel.append(Text(right, top + TILE + 12, "the marks outside show where.", size=8))
-    panel.append(Text(right, top + TILE + 16, "Put all tiles in a bag or bowl.", size=8))
-    panel += calibration_ruler(right, top + 2 * TILE + 7, narrow=width - right < 80)
+    panel.append(Text(right, top + 9, _("Streams tiles"), size=16, bold=True, color=ACCENT))
+    panel.append(Text(right, top + 16, t.ngettext("{n} tile for a bag", "{n} tiles for a bag", len(rules.bag)).format(
+        n=len(rules.bag)) + _variant_label(rules, t), size=9))
+    panel.append(Text(right, top + TILE + 8, _("Cut along the grey lines;"), size=8))
+    panel.append(Text(right, top + TILE + 12, _("the marks outside show where."), size=8))
+    panel.append(Text(right, top + TILE + 16, _("Put all tiles in a bag or bowl."), size=8))
+    panel += calibration_ruler(right, top + 2 * TILE + 7, narrow=width - right < 80, t=t,
+                               room=width - right - MARGIN)
     panel += code_corner(width, height, _payload(rules, code=code, page="tiles"),
-                         [f"Game {display_code(code)}", "tiles"])
+                         [_("Game {code}").format(code=display_code(code)), _("tiles")])
     # No mark runs into the side panel: they stop short of it and of the code corner.
     items += crop_marks(xs, ys, width, height, avoid=all_boxes(panel), reach=5.0)
     return Page(width, height, tuple(items + panel), role="player", label="tiles")
 
 
 def kit_document(seed: str, code: str, drawn: Sequence[Tile], players: int, names: Sequence[str] = (),
-                 paper: str = "a4", rules: StreamsRules | None = None) -> Document:
+                 paper: str = "a4", rules: StreamsRules | None = None, t: Translator = ENGLISH) -> Document:
     """The whole Streams kit of the rules' variant (default: the standard game): the caller's sheet,
     the tiles to cut out and the players' sheets. `drawn` is rules.draw(seed, rules)."""
     rules = rules or standard_rules()
-    forms, pages = sheet_pages(code, players, names, paper, rules)
-    all_pages = [caller_page(seed, code, drawn, paper, rules), tiles_page(code, paper, rules), *pages]
-    return Document(title=f"Streams kit, game {display_code(code)}", pages=tuple(all_pages), forms=forms,
-                    subject=f"Streams kit{_variant_label(rules)} for {players} players, "
-                            f"game code {display_code(code)}")
+    forms, pages = sheet_pages(code, players, names, paper, rules, t)
+    all_pages = [caller_page(seed, code, drawn, paper, rules, t), tiles_page(code, paper, rules, t), *pages]
+    shown = display_code(code)
+    return Document(title=t.gettext("Streams kit, game {code}").format(code=shown), pages=tuple(all_pages),
+                    forms=forms, subject=t.ngettext("Streams kit{variant} for {n} player, game code {code}",
+                                                     "Streams kit{variant} for {n} players, game code {code}",
+                                                     players).format(variant=_variant_label(rules, t), n=players,
+                                                                     code=shown))

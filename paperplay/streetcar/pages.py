@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from paperplay.i18n import ENGLISH, Translator
 from paperplay.render.fit import all_boxes
 from paperplay.render.pdf import text_width
 from paperplay.render.model import (
@@ -17,7 +18,6 @@ from paperplay.render.parts import (
     qr_payload, text_lines,
 )
 from paperplay.render.ink import greyscale_page
-from paperplay.resources import load_lines
 from paperplay.seeds import display_code
 from paperplay.streetcar.data import Board, Edge, LineStyle, TileKind, line_styles, route_cards, standard_board, tile_kinds
 from paperplay.streetcar.deal import Seat
@@ -172,18 +172,22 @@ def board_size(board: Board, s: float = SQUARE) -> tuple[float, float]:
     return board.cols * s + 2 * d, board.rows * s + 2 * d
 
 
-def _corner(code: str, page: str, width: float, height: float) -> list[Item]:
+def _corner(code: str, page: str, width: float, height: float, shown: str | None = None,
+            t: Translator = ENGLISH) -> list[Item]:
+    """The code corner; the QR payload names the page in English (page=...), `shown` is its printed name."""
     payload = qr_payload("streetcar", code=code, page=page.replace(" ", "-"))  # fields are split at spaces
-    return code_corner(width, height, payload, [f"Game {display_code(code)}", page])
+    return code_corner(width, height, payload, [t.gettext("Game {code}").format(code=display_code(code)),
+                                                page if shown is None else shown])
 
 
-def _line_card(line: int, board: Board, ink_saver: bool) -> tuple[Item, ...]:
+def _line_card(line: int, board: Board, ink_saver: bool, t: Translator = ENGLISH) -> tuple[Item, ...]:
     style = line_styles()[line]
     w, h = CARD_W, CARD_H
+    footer = t.gettext("Your terminals are marked on the map.")
     items: list[Item] = [Rect(-2.5, -2.5, w + 5, h + 5, stroke=0, fill=None if ink_saver else "#f7f2e6")]
     items += swatch(4, 4, w - 8, 18, style, ink_saver)
     items += [Rect(w / 2 - 16, 7, 32, 12, stroke=0.6, fill="#ffffff"),
-              Text(w / 2, 16, f"LINE {line}", size=13, bold=True, align="center")]
+              Text(w / 2, 16, t.gettext("LINE {line}").format(line=line), size=13, bold=True, align="center")]
     cell = 3.6
     left, top = (w - board.cols * cell) / 2, 30
     for r in range(board.rows):
@@ -204,53 +208,59 @@ def _line_card(line: int, board: Board, ink_saver: bool) -> tuple[Item, ...]:
         bx = box[0] + box[2] / 2 + (4 if t.side is Edge.E else -4 if t.side is Edge.W else 0)
         by = box[1] + box[3] / 2 + (4.5 if t.side is Edge.S else -3 if t.side is Edge.N else 1)
         items.append(Text(bx, by, str(t.number), size=6, bold=True, align="center"))
-    items.append(Text(w / 2, h - 5, "Your terminals are marked on the map.", size=6, align="center"))
+    items.append(Text(w / 2, h - 5, footer, size=6, align="center"))
     return tuple(items)
 
 
-def _route_card(card_set: int, number: int, ink_saver: bool) -> tuple[Item, ...]:
+def _route_card(card_set: int, number: int, ink_saver: bool, t: Translator = ENGLISH) -> tuple[Item, ...]:
     w, h = CARD_W, CARD_H
+    _ = t.gettext
     styles = line_styles()
     items: list[Item] = [Rect(-2.5, -2.5, w + 5, h + 5, stroke=0, fill=None if ink_saver else "#eef3f7"),
-                         Text(w / 2, 10, f"ROUTE CARD {number}", size=11, bold=True, align="center"),
-                         Text(w / 2, 15, f"{card_set} stops", size=8, align="center")]
+                         Text(w / 2, 10, _("ROUTE CARD {n}").format(n=number), size=11, bold=True, align="center"),
+                         Text(w / 2, 15, t.ngettext("{n} stop", "{n} stops", card_set).format(n=card_set), size=8,
+                              align="center")]
     for i, stops in enumerate(route_cards(card_set)[number - 1]):
         line = i + 1
         y = 19 + i * 10
         items += swatch(5, y, 9, 8, styles[line], ink_saver)
-        items.append(Text(17, y + 6, f"Line {line}", size=8, bold=True))
+        items.append(Text(17, y + 6, _("Line {line}").format(line=line), size=8, bold=True))
         items.append(Text(w - 5, y + 6.2, " - ".join(stops), size=11, bold=True, align="right"))
-    items.append(Text(w / 2, h - 4.5, "Stop at each location's stop sign.", size=6, align="center"))
+    items.append(Text(w / 2, h - 4.5, _("Stop at each location's stop sign."), size=6, align="center"))
     return tuple(items)
 
 
-def _back(label: str, sub: str, ink_saver: bool) -> tuple[Item, ...]:
+def _back(label: str, sub: str, ink_saver: bool, t: Translator = ENGLISH) -> tuple[Item, ...]:
     w, h = CARD_W, CARD_H
     fill = "#ffffff" if ink_saver else "#3b4a5a"
     ink = "#3b4a5a" if ink_saver else "#ffffff"
     return (Rect(-2.5, -2.5, w + 5, h + 5, stroke=0, fill=fill),
             Rect(6, 6, w - 12, h - 12, stroke=1, color=ink, radius=3),
-            Text(w / 2, h / 2 - 2, "STREETCAR", size=12, bold=True, align="center", color=ink),
+            Text(w / 2, h / 2 - 2, t.gettext("STREETCAR"), size=12, bold=True, align="center", color=ink),
             Text(w / 2, h / 2 + 8, label, size=14, bold=True, align="center", color=ink),
             Text(w / 2, h / 2 + 15, sub, size=9, align="center", color=ink))
 
 
-def card_pages(code: str, paper: str, ink_saver: bool, back_offset: tuple[float, float]) -> list[Page]:
+def card_pages(code: str, paper: str, ink_saver: bool, back_offset: tuple[float, float],
+               t: Translator = ENGLISH) -> list[Page]:
     width, height = paper_size(paper)
     board = standard_board()
-    fronts = [_line_card(line, board, ink_saver) for line in range(1, 7)]
-    backs = [_back("LINE", "", ink_saver)] * 6
+    _ = t.gettext
+    fronts = [_line_card(line, board, ink_saver, t) for line in range(1, 7)]
+    backs = [_back(_("LINE"), "", ink_saver, t)] * 6
     for card_set in (2, 3):
         for number in range(1, 7):
-            fronts.append(_route_card(card_set, number, ink_saver))
-            backs.append(_back("ROUTE", f"({card_set} stops)", ink_saver))
+            fronts.append(_route_card(card_set, number, ink_saver, t))
+            backs.append(_back(_("ROUTE"), "(" + t.ngettext("{n} stop", "{n} stops", card_set).format(n=card_set)
+                               + ")", ink_saver, t))
 
     def labels(number: int, is_back: bool) -> tuple[list[str], list[str]]:
-        side = "backs" if is_back else "fronts"
-        left = [f"Streetcar cards {number + 1}: {side}"]
         if is_back:
-            left += ["", f"print on the back of the fronts {number + 1}, long-edge flip"]
-        return left, ["", "", f"Game {display_code(code)}"]
+            left = [_("Streetcar cards {n}: backs").format(n=number + 1), "",
+                    _("print on the back of the fronts {n}, long-edge flip").format(n=number + 1)]
+        else:
+            left = [_("Streetcar cards {n}: fronts").format(n=number + 1)]
+        return left, ["", "", _("Game {code}").format(code=display_code(code))]
 
     pages = []
     payload = qr_payload("streetcar", code=code, page="cards")
@@ -285,7 +295,7 @@ def _tile_block(ids: Sequence[str], kinds: dict[str, TileKind], left: float, top
     return bleed + tiles, xs, ys, lines
 
 
-def tile_pages(code: str, paper: str, ink_saver: bool, players: int) -> list[Page]:
+def tile_pages(code: str, paper: str, ink_saver: bool, players: int, t: Translator = ENGLISH) -> list[Page]:
     """Tiles at the board's square size with shared cut lines: first the starting hands, one row
     per seat in play, then every other tile of the 126 (the bag), pages filled edge to edge."""
     width, height = paper_size(paper)
@@ -299,6 +309,7 @@ def tile_pages(code: str, paper: str, ink_saver: bool, players: int) -> list[Pag
     top = MARGIN + 14
     bottom = height - MARGIN - QR_SIZE - 1 - CROP_MIN - CROP_GAP  # the crop marks below stay clear of the QR code
     title_colour = "#000000" if ink_saver else ACCENT
+    _ = t.gettext
     pages: list[Page] = []
     first = True
     while first or rest:
@@ -308,19 +319,23 @@ def tile_pages(code: str, paper: str, ink_saver: bool, players: int) -> list[Pag
         blocks: list[tuple[list[float], list[float], list[Item]]] = []
         y = top
         if first:
-            texts.append(Text(MARGIN, MARGIN + 6, "Streetcar tiles: starting hands, then the bag", size=14, bold=True,
-                              color=title_colour))
-            texts.append(Text(MARGIN, MARGIN + 10.5, f"One row per seat ({players} players): 3 straights and 2 curves "
-                              "each. Every other tile goes into the bag.", size=7))
+            texts.append(Text(MARGIN, MARGIN + 6, _("Streetcar tiles: starting hands, then the bag"), size=14,
+                              bold=True, color=title_colour))
+            texts.append(Text(MARGIN, MARGIN + 10.5, t.ngettext(
+                "One row per seat ({n} player): 3 straights and 2 curves each. Every other tile goes into the bag.",
+                "One row per seat ({n} players): 3 straights and 2 curves each. Every other tile goes into the bag.",
+                players).format(n=players), size=7))
             block, xs, ys, lines = _tile_block([t for hand in hands for t in hand], kinds, left, y, 5, ink_saver)
             items += block
             cut += lines
             blocks.append((xs, ys, block))
             for seat in range(players):
-                texts.append(Text(xs[-1] + 5, ys[seat] + SQUARE / 2 + 1.5, f"< seat {seat + 1}", size=9, bold=True))
+                texts.append(Text(xs[-1] + 5, ys[seat] + SQUARE / 2 + 1.5, _("< seat {n}").format(n=seat + 1), size=9,
+                                  bold=True))
             y = ys[-1] + 2 * (CROP_GAP + CROP_MIN) + 2
         else:
-            texts.append(Text(MARGIN, MARGIN + 6, "Streetcar tiles: the bag", size=14, bold=True, color=title_colour))
+            texts.append(Text(MARGIN, MARGIN + 6, _("Streetcar tiles: the bag"), size=14, bold=True,
+                              color=title_colour))
         rows = int((bottom - y) // SQUARE)
         if rows > 0 and rest:
             take, rest = rest[:rows * cols], rest[rows * cols:]
@@ -328,7 +343,7 @@ def tile_pages(code: str, paper: str, ink_saver: bool, players: int) -> list[Pag
             items += block
             cut += lines
             blocks.append((xs, ys, block))
-        texts += _corner(code, "tiles", width, height)
+        texts += _corner(code, "tiles", width, height, _("tiles"), t)
         for xs, ys, block in blocks:
             others = [i for other in blocks if other[2] is not block for i in other[2]]
             cut += crop_marks(xs, ys, width, height, avoid=all_boxes(texts + others), reach=8.0)
@@ -337,19 +352,20 @@ def tile_pages(code: str, paper: str, ink_saver: bool, players: int) -> list[Pag
     return pages
 
 
-def board_pages(code: str, paper: str, ink_saver: bool) -> list[Page]:
+def board_pages(code: str, paper: str, ink_saver: bool, t: Translator = ENGLISH) -> list[Page]:
     """The board whole on A3; on A4 or Letter in two landscape sheets, each half the board, the top
     one with a glue strip that the trimmed bottom one covers."""
     board = standard_board()
     drawing = board_drawing(board, SQUARE, ink_saver)
     total_w, total_h = board_size(board)
     title = "#000000" if ink_saver else ACCENT
+    _ = t.gettext
     if paper == "a3":
         width, height = paper_size(paper)
         left, top = (width - total_w) / 2, MARGIN + 14
-        items: list[Item] = [Text(MARGIN, MARGIN + 8, "Streetcar board", size=16, bold=True, color=title),
+        items: list[Item] = [Text(MARGIN, MARGIN + 8, _("Streetcar board"), size=16, bold=True, color=title),
                              Group(drawing, left, top, tag="board")]
-        items += _corner(code, "board", width, height)
+        items += _corner(code, "board", width, height, _("board"), t)
         return [Page(width, height, tuple(items), "player", "board")]
     width, height = paper_size(paper, landscape=True)
     overlap = 8.0
@@ -365,27 +381,29 @@ def board_pages(code: str, paper: str, ink_saver: bool) -> list[Page]:
         seam_y = seam + dy
         if part == 1:
             items.append(Rect(left, seam_y, total_w, overlap, stroke=0, fill="#e6e6e6"))
-            items.append(Text(width / 2, seam_y + 5, "glue strip: sheet 2 covers it", size=7, align="center",
+            items.append(Text(width / 2, seam_y + 5, _("glue strip: sheet 2 covers it"), size=7, align="center",
                               color="#555555"))
             # Triangles pointing down at the seam, matched by sheet 2's pointing up: they meet after gluing.
             items += [Polygon(((x - 2.5, seam_y - 4), (x + 2.5, seam_y - 4), (x, seam_y)), stroke=0, fill=red)
                       for x in marks_x]
-            heading = f"Streetcar board, sheet 1 of 2: rows 0-{seam_row - 1} and a glue strip"
-            notes = ["Assembly: trim sheet 2 along its dashed top edge, lay it over the grey glue strip of this sheet "
-                     "so the red", "triangles meet point to point and the grid lines run on, then glue or tape "
-                     "from behind."]
+            heading = _("Streetcar board, sheet 1 of 2: rows 0-{last} and a glue strip").format(last=seam_row - 1)
+            notes = [_("Assembly: trim sheet 2 along its dashed top edge, lay it over the grey glue strip of this "
+                       "sheet so the red"), _("triangles meet point to point and the grid lines run on, then glue or "
+                                              "tape from behind.")]
         else:
             items.append(Line(MARGIN / 2, seam_y, width - MARGIN / 2, seam_y, width=0.5, dash=(3, 2)))
             items += [Polygon(((x - 2.5, seam_y + 4), (x + 2.5, seam_y + 4), (x, seam_y)), stroke=0, fill=red)
                       for x in marks_x]
-            heading = f"Streetcar board, sheet 2 of 2: rows {seam_row}-{board.rows - 1}"
-            notes = ["Trim this sheet along the dashed line above the board (its top edge), then lay it over sheet 1's "
-                     "glue strip", "so the red triangles meet point to point."]
+            heading = _("Streetcar board, sheet 2 of 2: rows {first}-{last}").format(first=seam_row,
+                                                                                    last=board.rows - 1)
+            notes = [_("Trim this sheet along the dashed line above the board (its top edge), then lay it over sheet "
+                       "1's glue strip"), _("so the red triangles meet point to point.")]
         items.insert(0, Text(MARGIN, MARGIN + 4, heading, size=11, bold=True, color=title))
         note_y = top + (y1 - y0) + 6
         items += [Text(MARGIN, note_y + i * 4, line, size=7.5) for i, line in enumerate(notes)]
         items += code_corner(width, height, qr_payload("streetcar", code=code, page="board", part=f"{part}"),
-                             [f"Game {display_code(code)}", f"board {part} of 2"])
+                             [_("Game {code}").format(code=display_code(code)),
+                              _("board {part} of 2").format(part=part)])
         pages.append(Page(width, height, tuple(items), "player", f"board {part} of 2"))
     return pages
 
@@ -402,46 +420,47 @@ TOKEN = 18.0
 """Stop signs, streetcars and the speed marker: tokens of this size in mm (they fit a board square)."""
 
 
-def _stop_token(ink_saver: bool) -> tuple[Item, ...]:
+def _stop_token(ink_saver: bool, t: Translator = ENGLISH) -> tuple[Item, ...]:
     c = TOKEN / 2
     sign = _octagon(c, c, TOKEN * 0.42)
     if ink_saver:
         sign = Polygon(sign.points, stroke=1.2, fill=None, color="#000000")
-    return (sign, Text(c, c + 1.5, "STOP", size=8, bold=True, align="center",
+    return (sign, Text(c, c + 1.5, t.gettext("STOP"), size=8, bold=True, align="center",
                        color="#000000" if ink_saver else "#ffffff"))
 
 
-def _car_token(line: int, ink_saver: bool) -> tuple[Item, ...]:
+def _car_token(line: int, ink_saver: bool, t: Translator = ENGLISH) -> tuple[Item, ...]:
     """A streetcar of a line: the line's colour and pattern all over, and its number in a white disc."""
     style = line_styles()[line]
     c = TOKEN / 2
     body = swatch(0, 0, TOKEN, TOKEN, style, ink_saver)
     return (*body, Circle(c, c, 5.6, stroke=0.8, fill="#ffffff"),
             Text(c, c + 2.2, str(line), size=16, bold=True, align="center"),
-            Text(c, TOKEN - 1.3, "CAR", size=4.5, bold=True, align="center", color="#000000"))
+            Text(c, TOKEN - 1.3, t.gettext("CAR"), size=4.5, bold=True, align="center", color="#000000"))
 
 
-def _speed_marker() -> tuple[Item, ...]:
+def _speed_marker(t: Translator = ENGLISH) -> tuple[Item, ...]:
     """An arrow that lies under the speed track's number, pointing at it, so the number stays readable."""
     c = TOKEN / 2
     return (Polygon(((c, 2.0), (c + 6, 8.5), (c + 2.5, 8.5), (c + 2.5, 13), (c - 2.5, 13), (c - 2.5, 8.5),
                      (c - 6, 8.5)), stroke=0.8, fill="#ffffff"),
-            Text(c, 16.3, "SPEED", size=6, bold=True, align="center"))
+            Text(c, 16.3, t.gettext("SPEED"), size=6, bold=True, align="center"))
 
 
-def extras_page(code: str, paper: str, ink_saver: bool) -> Page:
+def extras_page(code: str, paper: str, ink_saver: bool, t: Translator = ENGLISH) -> Page:
     """The tokens (13 stop signs, the six streetcars, the speed marker) and the speed track."""
     width, height = paper_size(paper)
-    items: list[Item] = [Text(MARGIN, MARGIN + 8, "Stop signs, streetcars and speed track", size=16, bold=True,
+    _ = t.gettext
+    items: list[Item] = [Text(MARGIN, MARGIN + 8, _("Stop signs, streetcars and speed track"), size=16, bold=True,
                               color="#000000" if ink_saver else ACCENT),
-                         Text(MARGIN, MARGIN + 15, "Cut out the tokens along the grey lines: 13 stop signs (12 for "
-                              "the locations, 1 spare), one streetcar per line", size=8),
-                         Text(MARGIN, MARGIN + 19, "(its colour, pattern and number) and the speed marker.", size=8)]
+                         Text(MARGIN, MARGIN + 15, _("Cut out the tokens along the grey lines: 13 stop signs (12 for "
+                              "the locations, 1 spare), one streetcar per line"), size=8),
+                         Text(MARGIN, MARGIN + 19, _("(its colour, pattern and number) and the speed marker."), size=8)]
     cols = 10
     left, top = (width - cols * TOKEN) / 2, MARGIN + 28
-    tokens: list[tuple[str, tuple[Item, ...]]] = [("stop", _stop_token(ink_saver))] * 13
-    tokens += [(f"car-{line}", _car_token(line, ink_saver)) for line in range(1, 7)]
-    tokens.append(("speed", _speed_marker()))
+    tokens: list[tuple[str, tuple[Item, ...]]] = [("stop", _stop_token(ink_saver, t))] * 13
+    tokens += [(f"car-{line}", _car_token(line, ink_saver, t)) for line in range(1, 7)]
+    tokens.append(("speed", _speed_marker(t)))
     for i, (tag, drawing) in enumerate(tokens):
         r, c = divmod(i, cols)
         items.append(Group(drawing, left + c * TOKEN, top + r * TOKEN, tag=f"token:{tag}"))
@@ -449,9 +468,9 @@ def extras_page(code: str, paper: str, ink_saver: bool) -> Page:
     ys = [top + r * TOKEN for r in range(3)]
     grid = grid_lines(xs, ys, color="#9a9a9a")
     track = ys[-1] + 22
-    notes = [Text(MARGIN, track - 8, "Speed track: lay the speed marker in the lane under the number of spaces "
-                  "the last streetcar move went.", size=8),
-             Text(MARGIN, track - 4, "The next move may go one more (the first move of the game: 1).", size=8)]
+    notes = [Text(MARGIN, track - 8, _("Speed track: lay the speed marker in the lane under the number of spaces "
+                                       "the last streetcar move went."), size=8),
+             Text(MARGIN, track - 4, _("The next move may go one more (the first move of the game: 1)."), size=8)]
     items += notes
     box = 11.0
     track_left = (width - 17 * box) / 2
@@ -460,46 +479,52 @@ def extras_page(code: str, paper: str, ink_saver: bool) -> Page:
         items.append(Rect(x, track, box, box, stroke=0.6, fill=None if ink_saver or n % 2 else "#f3ecd9"))
         items.append(Text(x + box / 2, track + box / 2 + 1.8, str(n), size=10, bold=True, align="center"))
         items.append(Rect(x, track + box, box, 9, stroke=0.3, color="#9a9a9a"))
-    items.append(Text(track_left, track + box + 13, "marker lane: the arrow points at the number", size=6,
+    items.append(Text(track_left, track + box + 13, _("marker lane: the arrow points at the number"), size=6,
                       color="#555555"))
-    items += calibration_ruler(MARGIN, track + 36)
-    items += _corner(code, "extras", width, height)
+    items += calibration_ruler(MARGIN, track + 36, t=t)
+    items += _corner(code, "extras", width, height, _("extras"), t)
     marks = crop_marks(xs, ys, width, height, avoid=all_boxes(i for i in items if not isinstance(i, Group)))
     return Page(width, height, tuple(items + grid + marks), "player", "tokens")
 
 
-def rules_page(code: str, paper: str) -> Page:
+def rules_page(code: str, paper: str, t: Translator = ENGLISH) -> Page:
     width, height = paper_size(paper)
-    items = text_lines(load_lines("streetcar/rules.txt"), ACCENT)
-    items += _corner(code, "rules", width, height)
+    items = text_lines(t.rules("streetcar"), ACCENT, t=t)
+    items += _corner(code, "rules", width, height, t.gettext("rules"), t)
     return Page(width, height, tuple(items), "player", "rules")
 
 
 def deal_pages(seed: str, code: str, seats: Sequence[Seat], card_set: int, paper: str,
-               ink_saver: bool) -> list[Page]:
+               ink_saver: bool, t: Translator = ENGLISH) -> list[Page]:
     """The organiser's deal master (seed, QR) and the seat slips, each showing only its own seat."""
     width, height = paper_size(paper)
     styles = line_styles()
+    _ = t.gettext
+    stops_text = t.ngettext("{n} stop", "{n} stops", card_set).format(n=card_set)
     master: list[Item] = [
-        Text(MARGIN, MARGIN + 9, "Streetcar · deal master", size=20, bold=True, color=ACCENT),
-        Text(MARGIN, MARGIN + 16, "For the organiser only: the seed deals every seat's cards and orders the bag.",
+        Text(MARGIN, MARGIN + 9, _("Streetcar · deal master"), size=20, bold=True, color=ACCENT),
+        Text(MARGIN, MARGIN + 16, _("For the organiser only: the seed deals every seat's cards and orders the bag."),
              size=9),
-        Text(MARGIN, MARGIN + 26, f"Seed {display_code(seed)}", size=16, bold=True),
-        Text(MARGIN, MARGIN + 33, f"Game code {display_code(code)} · {len(seats)} players · {card_set}-stop route cards",
-             size=10),
+        Text(MARGIN, MARGIN + 26, _("Seed {seed}").format(seed=display_code(seed)), size=16, bold=True),
+        Text(MARGIN, MARGIN + 33, _("Game code {code}").format(code=display_code(code)) + " · "
+             + t.ngettext("{n} player", "{n} players", len(seats)).format(n=len(seats)) + " · "
+             + _("{n}-stop route cards").format(n=card_set), size=10),
     ]
     for i, seat in enumerate(seats):
         y = MARGIN + 44 + i * 11
         master += swatch(MARGIN, y, 9, 8, styles[seat.line], ink_saver)
-        master.append(Text(MARGIN + 12, y + 6, f"Seat {seat.seat}: line {seat.line}, route card {seat.route_card} "
-                           f"({card_set} stops): {' - '.join(seat.stops)}", size=10))
+        master.append(Text(MARGIN + 12, y + 6, _("Seat {seat}: line {line}, route card {card} ({stops}): "
+                                                 "{route}").format(seat=seat.seat, line=seat.line, card=seat.route_card,
+                                                                   stops=stops_text, route=" - ".join(seat.stops)),
+                           size=10))
     master += code_corner(width, height, qr_payload("streetcar", seed=seed, players=str(len(seats)),
-                                                    set=str(card_set)), [f"Seed {display_code(seed)}", "organiser only"])
+                                                    set=str(card_set)),
+                          [_("Seed {seed}").format(seed=display_code(seed)), _("organiser only")])
     # Three panels: the seat (stays in view), the deal, and a blank flap folded over the deal to hide it.
-    slips: list[Item] = [Text(MARGIN, MARGIN + 6, "Deal slips: cut apart along the dashed lines, fold each slip's "
-                              "blank flap over its middle panel,", size=9, bold=True),
-                         Text(MARGIN, MARGIN + 10.5, "so the seat shows and the deal stays hidden; hand each slip "
-                              "to its seat.", size=9, bold=True)]
+    slips: list[Item] = [Text(MARGIN, MARGIN + 6, _("Deal slips: cut apart along the dashed lines, fold each slip's "
+                                                    "blank flap over its middle panel,"), size=9, bold=True),
+                         Text(MARGIN, MARGIN + 10.5, _("so the seat shows and the deal stays hidden; hand each slip "
+                                                       "to its seat."), size=9, bold=True)]
     slip_h = 34.0
     seat_w = 42.0
     deal_w = (width - 2 * MARGIN - seat_w) / 2
@@ -507,39 +532,52 @@ def deal_pages(seed: str, code: str, seats: Sequence[Seat], card_set: int, paper
     for i, seat in enumerate(seats):
         y = MARGIN + 15 + i * slip_h
         slips.append(Line(MARGIN, y, width - MARGIN, y, width=0.5, dash=(3, 2)))
-        slips.append(Text(MARGIN + 4, y + 12, f"Seat {seat.seat}", size=16, bold=True))
-        slips.append(Text(MARGIN + 4, y + 19, "open only your own slip", size=7))
+        slips.append(Text(MARGIN + 4, y + 12, _("Seat {seat}").format(seat=seat.seat), size=16, bold=True))
+        slips.append(Text(MARGIN + 4, y + 19, _("open only your own slip"), size=7))
         for x in (fold1, fold2):
             slips.append(Line(x, y + 2, x, y + slip_h - 2, width=0.4, dash=(1, 1.5)))
         slips += swatch(fold1 + 4, y + 4, 12, slip_h - 8, styles[seat.line], ink_saver)
-        slips.append(Text(fold1 + 20, y + 10, f"Line {seat.line}", size=14, bold=True))
-        slips.append(Text(fold1 + 20, y + 17, f"Route card {seat.route_card} ({card_set} stops)", size=9))
-        slips.append(Text(fold1 + 20, y + 26, "Stops: " + " - ".join(seat.stops), size=13, bold=True))
-        slips.append(Text(fold2 + deal_w / 2, y + slip_h / 2 - 1, "blank flap: fold it over", size=7, align="center",
-                          color="#888888"))
-        slips.append(Text(fold2 + deal_w / 2, y + slip_h / 2 + 3, "the middle panel along the dots", size=7,
+        slips.append(Text(fold1 + 20, y + 10, _("Line {line}").format(line=seat.line), size=14, bold=True))
+        slips.append(Text(fold1 + 20, y + 17, _("Route card {card} ({stops})").format(card=seat.route_card,
+                                                                                     stops=stops_text), size=9))
+        slips.append(Text(fold1 + 20, y + 26, _("Stops: {route}").format(route=" - ".join(seat.stops)), size=13,
+                          bold=True))
+        slips.append(Text(fold2 + deal_w / 2, y + slip_h / 2 - 1, _("blank flap: fold it over"), size=7,
+                          align="center", color="#888888"))
+        slips.append(Text(fold2 + deal_w / 2, y + slip_h / 2 + 3, _("the middle panel along the dots"), size=7,
                           align="center", color="#888888"))
     end = MARGIN + 15 + len(seats) * slip_h
     slips.append(Line(MARGIN, end, width - MARGIN, end, width=0.5, dash=(3, 2)))
-    slips += _corner(code, "deal slips", width, height)
+    slips += _corner(code, "deal slips", width, height, _("deal slips"), t)
     return [Page(width, height, tuple(master), "organiser", "deal master"),
             Page(width, height, tuple(slips), "player", "deal slips")]
 
 
 def kit_document(seed: str, code: str, seats: Sequence[Seat], card_set: int, paper: str = "a4",
-                 ink_saver: bool = False, back_offset: tuple[float, float] = (0.0, 0.0)) -> Document:
+                 ink_saver: bool = False, back_offset: tuple[float, float] = (0.0, 0.0),
+                 t: Translator = ENGLISH) -> Document:
     """The whole Streetcar kit."""
     card_paper = "a4" if paper == "a3" else paper  # cards and tiles print on A4 even with an A3 board
-    pages = deal_pages(seed, code, seats, card_set, card_paper, ink_saver)
-    pages += board_pages(code, paper, ink_saver)
-    pages += card_pages(code, card_paper, ink_saver, back_offset)
-    pages += tile_pages(code, card_paper, ink_saver, len(seats))
-    pages.append(extras_page(code, card_paper, ink_saver))
-    pages.append(rules_page(code, card_paper))
+    pages = deal_pages(seed, code, seats, card_set, card_paper, ink_saver, t)
+    pages += board_pages(code, paper, ink_saver, t)
+    pages += card_pages(code, card_paper, ink_saver, back_offset, t)
+    pages += tile_pages(code, card_paper, ink_saver, len(seats), t)
+    pages.append(extras_page(code, card_paper, ink_saver, t))
+    pages.append(rules_page(code, card_paper, t))
     if ink_saver:
         pages = [greyscale_page(page) for page in pages]
-    return Document(title=f"Streetcar kit, game {display_code(code)}", pages=tuple(pages),
-                    subject=f"Streetcar (Linie 1), {len(seats)} players, game code {display_code(code)}")
+    shown = display_code(code)
+    return Document(title=t.gettext("Streetcar kit, game {code}").format(code=shown), pages=tuple(pages),
+                    subject=t.ngettext("Streetcar (Linie 1), {n} player, game code {code}",
+                                       "Streetcar (Linie 1), {n} players, game code {code}",
+                                       len(seats)).format(n=len(seats), code=shown))
+
+
+def route_title(name: str, line: int, length: int | None, t: Translator = ENGLISH) -> str:
+    """The heading of a route drawing: the board file, the line, and whether its route is complete."""
+    status = (t.gettext("NOT complete") if length is None
+              else t.ngettext("complete, {n} space", "complete, {n} spaces", length).format(n=length))
+    return t.gettext("{name}: line {line}, {status}").format(name=name, line=line, status=status)
 
 
 def _terminal_label_point(board: Board, t: object, s: float) -> tuple[float, float]:
@@ -557,7 +595,7 @@ def _terminal_label_point(board: Board, t: object, s: float) -> tuple[float, flo
 
 def state_document(board: Board, tiles: Sequence[tuple[tuple[int, int], TileKind, int]],
                    stop_signs: dict[str, tuple[int, int]], route: Sequence[object] = (),
-                   title: str = "Streetcar board") -> Document:
+                   title: str = "Streetcar board", t: Translator = ENGLISH) -> Document:
     """A board as it lies, on one page: its tiles, stop signs and (optionally) a route in order.
 
     route holds squares (row, column) or the route search's steps (a square with the stops made
@@ -565,6 +603,7 @@ def state_document(board: Board, tiles: Sequence[tuple[tuple[int, int], TileKind
     the track stays visible (or on the terminal's bar), and every stop is named where it is made.
     """
     s = 14.0
+    _ = t.gettext
     w, h = board_size(board, s)
     ox = oy = board_origin(s)
     items: list[Item] = [Text(MARGIN, MARGIN + 6, title, size=12, bold=True, color=ACCENT)]
@@ -587,9 +626,10 @@ def state_document(board: Board, tiles: Sequence[tuple[tuple[int, int], TileKind
         visits.setdefault(key, []).append(str(i))
         stops = tuple(getattr(step, "stops", ()))
         if terminal is not None:
-            spaces.append(f"{i} terminal {terminal.line}.{terminal.number}")
+            spaces.append(f"{i} " + _("terminal {line}.{number}").format(line=terminal.line, number=terminal.number))
         else:
-            spaces.append(f"{i} [{square[0]},{square[1]}]" + "".join(f" stop {x}" for x in stops))
+            spaces.append(f"{i} [{square[0]},{square[1]}]" + "".join(" " + _("stop {letter}").format(letter=x)
+                                                                      for x in stops))
             if stops:
                 stops_at.setdefault(square, []).extend(stops)
     for key, numbers in visits.items():  # a square the route passes twice shows both numbers
@@ -604,7 +644,7 @@ def state_document(board: Board, tiles: Sequence[tuple[tuple[int, int], TileKind
         drawn.append(Rect(x, y, tw + 1, 2.8, stroke=0.3, fill="#ffe066"))
         drawn.append(Text(x + 0.5, y + 2.1, label, size=5, bold=True))
     for (r, c), stops in stops_at.items():
-        label = "stop " + ", ".join(stops)
+        label = _("stop {letter}").format(letter=", ".join(stops))
         tw = text_width(label, 5, True)
         x, y = ox + c * s + 0.4, oy + (r + 1) * s - 3.2  # the bottom-left corner
         drawn.append(Rect(x, y, tw + 1, 2.8, stroke=0.3, fill="#ffffff", color="#c62828"))
@@ -613,7 +653,9 @@ def state_document(board: Board, tiles: Sequence[tuple[tuple[int, int], TileKind
     items.append(Group(tuple(drawn), dx=MARGIN, dy=MARGIN + 10))
     if spaces:
         top = MARGIN + 10 + h + 8
-        items.append(Text(MARGIN, top, f"The route, space by space ({len(spaces)} spaces):", size=8, bold=True))
+        items.append(Text(MARGIN, top, t.ngettext("The route, space by space ({n} space):",
+                                                  "The route, space by space ({n} spaces):", len(spaces)).format(
+            n=len(spaces)), size=8, bold=True))
         line: list[str] = []
         row = 0
         for space in spaces:

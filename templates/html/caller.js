@@ -7,6 +7,8 @@
   var SVG = document.querySelector("svg").namespaceURI;  // no URL in the page, not even a namespace
   var state = {turn: 0, grid: false, speak: false};
   var el = function (id) { return document.getElementById(id); };
+  var T = data.text || {};  // the page's language: its words come with the data, English when absent
+  var tr = function (key, english) { return T[key] || english; };
 
   function load() {
     try {
@@ -45,23 +47,23 @@
   function say(tile) {
     if (!state.speak || !("speechSynthesis" in window)) { return; }
     window.speechSynthesis.cancel();
-    var words = new window.SpeechSynthesisUtterance(tile === "*" ? "wild" : String(tile));
-    words.lang = "en";
+    var words = new window.SpeechSynthesisUtterance(tile === "*" ? tr("wild", "wild") : String(tile));
+    words.lang = data.lang || "en";
     window.speechSynthesis.speak(words);
   }
 
   function render(fresh) {
     var turn = state.turn;
-    el("turn").textContent = "turn " + turn + "/" + total;
+    el("turn").textContent = tr("turn", "turn {turn}/{total}").replace("{turn}", turn).replace("{total}", total);
     var tile = el("tile");
     if (turn === 0) {
       tile.textContent = "";
       tile.removeAttribute("data-v");
-      el("note").textContent = "Press Space, or tap the right half of the screen, for the first tile.";
+      el("note").textContent = tr("first", "Press Space, or tap the right half of the screen, for the first tile.");
     } else {
       fill(tile, draw[turn - 1]);
-      el("note").textContent = turn === total ? "That was the last tile. Time to score the sheets."
-        : draw[turn - 1] === "*" ? "The wild: write it in any box; it counts as any number." : "";
+      el("note").textContent = turn === total ? tr("last", "That was the last tile. Time to score the sheets.")
+        : draw[turn - 1] === "*" ? tr("wild_note", "The wild: write it in any box; it counts as any number.") : "";
     }
     if (fresh) {
       tile.classList.remove("new");
@@ -83,7 +85,7 @@
       cells[c].classList.toggle("out", n > 0);
       cells[c].classList.toggle("twice", n > 1);
     }
-    el("called-title").textContent = state.grid ? "Out of the bag, sorted" : "Called so far";
+    el("called-title").textContent = state.grid ? tr("sorted", "Out of the bag, sorted") : tr("called", "Called so far");
     el("order").hidden = state.grid;
     el("grid").hidden = !state.grid;
     el("b-list").setAttribute("aria-pressed", String(state.grid));
@@ -111,7 +113,7 @@
   }
 
   function restart() {
-    if (state.turn > 0 && window.confirm("Start the game again from turn 0?")) {
+    if (state.turn > 0 && window.confirm(tr("restart", "Start the game again from turn 0?"))) {
       state.turn = 0;
       render(false);
     }

@@ -361,9 +361,11 @@ def test_ctrl_c_while_starting_up_is_one_line(tmp_path):
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert "Traceback" not in err
-    if process.returncode != 0:  # a fast machine may have finished already
+    if process.returncode == -signal.SIGINT:  # stopped by the signal itself (Python was still starting up)
+        assert err in ("", "paperplay: interrupted\n")
+    elif process.returncode != 0:  # a fast machine may have finished already
         assert process.returncode == 130 and err.strip().splitlines()[-1] == "paperplay: interrupted"
-        assert not [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert process.returncode == 0 or not [p for p in tmp_path.rglob("*") if p.is_file()]
 
 
 # Sequence game-log rules ----------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ from paperplay.errors import InputError
 from paperplay.seeds import display_code, game_code
 
 MAX_PLAYERS = 200
+SCANNABLE_HELP = ("Sheets that paperplay scan can read from photos: corner marks and two digit cells per box "
+                  "(tens | units).")
 
 
 def _names(names: str | None) -> list[str]:
@@ -62,6 +64,7 @@ def sheets(
     paper: Paper = typer.Option(Paper.a4, "--paper", help="Paper size."),
     out: Path = typer.Option(None, "--out", "-o", help=OUT_HELP, dir_okay=False),
     force: bool = typer.Option(False, "--force", "-f", help=FORCE_HELP),
+    scannable: bool = typer.Option(False, "--scannable", help=SCANNABLE_HELP),
 ) -> None:
     """Prints Streams score sheets, one page per player.
 
@@ -69,6 +72,8 @@ def sheets(
     the seed or the draw. Same seed and options give a byte-identical PDF.
 
     Example: paperplay sheets --players 8 --names "Ann,Bob,Søren" --seed 7KQ2-M9XD
+
+             paperplay sheets --players 30 --scannable   (then: paperplay scan photos/*.jpg --seed S)
     """
     from paperplay.render.pdf import check_writable, write_pdf
     from paperplay.streams.pages import sheets_document
@@ -79,6 +84,8 @@ def sheets(
     canonical, generated = seed_or_new(seed)
     path = output_path(out, "streams", canonical, "sheets")
     check_writable(path, force)
+    if scannable:
+        from paperplay.streams.scansheet import scan_sheets_document as sheets_document
     doc = sheets_document(game_code("streams", canonical), count, name_list, paper.value)
     size = write_pdf(doc, path, force)
     _report(path, size, len(doc.pages), canonical, generated, "streams", started)
@@ -101,6 +108,7 @@ def kit(
     poster: bool = typer.Option(False, "--poster", help="Sequence: also print the board as a tiled poster."),
     ink_saver: bool = typer.Option(False, "--ink-saver", help="White backgrounds and outlines instead of fills."),
     back_offset: str = typer.Option("0,0", "--back-offset", help="Shift card backs by X,Y mm (duplex drift)."),
+    scannable: bool = typer.Option(False, "--scannable", help="Streams: " + SCANNABLE_HELP),
 ) -> None:
     """Prints a game's whole print-and-play kit.
 
@@ -158,6 +166,8 @@ def kit(
     name_list = _names(names)
     count = _players(players if players is not None or name_list else 4, name_list)
     check_writable(path, force)
+    if scannable:
+        from paperplay.streams.scansheet import scan_kit_document as kit_document
     doc = kit_document(canonical, game_code("streams", canonical), draw(canonical), count, name_list, paper.value)
     size = write_pdf(doc, path, force)
     _report(path, size, len(doc.pages), canonical, generated, game.value, started)

@@ -43,8 +43,9 @@ def _root(
 # Importing the modules registers their commands; --help lists them in this order.
 from paperplay.cli import draw_cmds, print_cmds, referee_cmds  # noqa: E402, I001
 from paperplay.cli import coach_cmds  # noqa: E402, I001
+from paperplay.cli import scan_cmds  # noqa: E402, I001
 
-del coach_cmds, draw_cmds, print_cmds, referee_cmds
+del coach_cmds, draw_cmds, print_cmds, referee_cmds, scan_cmds
 
 
 def main() -> None:

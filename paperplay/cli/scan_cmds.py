@@ -135,7 +135,7 @@ def scan(
         if confirm:
             for reading in scan.flagged:
                 crop_path = out / f"{photo.stem}-box{reading.box:02d}.png"
-                write_atomic(crop_path, _png(scan.crops[reading.box - 1]), True)
+                write_atomic(crop_path, _png(scan.crops[reading.box - 1]), force)
                 cells[reading.box - 1] = _ask(photo, reading, crop_path)
         sheet: dict[str, Any] = {"game": "streams", "code": display_code(scan.code), "player": f"sheet {scan.sheet}"}
         if canonical is not None:

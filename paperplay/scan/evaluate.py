@@ -89,15 +89,18 @@ class Figures:
         ]
 
 
-def evaluate(count: int, base_seed: int = 2026, keep: Path | None = None, start: int = 0) -> Figures:
-    """Generates and reads `count` held-out photos; returns the figures."""
+def evaluate(count: int, base_seed: int = 2026, keep: Path | None = None, start: int = 0,
+             sources: tuple[dict[str, list[str]], tuple[Any, Any]] | None = None,
+             boxes: list[tuple[float, bool, bool]] | None = None) -> Figures:
+    """Generates and reads `count` photos (held-out sources unless `sources` says other fonts and
+    digits); returns the figures. `boxes`, if given, collects (matched probability, free and matched
+    agree, right) of every box read, to choose a threshold on validation sources."""
     import cv2
 
     from paperplay.scan.pipeline import read_photo
     from paperplay.scan.reader import ScanError
 
-    fonts = font_files(HELDOUT_FONTS)
-    digits = heldout_digits()
+    fonts, digits = sources if sources is not None else (font_files(HELDOUT_FONTS), heldout_digits())
     figures = Figures()
     for index in range(start, start + count):
         photo = make_photo(index, base_seed, fonts, digits)
@@ -125,6 +128,8 @@ def evaluate(count: int, base_seed: int = 2026, keep: Path | None = None, start:
         figures.sheets_right += matched == photo.truth
         figures.sheets_right_free += free == photo.truth
         figures.flagged += len(scan.flagged)
+        if boxes is not None:
+            boxes.extend((b.matched_p or 0.0, b.matched == b.free, b.value == t) for b, t in zip(scan.boxes, photo.truth))
         wrong = [b.box for b, t in zip(scan.boxes, photo.truth) if b.value != t and not b.flagged]
         figures.wrong_unflagged += len(wrong)
         if wrong:

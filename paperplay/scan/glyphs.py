@@ -13,7 +13,9 @@ import numpy as np
 SIZE = 20
 """The glyph is scaled to fit a 16×16 square and centred by its ink's centre of mass in 20×20."""
 FIT = 16
-FEATURES = SIZE * SIZE + 2
+CELLS, BINS = 4, 8
+"""Gradient histograms: 4×4 blocks of the 20×20 glyph, 8 directions each."""
+FEATURES = SIZE * SIZE + 2 + CELLS * CELLS * BINS
 SYMBOLS = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "*")
 STAR = 10
 
@@ -29,9 +31,13 @@ def ink_mask(gray: Any) -> Any:
     paper = float(np.percentile(g, 90))
     if paper < 1:
         return np.zeros_like(g)
-    # Darkness relative to the paper, 0 (paper) .. 1 (black); a soft ramp between 25 % and 55 % darker.
+    # Darkness relative to the paper, 0 (paper) .. 1 (black). Ink is a soft ramp between 35 % and 70 %
+    # of the darkest ink in the cell (faint, blurred strokes count too), if anything is clearly darker.
     dark = 1.0 - g / paper
-    ink = np.clip((dark - 0.25) / 0.30, 0.0, 1.0)
+    darkest = float(np.percentile(dark, 99.7))
+    if darkest < 0.2:
+        return np.zeros_like(g)
+    ink = np.clip((dark - 0.35 * darkest) / (0.35 * darkest), 0.0, 1.0)
     # Drop specks (noise, dust) smaller than ~0.4 % of the cell.
     binary = (ink > 0.5).astype(np.uint8)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
@@ -72,7 +78,28 @@ def glyph_features(ink: Any) -> tuple[float, Any]:
     oy = min(max(oy, 0), SIZE - nh)
     ox = min(max(ox, 0), SIZE - nw)
     canvas[oy:oy + nh, ox:ox + nw] = small
+    peak = canvas.max()
+    if peak > 0:
+        canvas /= peak
     features[: SIZE * SIZE] = canvas.ravel()
     features[SIZE * SIZE] = min(w / h, 3.0) / 3.0
     features[SIZE * SIZE + 1] = min(amount * 5, 1.0)
+    features[SIZE * SIZE + 2:] = _gradient_histograms(canvas)
     return amount, features
+
+
+def _gradient_histograms(canvas: Any) -> Any:
+    """Directions of the strokes' edges, pooled in 4×4 blocks (a small HOG, in numpy)."""
+    import cv2
+
+    smooth = cv2.GaussianBlur(canvas, (0, 0), 0.8)
+    gy, gx = np.gradient(smooth)
+    magnitude = np.hypot(gx, gy)
+    angle = np.arctan2(gy, gx) % (2 * np.pi)
+    bins = np.minimum((angle / (2 * np.pi) * BINS).astype(int), BINS - 1)
+    step = SIZE // CELLS
+    out = np.zeros((CELLS, CELLS, BINS), dtype=np.float32)
+    rows, cols = np.indices((SIZE, SIZE))
+    np.add.at(out, (np.minimum(rows // step, CELLS - 1), np.minimum(cols // step, CELLS - 1), bins), magnitude)
+    total = np.linalg.norm(out)
+    return (out / total).ravel() * 4 if total > 0 else out.ravel()

@@ -96,24 +96,40 @@ class BoxReading:
         return self.matched if self.matched is not None else self.free
 
 
+def swap_confidence(probs: Any, matched: Sequence[int]) -> Any:
+    """How sure the placement is of each box's tile: against every placement that swaps its tile
+    with another box's (different) tile, 1 / (1 + sum of their likelihood ratios)."""
+    logp = np.log(probs)
+    a = logp[:, list(matched)]  # a[j, k]: log p of box j holding the tile placed in box k
+    own = np.diag(a)
+    delta = own[:, None] + own[None, :] - a - a.T  # how much less likely the swap of j and k is
+    same = np.equal.outer(np.asarray(matched), np.asarray(matched))
+    ratios = np.where(same, 0.0, np.exp(-np.clip(delta, -50, 50)))
+    return 1.0 / (1.0 + ratios.sum(axis=1))
+
+
 def read_boxes(probs: Any, drawn: Sequence[Tile] | None, threshold: float) -> list[BoxReading]:
     """Free readings, matched ones (with a draw), and a flag on every box that a person should check:
-    free and matched readings disagree, or the reading is less likely than `threshold`."""
+    free and matched readings disagree, or the reading is less sure than `threshold` (free: its
+    probability; matched: its confidence against swapping tiles with another box)."""
     free_idx = probs.argmax(axis=1)
-    matched: list[int | None] = [None] * len(probs)
+    matched: list[int] | None = None
+    sure = probs.max(axis=1)
     if drawn is not None:
         tiles = [VALUES.index(t) for t in drawn]
         cost = -np.log(probs[:, tiles].T)  # rows: drawn tiles, columns: boxes
+        matched = [0] * len(probs)
         for tile_row, box in enumerate(hungarian(cost)):
             matched[box] = tiles[tile_row]
+        sure = swap_confidence(probs, matched)
     readings = []
     for b, f in enumerate(free_idx):
-        m = matched[b]
+        m = None if matched is None else matched[b]
         why = ""
         if m is not None and m != f:
             why = f"read {VALUES[f]}, the draw fits {VALUES[m]}"
-        elif probs[b, f if m is None else m] < threshold:
-            why = f"unsure ({probs[b, f if m is None else m]:.0%})"
+        elif sure[b] < threshold:
+            why = f"unsure ({sure[b]:.0%})"
         readings.append(BoxReading(b + 1, VALUES[f], float(probs[b, f]), None if m is None else VALUES[m],
-                                   None if m is None else float(probs[b, m]), bool(why), why))
+                                   None if m is None else float(sure[b]), bool(why), why))
     return readings

@@ -107,40 +107,83 @@ def _qr_page_corners(geo: Layout) -> Any:
     return np.array([[x, y], [x + s, y], [x + s, y + s], [x, y + s]], dtype=np.float64)
 
 
-def _find_mark(gray: Any, guess: Any, px_per_mm: float) -> Any | None:
-    """The centre of a filled square mark near `guess` (photo pixels), or None."""
+def _mark_candidates(gray: Any, px_per_mm: float, qr_corners: Any) -> Any:
+    """Centres of every filled, square-ish dark blob about the size of a corner mark (photo pixels)."""
     import cv2
 
-    radius = int(max(20, 22 * px_per_mm))
-    x0, y0 = int(guess[0]) - radius, int(guess[1]) - radius
-    h, w = gray.shape
-    xa, ya, xb, yb = max(0, x0), max(0, y0), min(w, x0 + 2 * radius), min(h, y0 + 2 * radius)
-    if xb - xa < 10 or yb - ya < 10:
+    side = MARK * px_per_mm
+    block = int(side * 3) | 1
+    blur = cv2.GaussianBlur(gray, (0, 0), 1.0)
+    dark = cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, max(block, 15), 12)
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats(dark, connectivity=8)
+    expected = side * side
+    areas = stats[:, cv2.CC_STAT_AREA]
+    chosen = []
+    qr_poly = qr_corners.astype(np.float32)
+    for i in np.flatnonzero((areas >= 0.3 * expected) & (areas <= 3.0 * expected)):
+        if i == 0:
+            continue
+        x, y, w, h = stats[i, :4]
+        if not 0.4 <= w / h <= 2.5:
+            continue
+        ys, xs = np.nonzero(labels[y:y + h, x:x + w] == i)
+        (_, _), (rw, rh), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+        if rw * rh <= 0 or areas[i] / (rw * rh) < 0.82 or not 0.6 <= rw / rh <= 1.66:
+            continue
+        centre = centroids[i]
+        if cv2.pointPolygonTest(qr_poly, (float(centre[0]), float(centre[1])), True) > -side:
+            continue  # a part of the QR code itself
+        chosen.append(centre)
+    return np.array(chosen).reshape(-1, 2)
+
+
+def _place(gray: Any, qr_corners: Any, geo: Layout) -> tuple[Any, int, float] | None:
+    """The homography page mm -> photo pixels from the corner marks that best agree with the QR code.
+
+    Returns (homography, marks used, how far the QR corners are from where it puts them, in mm)."""
+    import itertools
+
+    import cv2
+
+    page_qr = _qr_page_corners(geo)
+    h0, _ = cv2.findHomography(page_qr, qr_corners)
+    if h0 is None:
         return None
-    window = gray[ya:yb, xa:xb]
-    blur = cv2.GaussianBlur(window, (0, 0), 1.0)
-    _, dark = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
-    count, _, stats, centroids = cv2.connectedComponentsWithStats(dark, connectivity=8)
-    expected = (MARK * px_per_mm) ** 2
-    best, best_d = None, None
-    for i in range(1, count):
-        area = stats[i, cv2.CC_STAT_AREA]
-        bw, bh = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
-        if not 0.35 * expected <= area <= 2.2 * expected:
+    px_per_mm = float(np.mean(np.hypot(*(np.roll(qr_corners, 1, axis=0) - qr_corners).T))) / geo.qr[2]
+    candidates = _mark_candidates(gray, px_per_mm, qr_corners)
+    marks = np.array(geo.marks)
+    guesses = _project(h0, marks)
+    options: list[list[Any]] = []
+    for guess in guesses:
+        if len(candidates):
+            d = np.hypot(*(candidates - guess).T)
+            near = [candidates[i] for i in np.argsort(d)[:3] if d[i] < 70 * px_per_mm]
+        else:
+            near = []
+        options.append(near + [None])
+    best = None
+    for combo in itertools.product(*options):
+        used = [k for k in range(4) if combo[k] is not None]
+        if len(used) < 3:
             continue
-        if area / (bw * bh) < 0.55 or not 0.5 <= bw / bh <= 2.0:
-            continue
-        centre = centroids[i] + [xa, ya]
-        d = float(np.hypot(*(centre - guess)))
-        if best_d is None or d < best_d:
-            best, best_d = centre, d
-    return best
+        src = np.array([marks[k] for k in used])
+        dst = np.array([combo[k] for k in used])
+        if len(used) == 4:
+            h = cv2.getPerspectiveTransform(np.float32(src), np.float32(dst)).astype(np.float64)
+        else:
+            h, _ = cv2.findHomography(np.vstack([src, page_qr]), np.vstack([dst, qr_corners]))
+            if h is None:
+                continue
+        error = float(np.hypot(*(_project(h, page_qr) - qr_corners).T).mean()) / px_per_mm
+        # A missing mark costs as much as 1 mm of disagreement.
+        score = error + (4 - len(used))
+        if best is None or score < best[3]:
+            best = (h, len(used), error, score)
+    return None if best is None else best[:3]
 
 
 def register(gray: Any) -> Page:
     """Finds the sheet in a photo: its QR fields and the homography from page mm to photo pixels."""
-    import cv2
-
     text, qr_corners = find_qr(gray)
     fields = parse_payload(text)
     if fields.get("game") != "streams" or "sheet" not in fields:
@@ -151,37 +194,16 @@ def register(gray: Any) -> Page:
     best: Page | None = None
     best_error = None
     for paper in ("a4", "letter"):
-        geo = layout(paper)
-        page_qr = _qr_page_corners(geo)
-        h0, _ = cv2.findHomography(page_qr, qr_corners)
-        if h0 is None:
+        placed = _place(gray, qr_corners, layout(paper))
+        if placed is None:
             continue
-        src, dst = list(page_qr), list(qr_corners)
-        marks = np.array(geo.marks)
-        # Nearest marks first: each one found makes the guess for the next one better.
-        order = np.argsort(np.hypot(*(marks - page_qr.mean(axis=0)).T))
-        found = 0
-        h = h0
-        for index in order:
-            guess = _project(h, marks[index:index + 1])[0]
-            local = np.linalg.norm(_project(h, marks[index:index + 1] + [[1.0, 0.0]])[0] - guess)
-            centre = _find_mark(gray, guess, float(local))
-            if centre is None:
-                continue
-            src.append(marks[index])
-            dst.append(centre)
-            found += 1
-            h, _ = cv2.findHomography(np.array(src), np.array(dst))
-        if found == 4:
-            h = cv2.getPerspectiveTransform(np.float32(src[4:]), np.float32(dst[4:])).astype(np.float64)
-        # How well the marks-based page explains the QR code's corners (pixels per mm-ish).
-        error = float(np.abs(_project(h, page_qr) - qr_corners).mean()) / max(1e-6, float(local)) - found
-        if best_error is None or error < best_error:
-            best, best_error = Page(fields, paper, h, found), error
-    if best is None:
-        raise ScanError("the page could not be placed from its QR code")
-    if best.marks_found < 2:
-        raise ScanError(f"found only {best.marks_found} of the 4 corner marks (keep the whole sheet in the photo)")
+        h, found, error = placed
+        if best_error is None or error + (4 - found) < best_error:
+            best, best_error = Page(fields, paper, h, found), error + (4 - found)
+    if best is None or best_error is None:
+        raise ScanError("found fewer than 3 of the 4 corner marks (keep the whole sheet in the photo)")
+    if best_error > 4.0:
+        raise ScanError("the corner marks do not agree with the QR code (is the sheet flat, and all in the photo?)")
     return best
 
 
@@ -213,8 +235,11 @@ def _crop(band: Any, rect: tuple[float, float, float, float], origin: tuple[floa
 
 
 def clean_edges(ink: Any, depth: int = 4) -> Any:
-    """Removes what is left of the printed outline along a crop's edges: rows and columns near an
-    edge that are inked across more than half their length."""
+    """Removes what is left of the printed outline along a crop's edges (rows and columns near an
+    edge inked across more than half their length), then small bits of ink that touch an edge
+    (a neighbour's stroke coming in), next to a bigger glyph."""
+    import cv2
+
     ink = ink.copy()
     h, w = ink.shape
     for r in list(range(min(depth, h))) + list(range(max(0, h - depth), h)):
@@ -223,6 +248,15 @@ def clean_edges(ink: Any, depth: int = 4) -> Any:
     for c in list(range(min(depth, w))) + list(range(max(0, w - depth), w)):
         if (ink[:, c] > 0.5).mean() > 0.5:
             ink[:, c] = 0
+    count, labels, stats, _ = cv2.connectedComponentsWithStats((ink > 0.5).astype(np.uint8), connectivity=8)
+    if count > 2:
+        areas = stats[1:, cv2.CC_STAT_AREA]
+        largest = areas.max()
+        for i in range(1, count):
+            x, y, cw, ch = stats[i, :4]
+            touches = x == 0 or y == 0 or x + cw == w or y + ch == h
+            if touches and areas[i - 1] < 0.3 * largest:
+                ink[labels == i] = 0
     return ink
 
 

@@ -4,9 +4,9 @@ Used to train the digit reader (training fonts, training `load_digits` samples) 
 (held-out fonts, held-out `load_digits` samples): never the same sources for both. Needs numpy,
 OpenCV and Pillow; rendering a sheet page also needs pypdfium2 (the test extra).
 
-Sources and licences: the fonts are Debian packages (fonts-dkg-handwriting GPL-3+/OFL,
-fonts-breip GPL-2+, fonts-rufscript OFL-1.1, fonts-sjfonts GPL-2+, fonts-bwht OFL-1.1,
-fonts-humor-sans OFL-1.1 (a Humor Sans based on xkcd's hand), fonts-comic-neue OFL-1.1,
+Sources and licences: the fonts are Debian packages (fonts-dkg-handwriting GPL-3+/OFL-1.1,
+fonts-breip OFL-1.0, fonts-rufscript GPL-3+ with font exception, fonts-sjfonts GPL with font
+exception, fonts-bwht OFL-1.1, fonts-humor-sans OFL-1.1, fonts-comic-neue OFL-1.1,
 fonts-dancingscript OFL-1.1, fonts-kaushanscript OFL-1.1); `load_digits` is the UCI "Optical
 Recognition of Handwritten Digits" test set shipped with scikit-learn (CC BY 4.0).
 """
@@ -34,6 +34,21 @@ TRAIN_FONTS = {
     "comic-neue": ("ComicNeue-Regular.otf", "ComicNeue-Bold.otf", "ComicNeue-Italic.otf", "ComicNeue-Light.otf"),
     "dancing": ("DancingScript-Regular.otf", "DancingScript-Bold.otf"),  # fonts-dancingscript
     "kaushan": ("KaushanScript-Regular.otf",),  # fonts-kaushanscript
+}
+PRINTED_FONTS = {
+    # Printed typefaces, slanted, thickened and wobbled like handwriting: more shapes of each digit
+    # for training only (fonts-dejavu-core, fonts-liberation, fonts-freefont-ttf, fonts-urw-base35).
+    "dejavu-sans": ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansCondensed.ttf", "DejaVuSans-ExtraLight.ttf"),
+    "dejavu-serif": ("DejaVuSerif.ttf", "DejaVuSerif-Italic.ttf"),
+    "dejavu-mono": ("DejaVuSansMono.ttf",),
+    "liberation-narrow": ("LiberationSansNarrow-Regular.ttf", "LiberationSansNarrow-Bold.ttf"),
+    "liberation-serif": ("LiberationSerif-Italic.ttf", "LiberationSerif-Regular.ttf"),
+    "freesans": ("FreeSans.ttf", "FreeSansOblique.ttf"),
+    "freemono": ("FreeMono.ttf", "FreeMonoBold.ttf"),
+    "nimbus-sans": ("NimbusSans-Regular.otf", "NimbusSansNarrow-Regular.otf"),
+    "z003": ("Z003-MediumItalic.otf",),
+    "urw-gothic": ("URWGothic-Book.otf",),
+    "c059": ("C059-Italic.otf",),
 }
 HELDOUT_FONTS = {
     "delphine": ("Delphine.ttf",),  # fonts-sjfonts
@@ -154,6 +169,8 @@ class Hand:
     height: float
     """Digit height as a fraction of the cell height."""
     star_font: bool
+    width: float = 1.0
+    """Glyphs drawn this much wider (or narrower) than the source."""
 
     def glyph(self, symbol: str, cell_h: float, rng: Any) -> Any:
         import cv2
@@ -171,6 +188,10 @@ class Hand:
             assert self.digits is not None
             choices = self.digits[int(symbol)]
             mask = digits_glyph(choices[rng.integers(len(choices))], height)
+        h, w = mask.shape
+        if abs(self.width - 1) > 0.02:
+            mask = cv2.resize(mask, (max(1, round(w * self.width * rng.uniform(0.92, 1.08))), h),
+                              interpolation=cv2.INTER_LINEAR)
         # Slant and a little rotation, then the stroke made thicker or thinner.
         h, w = mask.shape
         pad = int(h * 0.3) + 4
@@ -183,6 +204,8 @@ class Hand:
         offset = np.array([cw, ch]) - matrix @ np.array([cw, ch])
         mask = cv2.warpAffine(mask, np.hstack([matrix, offset[:, None]]).astype(np.float32),
                               (mask.shape[1], mask.shape[0]), flags=cv2.INTER_LINEAR)
+        if rng.random() < 0.7:
+            mask = _wobble(mask, rng)
         if self.stroke > 0:
             mask = cv2.dilate(mask, np.ones((self.stroke + 1, self.stroke + 1), np.uint8))
         elif self.stroke < 0:
@@ -190,6 +213,22 @@ class Hand:
             if eroded.max() > 0.5:
                 mask = eroded
         return _crop(mask)
+
+
+def _wobble(mask: Any, rng: Any) -> Any:
+    """A smooth random displacement of the strokes, as a hand never draws the same digit twice."""
+    import cv2
+
+    h, w = mask.shape
+    sigma = 0.15 * h
+    alpha = rng.uniform(0.04, 0.09) * h
+    field = []
+    for _ in range(2):
+        d = cv2.GaussianBlur(rng.uniform(-1, 1, (h, w)).astype(np.float32), (0, 0), sigma)
+        d *= alpha / max(1e-6, float(np.abs(d).max()))
+        field.append(d)
+    xs, ys = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+    return cv2.remap(mask, xs + field[0], ys + field[1], cv2.INTER_LINEAR, borderValue=0)
 
 
 def load_digit_samples(split: str) -> tuple[Any, Any]:
@@ -212,16 +251,18 @@ def make_hand(rng: Any, fonts: dict[str, list[str]], digits: tuple[Any, Any] | N
     height = rng.uniform(0.45, 0.72)
     star_font = rng.random() < 0.3
     if digits is None or (fonts and rng.random() < font_share):
-        family = list(fonts)[rng.integers(len(fonts))]
+        names = list(fonts)
+        weights = np.array([0.5 if name in PRINTED_FONTS else 1.0 for name in names])
+        family = names[rng.choice(len(names), p=weights / weights.sum())]
         files = fonts[family]
-        return Hand(files[rng.integers(len(files))], None, slant, stroke, height, star_font)
+        return Hand(files[rng.integers(len(files))], None, slant, stroke, height, star_font, rng.uniform(0.75, 1.3))
     images, labels = digits
     # A "writer" of load_digits: a few samples of each digit (the set has no writer labels).
     chosen: dict[int, list[Any]] = {}
     for d in range(10):
         pool = np.flatnonzero(labels == d)
         chosen[d] = [images[i] for i in rng.choice(pool, size=min(3, len(pool)), replace=False)]
-    return Hand(None, chosen, slant * 0.5, stroke + 1, height, False)
+    return Hand(None, chosen, slant * 0.5, max(stroke, 0), height, False, rng.uniform(0.8, 1.2))
 
 
 def cell_symbols(value: Any, rng: Any) -> tuple[str | None, str | None]:
@@ -234,14 +275,16 @@ def cell_symbols(value: Any, rng: Any) -> tuple[str | None, str | None]:
 
 
 def write_into(page: Any, rect: tuple[float, float, float, float], mask: Any, rng: Any, darkness: float,
-               px: float = PX_PER_MM, stray: float = 0.15) -> None:
-    """Writes an ink mask into a cell (x, y, w, h in mm) of a grey page image, in place."""
+               px: float = PX_PER_MM, stray: float = 0.08, fit: float = 1.0) -> None:
+    """Writes an ink mask into a cell (x, y, w, h in mm) of a grey page image, in place: at most
+    `fit` cell widths wide, its centre off the cell's by a normal spread of `stray` cell widths
+    (and 0.6 × stray cell heights)."""
     x, y, w, h = (v * px for v in rect)
     gh, gw = mask.shape
-    if gw > w * 1.15:
+    if gw > w * fit:
         import cv2
 
-        scale = w * 1.15 / gw
+        scale = w * fit / gw
         mask = cv2.resize(mask, (max(1, round(gw * scale)), max(1, round(gh * scale))), interpolation=cv2.INTER_AREA)
         gh, gw = mask.shape
     cx = x + w / 2 + rng.normal(0, stray) * w
@@ -253,8 +296,8 @@ def write_into(page: Any, rect: tuple[float, float, float, float], mask: Any, rn
     page[top:top + gh, left:left + gw] = np.clip(region * (1.0 - darkness * mask), 0, 255).astype(np.uint8)
 
 
-def fill_sheet(page: Any, cells: Any, values: list[Any], hand: Hand, rng: Any, px: float = PX_PER_MM
-               ) -> tuple[Any, list[str | None]]:
+def fill_sheet(page: Any, cells: Any, values: list[Any], hand: Hand, rng: Any, px: float = PX_PER_MM,
+               stray: float = 0.08, fit: float = 1.0) -> tuple[Any, list[str | None]]:
     """Writes the 20 values into a copy of a rendered scannable sheet page.
 
     A value may also be a pair of symbols (tens, units), to write any digits. Returns the copy and
@@ -268,7 +311,7 @@ def fill_sheet(page: Any, cells: Any, values: list[Any], hand: Hand, rng: Any, p
         for rect, symbol in zip((tens, units), symbols):
             written.append(symbol)
             if symbol is not None:
-                write_into(out, rect, hand.glyph(symbol, rect[3] * px, rng), rng, darkness, px)
+                write_into(out, rect, hand.glyph(symbol, rect[3] * px, rng), rng, darkness, px, stray, fit)
     return out, written
 
 

@@ -19,6 +19,9 @@ from paperplay.streams.rules import WILD, Tile
 VALUES: tuple[Tile, ...] = (*range(1, 31), WILD)
 """What a box can hold, in this order (index 30 is the wild)."""
 FLOOR = 1e-6
+EVEN = 0.5
+"""A matched box is also flagged when its own reading gives the placed tile less than an even chance
+(chosen with the threshold on validation sources)."""
 
 
 def box_probabilities(cells: Any) -> Any:
@@ -111,7 +114,8 @@ def swap_confidence(probs: Any, matched: Sequence[int]) -> Any:
 def read_boxes(probs: Any, drawn: Sequence[Tile] | None, threshold: float) -> list[BoxReading]:
     """Free readings, matched ones (with a draw), and a flag on every box that a person should check:
     free and matched readings disagree, or the reading is less sure than `threshold` (free: its
-    probability; matched: its confidence against swapping tiles with another box)."""
+    probability; matched: its confidence against swapping tiles with another box, or the box's own
+    probability of the placed tile below EVEN)."""
     free_idx = probs.argmax(axis=1)
     matched: list[int] | None = None
     sure = probs.max(axis=1)
@@ -128,8 +132,8 @@ def read_boxes(probs: Any, drawn: Sequence[Tile] | None, threshold: float) -> li
         why = ""
         if m is not None and m != f:
             why = f"read {VALUES[f]}, the draw fits {VALUES[m]}"
-        elif sure[b] < threshold:
-            why = f"unsure ({sure[b]:.0%})"
+        elif sure[b] < threshold or (m is not None and probs[b, m] < EVEN):
+            why = f"unsure ({min(sure[b], probs[b, f if m is None else m]):.0%})"
         readings.append(BoxReading(b + 1, VALUES[f], float(probs[b, f]), None if m is None else VALUES[m],
                                    None if m is None else float(sure[b]), bool(why), why))
     return readings

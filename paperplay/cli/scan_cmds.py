@@ -60,7 +60,8 @@ def _contact_sheet(scan: Any, cells: list[Any]) -> str:
     rows = []
     for reading, crop, value in zip(scan.boxes, scan.crops, cells):
         src = "data:image/png;base64," + base64.b64encode(_png(crop)).decode()
-        note = html.escape(reading.why) if reading.flagged else f"{reading.free_p:.0%}"
+        sure = reading.matched_p if reading.matched_p is not None else reading.free_p
+        note = html.escape(reading.why) if reading.flagged else f"{sure:.0%} sure"
         style = ' style="background:#fde2e2"' if reading.flagged else ""
         rows.append(f"<td{style}><img src=\"{src}\" alt=\"box {reading.box}\"><br><b>{reading.box}: {value}</b>"
                     f"<br><small>{note}</small></td>")
@@ -68,7 +69,8 @@ def _contact_sheet(scan: Any, cells: list[Any]) -> str:
     return ("<!doctype html><meta charset=\"utf-8\"><title>" + title + "</title>"
             "<style>body{font-family:sans-serif}td{text-align:center;padding:4px;vertical-align:top}"
             "img{height:90px}</style><h1>" + title + "</h1><p>Flagged boxes are red: check them against the "
-            "photo.</p><table><tr>" + "".join(rows) + "</tr></table>\n")
+            "photo.</p><table><tr>" + "".join(rows[:10]) + "</tr><tr>" + "".join(rows[10:])
+            + "</tr></table>\n")
 
 
 @app.command()

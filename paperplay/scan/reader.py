@@ -260,12 +260,12 @@ def clean_edges(ink: Any, depth: int = 4) -> Any:
     return ink
 
 
-def cell_features(band: Any, origin: tuple[float, float], geo: Layout) -> tuple[Any, Any]:
+def cell_features(band: Any, origin: tuple[float, float], geo: Layout, inset: float = INSET) -> tuple[Any, Any]:
     """Features (40 × FEATURES, tens then units of each box) and ink amounts of the cells in a band."""
     features, amounts = [], []
     for tens, units in geo.cells:
         for rect in (tens, units):
-            ink = clean_edges(ink_mask(_crop(band, rect, origin, INSET)))
+            ink = clean_edges(ink_mask(_crop(band, rect, origin, inset)))
             amount, vector = glyph_features(ink)
             features.append(vector)
             amounts.append(amount)

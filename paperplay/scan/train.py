@@ -3,10 +3,11 @@
     pip install '.[scan,train]'   # adds scikit-learn (load_digits, the MLP) and pypdfium2
     apt-get install fonts-dkg-handwriting fonts-breip fonts-rufscript fonts-bwht fonts-comic-neue \\
         fonts-dancingscript fonts-kaushanscript
-    python -m paperplay.scan.train [--pages 1500] [--seed 1]
+    python -m paperplay.scan.train --pages 1400 [--seed 1]   # how digits.npz was made
+    python -m paperplay.scan.train --tune                    # threshold figures on validation sources
 
-Recipe: scannable sheets are rendered, filled with synthetic handwriting (training font families
-and load_digits samples 0..1099, with slant, stroke, size and placement varied, and random digit
+Recipe: scannable sheets are rendered, filled with synthetic handwriting (training font families,
+printed fonts (PRINTED_FONTS) slanted and wobbled, and load_digits samples 0..1099, with slant, stroke, size and placement varied, and random digit
 pairs so every digit is seen in both cells), degraded as a photo would be (resolution 4.5-10
 px/mm, blur, noise, uneven light, JPEG) and read back with a small misregistration, through the
 same cell cutting and glyph normalisation that `scan` uses. A one-hidden-layer MLP (scikit-learn)

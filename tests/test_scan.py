@@ -15,12 +15,13 @@ import sys
 
 import pytest
 
-from conftest import run_paperplay
+from conftest import DATA, run_paperplay
 from paperplay.seeds import game_code
 from paperplay.streams.scansheet import layout, scan_sheets_document
 
 SEED = "7KQ2M9XD"
 CI = bool(os.environ.get("CI"))
+HELDOUT = DATA / "digits-heldout.npz"
 
 
 def need(module: str):
@@ -154,7 +155,7 @@ def scan_stack():
 def test_reader_on_held_out_photos_meets_its_floors(scan_stack):
     from paperplay.scan.evaluate import evaluate
 
-    figures = evaluate(6, base_seed=7)
+    figures = evaluate(6, base_seed=7, digits_path=HELDOUT)
     print("\n".join(figures.lines()))
     assert figures.read >= 5
     assert figures.matched_right >= 0.88 * figures.boxes
@@ -174,7 +175,7 @@ def _photo(tmp_path, name, index, scan_stack, change=None):
     from paperplay.streams.rules import draw
 
     rng = np.random.default_rng([99, index])
-    digits = evaluate.heldout_digits()
+    digits = evaluate.heldout_digits(HELDOUT)
     truth = list(draw(SEED))
     if change:
         truth = change(truth)
@@ -271,7 +272,7 @@ def test_held_out_evaluation_of_200_photos(scan_stack):
     """The figures of the README (python benchmarks/scan_eval.py prints the same)."""
     from paperplay.scan.evaluate import evaluate
 
-    figures = evaluate(200)
+    figures = evaluate(200, digits_path=HELDOUT)
     print("\n".join(figures.lines()))
     # Measured (README): 99.5 % read, 94.1 % matched, 34.8 % flagged, 9 wrong unflagged of 3,980.
     assert figures.read >= 0.97 * figures.photos

@@ -18,6 +18,7 @@ import numpy as np
 from paperplay.scan.synth import HELDOUT_FONTS, fill_sheet, font_files, make_hand, photograph, rendered_page
 
 HELDOUT_DIGITS = Path(__file__).resolve().parents[2] / "tests" / "data" / "digits-heldout.npz"
+"""In a checkout of the repository (tests pass their own path: an installed paperplay has no tests/)."""
 
 
 def heldout_digits(path: Path = HELDOUT_DIGITS) -> tuple[Any, Any]:
@@ -91,7 +92,7 @@ class Figures:
 
 def evaluate(count: int, base_seed: int = 2026, keep: Path | None = None, start: int = 0,
              sources: tuple[dict[str, list[str]], tuple[Any, Any]] | None = None,
-             boxes: list[tuple[float, bool, bool]] | None = None) -> Figures:
+             boxes: list[tuple[float, bool, bool]] | None = None, digits_path: Path = HELDOUT_DIGITS) -> Figures:
     """Generates and reads `count` photos (held-out sources unless `sources` says other fonts and
     digits); returns the figures. `boxes`, if given, collects (matched probability, free and matched
     agree, right) of every box read, to choose a threshold on validation sources."""
@@ -100,7 +101,7 @@ def evaluate(count: int, base_seed: int = 2026, keep: Path | None = None, start:
     from paperplay.scan.pipeline import read_photo
     from paperplay.scan.reader import ScanError
 
-    fonts, digits = sources if sources is not None else (font_files(HELDOUT_FONTS), heldout_digits())
+    fonts, digits = sources if sources is not None else (font_files(HELDOUT_FONTS), heldout_digits(digits_path))
     figures = Figures()
     for index in range(start, start + count):
         photo = make_photo(index, base_seed, fonts, digits)

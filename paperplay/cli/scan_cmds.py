@@ -26,6 +26,13 @@ def _need_extra() -> None:
         raise InputError(INSTALL) from None
 
 
+def _json_tile(tile: Any) -> Any:
+    """A tile as a sheet file holds it (SPEC §5): a number, or "*" for the wild."""
+    from paperplay.streams.rules import WILD
+
+    return "*" if tile == WILD else tile
+
+
 def _ask(photo: Path, reading: Any, crop_path: Path) -> Any:
     """Asks on the terminal for one flagged box; Enter keeps the suggestion."""
     from paperplay.streams.sheet import parse_tiles
@@ -143,16 +150,17 @@ def scan(
         if canonical is not None:
             sheet["seed"] = display_code(canonical)
         elif drawn is not None:
-            sheet["draw"] = list(drawn)
-        sheet["cells"] = cells
+            sheet["draw"] = [_json_tile(t) for t in drawn]
+        sheet["cells"] = [_json_tile(t) for t in cells]
         write_atomic(sheet_path, (json.dumps(sheet, ensure_ascii=False) + "\n").encode(), force)
         write_atomic(page_path, _contact_sheet(scan, cells).encode(), force)
         flagged = [] if confirm else scan.flagged
         scans.append({"photo": str(photo), "sheet": scan.sheet, "code": scan.code, "file": str(sheet_path),
                       "check_page": str(page_path), "confirmed": confirm,
-                      "boxes": [{"box": b.box, "free": b.free, "free_p": round(b.free_p, 4), "matched": b.matched,
+                      "boxes": [{"box": b.box, "free": _json_tile(b.free), "free_p": round(b.free_p, 4),
+                                 "matched": None if b.matched is None else _json_tile(b.matched),
                                  "matched_p": None if b.matched_p is None else round(b.matched_p, 4),
-                                 "flagged": b.flagged, "value": v} for b, v in zip(scan.boxes, cells)],
+                                 "flagged": b.flagged, "value": _json_tile(v)} for b, v in zip(scan.boxes, cells)],
                       "flagged": [b.box for b in flagged]})
         if not as_json:
             notes = "; ".join(f"box {b.box}: {b.why}" for b in flagged)

@@ -24,20 +24,29 @@ def save_model(path: Path, w1: Any, b1: Any, w2: Any, b2: Any, temperature: floa
 
 
 @cache
-def _weights(path: Path = WEIGHTS) -> tuple[Any, Any, Any, Any, float]:
-    with np.load(path) as data:
-        return (data["w1"].astype(np.float32), data["b1"], data["w2"].astype(np.float32), data["b2"],
-                float(data["temperature"]))
+def _models() -> tuple[tuple[Any, Any, Any, Any, float], ...]:
+    models = []
+    for path in sorted(WEIGHTS.parent.glob("digits*.npz")):
+        with np.load(path) as data:
+            models.append((data["w1"].astype(np.float32), data["b1"], data["w2"].astype(np.float32), data["b2"],
+                           float(data["temperature"])))
+    return tuple(models)
 
 
 def probabilities(features: Any, amounts: Any) -> Any:
-    """Class probabilities (n × 12) of n cells; a cell without any ink is empty for certain."""
-    w1, b1, w2, b2, temperature = _weights()
-    hidden = np.maximum(features @ w1 + b1, 0)
-    logits = (hidden @ w2 + b2) / temperature
-    logits -= logits.max(axis=1, keepdims=True)
-    p = np.exp(logits)
-    p /= p.sum(axis=1, keepdims=True)
+    """Class probabilities (n × 12) of n cells, averaged over the committed networks (digits*.npz);
+    a cell without any ink is empty for certain."""
+    total = None
+    models = _models()
+    for w1, b1, w2, b2, temperature in models:
+        hidden = np.maximum(features @ w1 + b1, 0)
+        logits = (hidden @ w2 + b2) / temperature
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        total = p if total is None else total + p
+    assert total is not None, "no digit reader weights (paperplay/scan/digits*.npz)"
+    p = total / len(models)
     blank = np.asarray(amounts) <= 0
     p[blank] = 0.0
     p[blank, EMPTY] = 1.0

@@ -267,7 +267,9 @@ def make_hand(rng: Any, fonts: dict[str, list[str]], digits: tuple[Any, Any] | N
 
 def cell_symbols(value: Any, rng: Any) -> tuple[str | None, str | None]:
     """What a player writes in the tens and units cells for a tile (the wild: a star in either)."""
-    if value == "*":
+    from paperplay.streams.rules import WILD
+
+    if value == WILD:
         return ("*", None) if rng.random() < 0.3 else (None, "*")
     if value < 10:
         return None, str(value)

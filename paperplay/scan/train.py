@@ -4,6 +4,7 @@
     apt-get install fonts-dkg-handwriting fonts-breip fonts-rufscript fonts-bwht fonts-comic-neue \\
         fonts-dancingscript fonts-kaushanscript
     python -m paperplay.scan.train --pages 1400 [--seed 1]   # how digits.npz was made
+    python -m paperplay.scan.train --pages 1400 --seed 2 --hidden 256 --out paperplay/scan/digits-2.npz
     python -m paperplay.scan.train --tune                    # threshold figures on validation sources
 
 Recipe: scannable sheets are rendered, filled with synthetic handwriting (training font families,

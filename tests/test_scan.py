@@ -274,8 +274,8 @@ def test_held_out_evaluation_of_200_photos(scan_stack):
 
     figures = evaluate(200, digits_path=HELDOUT)
     print("\n".join(figures.lines()))
-    # Measured (README): 99.5 % read, 94.1 % matched, 34.8 % flagged, 9 wrong unflagged of 3,980.
+    # Measured (README): 99.5 % read, 95.2 % matched, 32.9 % flagged, 3 wrong unflagged of 3,980.
     assert figures.read >= 0.97 * figures.photos
-    assert figures.matched_right >= 0.92 * figures.boxes
-    assert figures.wrong_unflagged <= 0.005 * figures.boxes
+    assert figures.matched_right >= 0.93 * figures.boxes
+    assert figures.wrong_unflagged <= 0.003 * figures.boxes
     assert figures.flagged <= 0.40 * figures.boxes

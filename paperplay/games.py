@@ -54,7 +54,7 @@ class GameInfo:
 
 GAMES: tuple[GameInfo, ...] = (
     GameInfo("streams", "Streams", "paperplay.streams.api", ("streams-sheet", "streams-variant"),
-             kit_options=frozenset({"players", "names", "paper", "variant", "html", "lang"}),
+             kit_options=frozenset({"players", "names", "paper", "variant", "html", "scannable", "lang"}),
              draw_options=frozenset({"variant"}), can_call=True),
     GameInfo("streetcar", "Streetcar", "paperplay.streetcar.api",
              ("streetcar-state", "streetcar-log", "streetcar-board", "streetcar-tiles", "streetcar-route-cards"),

@@ -11,7 +11,7 @@ from typing import Any
 import typer
 
 from paperplay import __version__
-from paperplay.cli import coach_cmds, draw_cmds, print_cmds, referee_cmds
+from paperplay.cli import coach_cmds, draw_cmds, print_cmds, referee_cmds, scan_cmds
 from paperplay.errors import InputError
 from paperplay.messages import one_line
 
@@ -47,7 +47,7 @@ def _root(
 
 
 # Each command module registers its commands; --help lists them in this order.
-for _module in (print_cmds, draw_cmds, referee_cmds, coach_cmds):
+for _module in (print_cmds, draw_cmds, referee_cmds, coach_cmds, scan_cmds):
     _module.register(app)
 
 

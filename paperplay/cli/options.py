@@ -76,6 +76,9 @@ Lang = Annotated[str | None, typer.Option("--lang", callback=choice(tuple(LANGUA
                                               f"{code} ({name})" for code, name in LANGUAGES.items())
                                           + ". Default: the locale's (LC_ALL, LC_MESSAGES, LANG), else en.",
                                           show_default=False)]
+Scannable = Annotated[bool | None, typer.Option("--scannable", help="Streams: sheets that paperplay scan can read "
+                                                "from photos (corner marks, tens | units cells).",
+                                                show_default=False)]
 Budget = Annotated[int | None, typer.Option("--budget", min=100, max=10_000_000,
                                             help="Tiles placed in play-outs per move (default 60000).",
                                             show_default=False)]

@@ -39,13 +39,19 @@ def sheets(
     force: opt.Force = False,
     variant: opt.Variant = None,
     lang: opt.Lang = None,
+    scannable: opt.Scannable = None,
 ) -> None:
     """Prints Streams score sheets, one page per player (1-200).
 
     Each page has the train of 20 boxes, the scoring table, the game code and a QR code; never
     the seed or the draw. Same seed and options give a byte-identical PDF.
 
-    Example: paperplay sheets --players 8 --names "Ann,Bob,Søren" --seed 7KQ2-M9XD --lang da
+    With --scannable, the sheets carry corner marks and two digit cells per box, so that
+    paperplay scan can read them from photos (standard game, printed in English).
+
+    Examples: paperplay sheets --players 8 --names "Ann,Bob,Søren" --seed 7KQ2-M9XD --lang da
+
+              paperplay sheets --players 30 --scannable   (then: paperplay scan photos/*.jpg --seed S)
     """
     from paperplay.render.pdf import write_pdf
 
@@ -55,7 +61,8 @@ def sheets(
     path = output_path(out, "streams", canonical, "sheets")
     doc = find_game("streams").module().sheets(canonical, {"players": players, "names": opt.names_list(names),
                                                            "paper": paper, "variant": variant,
-                                                           "lang": opt.lang_or_locale(lang)})
+                                                           "lang": opt.lang_or_locale(lang),
+                                                           "scannable": scannable})
     size = write_pdf(doc, path, force)
     report_written(path, size, len(doc.pages), canonical, generated, "streams", started)
 
@@ -86,6 +93,7 @@ def kit(
                                               "holds the draw, for the organiser only).", dir_okay=False,
                                               show_default=False)] = None,
     lang: opt.Lang = None,
+    scannable: opt.Scannable = None,
 ) -> None:
     """Prints a game's whole print-and-play kit.
 
@@ -122,7 +130,7 @@ def kit(
     info = find_game(game)
     given = {"players": players, "names": names, "paper": paper, "set": card_set, "numbers": numbers,
              "level": level, "poster": poster, "ink_saver": ink_saver, "back_offset": back_offset, "variant": variant,
-             "html": html, "lang": lang}
+             "html": html, "lang": lang, "scannable": scannable}
     info.refuse_options("kit", given, info.kit_options)
     _check_paper(game, paper)
     options = {**given, "names": opt.names_list(names), "back_offset": _offset(back_offset),

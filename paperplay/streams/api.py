@@ -62,12 +62,24 @@ def players_and_names(players: int | None, names: Sequence[str] | None, default:
     return players, names
 
 
+def _scannable_rules(options: dict[str, Any]) -> None:
+    if options.get("scannable") and not variant_rules(options.get("variant")).standard:
+        raise InputError("is for the standard game's sheets; paperplay scan reads 20 boxes of 1-30",
+                         field="scannable")
+
+
 def sheets(seed: str, options: dict[str, Any]) -> Document:
-    """The players' score sheets alone."""
+    """The players' score sheets alone (scannable ones, with corner marks and digit cells, if asked)."""
     from paperplay.streams.pages import sheets_document
 
     count, names = players_and_names(options.get("players"), options.get("names"))
-    return sheets_document(game_code("streams", seed), count, names, options.get("paper") or "a4",
+    _scannable_rules(options)
+    paper = options.get("paper") or "a4"
+    if options.get("scannable"):
+        from paperplay.streams.scansheet import scan_sheets_document
+
+        return scan_sheets_document(game_code("streams", seed), count, names, paper)
+    return sheets_document(game_code("streams", seed), count, names, paper,
                            variant_rules(options.get("variant")), translator(options.get("lang")))
 
 
@@ -75,9 +87,15 @@ def kit(seed: str, options: dict[str, Any]) -> Document:
     from paperplay.streams.pages import kit_document
 
     count, names = players_and_names(options.get("players"), options.get("names"), KIT_PLAYERS)
+    _scannable_rules(options)
     variant = variant_rules(options.get("variant"))
+    paper = options.get("paper") or "a4"
+    if options.get("scannable"):
+        from paperplay.streams.scansheet import scan_kit_document
+
+        return scan_kit_document(seed, game_code("streams", seed), rules.draw(seed, variant), count, names, paper)
     return kit_document(seed, game_code("streams", seed), rules.draw(seed, variant), count, names,
-                        options.get("paper") or "a4", variant, translator(options.get("lang")))
+                        paper, variant, translator(options.get("lang")))
 
 
 def verify(data: Any, source: str, folder: Path | None = None) -> Verdict:

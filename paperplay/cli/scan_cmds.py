@@ -1,0 +1,199 @@
+"""The scan command: Streams score sheets read from photos (needs the scan extra)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from paperplay.cli.common import guarded, print_json
+from paperplay.errors import InputError
+from paperplay.referee import Outcome
+from paperplay.seeds import canonical_seed, display_code, game_code
+
+INSTALL = "paperplay scan needs the scan extra (numpy, OpenCV, zxing-cpp): pip install 'paperplay[scan]'"
+
+
+def _need_extra() -> None:
+    try:
+        import cv2  # noqa: F401
+        import numpy  # noqa: F401
+        import zxingcpp  # noqa: F401
+    except ImportError:
+        raise InputError(INSTALL) from None
+
+
+def _json_tile(tile: Any) -> Any:
+    """A tile as a sheet file holds it (SPEC §5): a number, or "*" for the wild."""
+    from paperplay.streams.rules import WILD
+
+    return "*" if tile == WILD else tile
+
+
+def _ask(photo: Path, reading: Any, crop_path: Path) -> Any:
+    """Asks on the terminal for one flagged box; Enter keeps the suggestion."""
+    from paperplay.streams.sheet import parse_tiles
+
+    suggestion = reading.value
+    while True:
+        typer.echo(f"{photo.name} box {reading.box}: {reading.why}; image {crop_path}")
+        try:
+            answer = input(f"  box {reading.box} holds [{suggestion}] (Enter keeps it, or type 1-30 or *): ").strip()
+        except EOFError:
+            raise InputError(f"--confirm: no answer on standard input for box {reading.box} of {photo}") from None
+        if not answer:
+            return suggestion
+        try:
+            return parse_tiles(answer, f"box {reading.box}", count=1)[0]
+        except InputError as exc:
+            typer.echo(f"  {exc}")
+
+
+def _png(image: Any) -> bytes:
+    import cv2
+
+    ok, data = cv2.imencode(".png", image)
+    return data.tobytes() if ok else b""
+
+
+def _contact_sheet(scan: Any, cells: list[Any]) -> str:
+    """An HTML page with every box's image, its reading and its flag, to check by eye."""
+    import base64
+    import html
+
+    rows = []
+    for reading, crop, value in zip(scan.boxes, scan.crops, cells):
+        src = "data:image/png;base64," + base64.b64encode(_png(crop)).decode()
+        sure = reading.matched_p if reading.matched_p is not None else reading.free_p
+        note = html.escape(reading.why) if reading.flagged else f"{sure:.0%} sure"
+        style = ' style="background:#fde2e2"' if reading.flagged else ""
+        rows.append(f"<td{style}><img src=\"{src}\" alt=\"box {reading.box}\"><br><b>{reading.box}: {value}</b>"
+                    f"<br><small>{note}</small></td>")
+    title = html.escape(f"{scan.photo.name}: sheet {scan.sheet}, game {display_code(scan.code)}")
+    return ("<!doctype html><meta charset=\"utf-8\"><title>" + title + "</title>"
+            "<style>body{font-family:sans-serif}td{text-align:center;padding:4px;vertical-align:top}"
+            "img{height:90px}</style><h1>" + title + "</h1><p>Flagged boxes are red: check them against the "
+            "photo.</p><table><tr>" + "".join(rows[:10]) + "</tr><tr>" + "".join(rows[10:])
+            + "</tr></table>\n")
+
+
+def scan(
+    photos: list[Path] = typer.Argument(..., help="Photos (JPEG or PNG) of scannable Streams sheets, one sheet each.",
+                                        show_default=False),
+    seed: str = typer.Option(None, "--seed", "-s", help="The game's seed: match the readings to its draw."),
+    draw_list: str = typer.Option(None, "--draw", help="The 20 tiles in draw order (a physical bag), e.g. \"11,3,*,…\"."),
+    out: Path = typer.Option(Path("output/scan"), "--out", "-o", help="Folder for the sheet files and the pages "
+                             "to check them by eye.", file_okay=False),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    confirm: bool = typer.Option(False, "--confirm", help="Ask on the terminal for every flagged box before scoring."),
+    force: bool = typer.Option(False, "--force", "-f", help="Overwrite sheet files that exist."),
+) -> None:
+    """Reads filled-in Streams sheets from photos, writes sheet files and scores them.
+
+    Sheets must be printed with --scannable. For each photo: the QR code and the four corner marks
+    place the page, the 20 boxes are read, and a sheet file OUT/<photo>.json is written (player:
+    the sheet number) with OUT/<photo>.check.html showing every box. With --seed or --draw the
+    readings are matched to the draw, and every box where the free reading and the matched one
+    disagree, or the reader is unsure, is flagged; --confirm asks for those. Then the ranking, as
+    paperplay score prints it. A photo that cannot be read gets one line and exit code 2.
+
+    Examples: paperplay scan photos/*.jpg --seed 7KQ2-M9XD
+
+              paperplay scan sheet3.jpg --draw "11,3,5,17,27,25,6,4,13,15,16,1,28,15,7,18,23,8,20,24" --confirm
+    """
+    from paperplay.streams.rules import draw
+    from paperplay.streams.sheet import parse_tiles
+
+    if seed is not None and draw_list is not None:
+        raise InputError("--seed and --draw: give one source of the draw, not both")
+    canonical = canonical_seed(seed) if seed is not None else None
+    drawn = parse_tiles(draw_list, "--draw") if draw_list is not None else (draw(canonical) if canonical else None)
+    _need_extra()
+    from paperplay.files import check_writable, write_atomic
+    from paperplay.scan.pipeline import read_photo
+    from paperplay.scan.reader import ScanError
+
+    targets = []
+    for photo in photos:
+        sheet_path, page_path = out / f"{photo.stem}.json", out / f"{photo.stem}.check.html"
+        for path in (sheet_path, page_path):
+            check_writable(path, force)
+        targets.append((photo, sheet_path, page_path))
+    outcomes: list[Outcome] = []
+    scans: list[dict[str, Any]] = []
+    for photo, sheet_path, page_path in targets:
+        if not photo.is_file():
+            outcomes.append(Outcome(str(photo), error=InputError(f"{photo}: no such photo")))
+            continue
+        try:
+            scan = read_photo(photo, drawn)
+        except ScanError as exc:
+            outcomes.append(Outcome(str(photo), error=InputError(f"{photo}: {exc}")))
+            continue
+        if canonical is not None and scan.code != game_code("streams", canonical):
+            outcomes.append(Outcome(str(photo), error=InputError(
+                f"{photo}: the sheet is of game {display_code(scan.code)}, but seed {display_code(canonical)} "
+                f"is for game {display_code(game_code('streams', canonical))}")))
+            continue
+        cells = scan.cells
+        if confirm:
+            for reading in scan.flagged:
+                crop_path = out / f"{photo.stem}-box{reading.box:02d}.png"
+                write_atomic(crop_path, _png(scan.crops[reading.box - 1]), force)
+                cells[reading.box - 1] = _ask(photo, reading, crop_path)
+        sheet: dict[str, Any] = {"game": "streams", "code": display_code(scan.code), "player": f"sheet {scan.sheet}"}
+        if canonical is not None:
+            sheet["seed"] = display_code(canonical)
+        elif drawn is not None:
+            sheet["draw"] = [_json_tile(t) for t in drawn]
+        sheet["cells"] = [_json_tile(t) for t in cells]
+        write_atomic(sheet_path, (json.dumps(sheet, ensure_ascii=False) + "\n").encode(), force)
+        write_atomic(page_path, _contact_sheet(scan, cells).encode(), force)
+        flagged = [] if confirm else scan.flagged
+        scans.append({"photo": str(photo), "sheet": scan.sheet, "code": scan.code, "file": str(sheet_path),
+                      "check_page": str(page_path), "confirmed": confirm,
+                      "boxes": [{"box": b.box, "free": _json_tile(b.free), "free_p": round(b.free_p, 4),
+                                 "matched": None if b.matched is None else _json_tile(b.matched),
+                                 "matched_p": None if b.matched_p is None else round(b.matched_p, 4),
+                                 "flagged": b.flagged, "value": _json_tile(v)} for b, v in zip(scan.boxes, cells)],
+                      "flagged": [b.box for b in flagged]})
+        if not as_json:
+            notes = "; ".join(f"box {b.box}: {b.why}" for b in flagged)
+            typer.echo(f"{photo}: sheet {scan.sheet} (game {display_code(scan.code)}) -> {sheet_path}; "
+                       f"{len(flagged)} box{'es' if len(flagged) != 1 else ''} to check"
+                       + (f" ({notes}); see {page_path}" if flagged else ""))
+        outcomes.append(_referee(str(sheet_path), sheet))
+    _report(outcomes, scans, as_json)
+
+
+def _referee(source: str, sheet: dict[str, Any]) -> Outcome:
+    from paperplay.streams.sheet import referee, sheet_from_json
+
+    try:
+        return Outcome(source, referee(sheet_from_json(sheet, source)), game="streams")
+    except InputError as exc:
+        return Outcome(source, error=exc)
+
+
+def _report(outcomes: list[Outcome], scans: list[dict[str, Any]], as_json: bool) -> None:
+    from paperplay.cli.referee_cmds import _finish
+    from paperplay.streams.sheet import ranking as rank
+
+    judged = [o for o in outcomes if o.verdict is not None]
+    ranking = rank(o.to_json() for o in judged) if len(judged) > 1 else None
+    if not as_json:
+        _finish(outcomes, False, ranking)
+    for outcome in outcomes:
+        if outcome.error is not None:
+            typer.echo(f"paperplay: error: {outcome.error}", err=True)
+    document: dict[str, Any] = {"scans": scans, "results": [o.to_json() for o in outcomes]}
+    if ranking is not None:
+        document["ranking"] = ranking
+    print_json(document)
+    raise typer.Exit(max((o.code for o in outcomes), default=0))
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(guarded(scan))

@@ -1,0 +1,141 @@
+"""The honest test of `paperplay scan`: synthetic photos written by held-out hands only.
+
+Held-out sources: the font families synth.HELDOUT_FONTS (never seen in training or validation)
+and load_digits samples 1300..1796 (tests/data/digits-heldout.npz). Each photo is a scannable
+sheet of a random game, the 20 drawn tiles written in a random order of boxes, photographed
+synthetically (synth.photograph). Used by tests/test_scan.py and benchmarks/scan_eval.py.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from paperplay.scan.synth import HELDOUT_FONTS, fill_sheet, font_files, make_hand, photograph, rendered_page
+
+HELDOUT_DIGITS = Path(__file__).resolve().parents[2] / "tests" / "data" / "digits-heldout.npz"
+"""In a checkout of the repository (tests pass their own path: an installed paperplay has no tests/)."""
+
+
+def heldout_digits(path: Path = HELDOUT_DIGITS) -> tuple[Any, Any]:
+    with np.load(path) as data:
+        return data["images"].astype(np.float32), data["labels"].astype(int)
+
+
+@dataclass
+class TestPhoto:
+    jpeg: bytes
+    seed: str
+    code: str
+    truth: list[Any]
+    facts: dict[str, Any]
+
+
+def make_photo(index: int, base_seed: int, fonts: dict[str, list[str]], digits: tuple[Any, Any]) -> TestPhoto:
+    """Photo number `index` of a test set (the same index and seed give the same photo)."""
+    from paperplay.seeds import game_code
+    from paperplay.streams.rules import draw
+    from paperplay.streams.scansheet import layout
+
+    rng = np.random.default_rng([base_seed, index])
+    seed = _seed_from(rng)
+    code = game_code("streams", seed)
+    players = int(rng.integers(1, 31))
+    sheet = int(rng.integers(1, players + 1))
+    paper = "letter" if rng.random() < 0.2 else "a4"
+    drawn = list(draw(seed))
+    truth = [drawn[i] for i in rng.permutation(20)]
+    hand = make_hand(rng, fonts, digits, font_share=0.5)
+    page, _ = fill_sheet(rendered_page(paper, code, sheet, players), layout(paper).cells, truth, hand, rng)
+    jpeg, facts = photograph(page, rng)
+    facts.update(paper=paper, hand="font " + Path(hand.font).stem if hand.font else "load_digits")
+    return TestPhoto(jpeg, seed, code, truth, facts)
+
+
+def _seed_from(rng: Any) -> str:
+    alphabet = "23456789ABCDEFGHJKMNPQRSTVWXYZ"
+    return "".join(alphabet[i] for i in rng.integers(len(alphabet), size=8))
+
+
+@dataclass
+class Figures:
+    photos: int = 0
+    read: int = 0
+    boxes: int = 0
+    free_right: int = 0
+    matched_right: int = 0
+    sheets_right: int = 0
+    sheets_right_free: int = 0
+    flagged: int = 0
+    wrong_unflagged: int = 0
+    seconds: float = 0.0
+    failures: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        b = max(1, self.boxes)
+        r = max(1, self.read)
+        return [
+            f"photos read:                 {self.read}/{self.photos} ({self.read / max(1, self.photos):.1%})",
+            f"boxes right, free reading:   {self.free_right}/{self.boxes} ({self.free_right / b:.1%})",
+            f"boxes right, matched:        {self.matched_right}/{self.boxes} ({self.matched_right / b:.1%})",
+            f"sheets fully right, free:    {self.sheets_right_free}/{self.read} ({self.sheets_right_free / r:.1%})",
+            f"sheets fully right, matched: {self.sheets_right}/{self.read} ({self.sheets_right / r:.1%})",
+            f"boxes flagged:               {self.flagged}/{self.boxes} ({self.flagged / b:.1%})",
+            f"wrong boxes left unflagged:  {self.wrong_unflagged}",
+            f"time per photo (read):       {self.seconds / max(1, self.photos):.2f} s",
+        ]
+
+
+def evaluate(count: int, base_seed: int = 2026, keep: Path | None = None, start: int = 0,
+             sources: tuple[dict[str, list[str]], tuple[Any, Any]] | None = None,
+             boxes: list[tuple[float, bool, bool]] | None = None, digits_path: Path = HELDOUT_DIGITS) -> Figures:
+    """Generates and reads `count` photos (held-out sources unless `sources` says other fonts and
+    digits); returns the figures. `boxes`, if given, collects (matched probability, free and matched
+    agree, right) of every box read, to choose a threshold on validation sources."""
+    import cv2
+
+    from paperplay.scan.pipeline import read_photo
+    from paperplay.scan.reader import ScanError
+
+    fonts, digits = sources if sources is not None else (font_files(HELDOUT_FONTS), heldout_digits(digits_path))
+    figures = Figures()
+    for index in range(start, start + count):
+        photo = make_photo(index, base_seed, fonts, digits)
+        figures.photos += 1
+        started = time.perf_counter()
+        try:
+            gray = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+            from paperplay.streams.rules import draw
+
+            scan = read_photo(Path(f"photo-{index}.jpg"), draw(photo.seed), gray=gray)
+        except ScanError as exc:
+            figures.seconds += time.perf_counter() - started
+            figures.failures.append(f"photo {index}: {exc} {photo.facts}")
+            if keep is not None:
+                keep.mkdir(parents=True, exist_ok=True)
+                (keep / f"unread-{index}.jpg").write_bytes(photo.jpeg)
+            continue
+        figures.seconds += time.perf_counter() - started
+        figures.read += 1
+        figures.boxes += 20
+        free = [b.free for b in scan.boxes]
+        matched = [b.value for b in scan.boxes]
+        figures.free_right += sum(f == t for f, t in zip(free, photo.truth))
+        figures.matched_right += sum(m == t for m, t in zip(matched, photo.truth))
+        figures.sheets_right += matched == photo.truth
+        figures.sheets_right_free += free == photo.truth
+        figures.flagged += len(scan.flagged)
+        if boxes is not None:
+            boxes.extend((b.matched_p or 0.0, b.matched == b.free, b.value == t) for b, t in zip(scan.boxes, photo.truth))
+        wrong = [b.box for b, t in zip(scan.boxes, photo.truth) if b.value != t and not b.flagged]
+        figures.wrong_unflagged += len(wrong)
+        if wrong:
+            figures.failures.append(f"photo {index}: boxes {wrong} wrong and unflagged {photo.facts}")
+            if keep is not None:
+                keep.mkdir(parents=True, exist_ok=True)
+                (keep / f"wrong-{index}.jpg").write_bytes(photo.jpeg)
+    return figures

@@ -1,0 +1,52 @@
+"""One photo in, one read sheet out: registration, the 40 cells, box probabilities, matching."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from paperplay.scan.match import BoxReading, box_probabilities, read_boxes
+from paperplay.scan.model import probabilities
+from paperplay.scan.reader import box_crops, cell_features, load_gray, register, train_band
+from paperplay.streams.rules import Tile
+from paperplay.streams.scansheet import layout
+
+THRESHOLD = 0.99
+"""A box whose reading is less likely than this is flagged for a person to check. Chosen on the
+validation sources (see paperplay.scan.train), never on the held-out test set."""
+
+
+@dataclass
+class Scan:
+    photo: Path
+    code: str
+    sheet: str
+    paper: str
+    marks_found: int
+    probs: Any
+    boxes: list[BoxReading]
+    crops: list[Any]
+
+    @property
+    def flagged(self) -> list[BoxReading]:
+        return [b for b in self.boxes if b.flagged]
+
+    @property
+    def cells(self) -> list[Tile]:
+        return [b.value for b in self.boxes]
+
+
+def read_photo(photo: Path, drawn: Sequence[Tile] | None = None, threshold: float = THRESHOLD,
+               gray: Any = None) -> Scan:
+    """Reads a photo of a scannable sheet (raises reader.ScanError when it cannot)."""
+    if gray is None:
+        gray = load_gray(photo)
+    page = register(gray)
+    geo = layout(page.paper)
+    band, origin = train_band(gray, page)
+    features, amounts = cell_features(band, origin, geo)
+    probs = box_probabilities(probabilities(features, amounts))
+    return Scan(photo, page.fields.get("code", ""), page.fields["sheet"], page.paper, page.marks_found, probs,
+                read_boxes(probs, drawn, threshold), box_crops(band, origin, geo))

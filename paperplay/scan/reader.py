@@ -1,0 +1,277 @@
+"""Reading a photo of a scannable Streams sheet: find the page, rectify it, read the 40 digit cells.
+
+Registration: the QR code (decoded with zxing-cpp) gives the sheet, its orientation and a first
+homography; the four corner marks, searched near where that homography puts them, give the
+exact one. The train band is then warped to 8 px/mm and every cell is cut out where the printed
+layout says it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from paperplay.scan.glyphs import glyph_features, ink_mask
+from paperplay.streams.scansheet import MARK, Layout, layout
+
+RECT_PX = 8.0
+"""Pixels per mm of the rectified train band."""
+INSET = 0.5
+"""A cell is read this far (mm) inside its printed outline."""
+BAND_MARGIN = 3.0
+
+
+class ScanError(Exception):
+    """A photo that cannot be read (one line for the user)."""
+
+
+@dataclass
+class Page:
+    """A registered photo: the QR code's fields and the homography from page mm to photo pixels."""
+
+    fields: dict[str, str]
+    paper: str
+    homography: Any
+    marks_found: int
+    notes: list[str] = field(default_factory=list)
+
+
+def load_gray(path: Path) -> Any:
+    """Reads a JPEG/PNG photo as grey pixels (EXIF orientation does not matter: the QR code orients the page)."""
+    import cv2
+
+    try:
+        data = np.fromfile(str(path), dtype=np.uint8)
+    except OSError as exc:
+        raise ScanError(f"cannot be read ({exc.strerror})") from None
+    image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if data.size else None
+    if image is None:
+        raise ScanError("is not an image that can be read (expected a JPEG or PNG photo)")
+    return image
+
+
+def _qr_candidates(gray: Any) -> Any:
+    """The photo and a few cleaned-up versions of it, for the QR decoder to try in turn."""
+    import cv2
+
+    yield gray
+    h, w = gray.shape
+    if max(h, w) > 1800:
+        yield cv2.resize(gray, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    clahe = cv2.createCLAHE(clipLimit=3.0, tileGridSize=(8, 8))
+    yield clahe.apply(gray)
+    yield cv2.adaptiveThreshold(cv2.GaussianBlur(gray, (0, 0), 1.0), 255, cv2.ADAPTIVE_THRESH_MEAN_C,
+                                cv2.THRESH_BINARY, 51, 10)
+    yield cv2.addWeighted(gray, 2.5, cv2.GaussianBlur(gray, (0, 0), 2), -1.5, 0)
+    big = cv2.resize(gray, (w * 2, h * 2), interpolation=cv2.INTER_CUBIC)
+    yield cv2.addWeighted(big, 2.5, cv2.GaussianBlur(big, (0, 0), 3), -1.5, 0)
+
+
+def find_qr(gray: Any) -> tuple[str, Any]:
+    """Returns the paperplay QR code's text and its four corners in the photo (top-left first, clockwise)."""
+    import zxingcpp
+
+    h = gray.shape[0]
+    for candidate in _qr_candidates(gray):
+        factor = h / candidate.shape[0]
+        for result in zxingcpp.read_barcodes(candidate, formats=zxingcpp.BarcodeFormat.QRCode,
+                                             try_rotate=True, try_downscale=True):
+            if result.text.startswith("PAPERPLAY/1 "):
+                p = result.position
+                corners = np.array([[p.top_left.x, p.top_left.y], [p.top_right.x, p.top_right.y],
+                                    [p.bottom_right.x, p.bottom_right.y], [p.bottom_left.x, p.bottom_left.y]],
+                                   dtype=np.float64) * factor
+                return result.text, corners
+    raise ScanError("no paperplay QR code found (is the whole sheet in the photo, sharp and evenly lit?)")
+
+
+def parse_payload(text: str) -> dict[str, str]:
+    parts = text.split()
+    fields = {"game": parts[1] if len(parts) > 1 else ""}
+    for part in parts[2:]:
+        key, _, value = part.partition("=")
+        fields[key] = value
+    return fields
+
+
+def _project(h: Any, points: Any) -> Any:
+    pts = np.hstack([np.asarray(points, dtype=np.float64), np.ones((len(points), 1))]) @ h.T
+    return pts[:, :2] / pts[:, 2:3]
+
+
+def _qr_page_corners(geo: Layout) -> Any:
+    x, y, s = geo.qr
+    return np.array([[x, y], [x + s, y], [x + s, y + s], [x, y + s]], dtype=np.float64)
+
+
+def _mark_candidates(gray: Any, px_per_mm: float, qr_corners: Any) -> Any:
+    """Centres of every filled, square-ish dark blob about the size of a corner mark (photo pixels)."""
+    import cv2
+
+    side = MARK * px_per_mm
+    block = int(side * 3) | 1
+    blur = cv2.GaussianBlur(gray, (0, 0), 1.0)
+    dark = cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, max(block, 15), 12)
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats(dark, connectivity=8)
+    expected = side * side
+    areas = stats[:, cv2.CC_STAT_AREA]
+    chosen = []
+    qr_poly = qr_corners.astype(np.float32)
+    for i in np.flatnonzero((areas >= 0.3 * expected) & (areas <= 3.0 * expected)):
+        if i == 0:
+            continue
+        x, y, w, h = stats[i, :4]
+        if not 0.4 <= w / h <= 2.5:
+            continue
+        ys, xs = np.nonzero(labels[y:y + h, x:x + w] == i)
+        (_, _), (rw, rh), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+        if rw * rh <= 0 or areas[i] / (rw * rh) < 0.82 or not 0.6 <= rw / rh <= 1.66:
+            continue
+        centre = centroids[i]
+        if cv2.pointPolygonTest(qr_poly, (float(centre[0]), float(centre[1])), True) > -side:
+            continue  # a part of the QR code itself
+        chosen.append(centre)
+    return np.array(chosen).reshape(-1, 2)
+
+
+def _place(gray: Any, qr_corners: Any, geo: Layout) -> tuple[Any, int, float] | None:
+    """The homography page mm -> photo pixels from the corner marks that best agree with the QR code.
+
+    Returns (homography, marks used, how far the QR corners are from where it puts them, in mm)."""
+    import itertools
+
+    import cv2
+
+    page_qr = _qr_page_corners(geo)
+    h0, _ = cv2.findHomography(page_qr, qr_corners)
+    if h0 is None:
+        return None
+    px_per_mm = float(np.mean(np.hypot(*(np.roll(qr_corners, 1, axis=0) - qr_corners).T))) / geo.qr[2]
+    candidates = _mark_candidates(gray, px_per_mm, qr_corners)
+    marks = np.array(geo.marks)
+    guesses = _project(h0, marks)
+    options: list[list[Any]] = []
+    for guess in guesses:
+        if len(candidates):
+            d = np.hypot(*(candidates - guess).T)
+            near = [candidates[i] for i in np.argsort(d)[:3] if d[i] < 70 * px_per_mm]
+        else:
+            near = []
+        options.append(near + [None])
+    best = None
+    for combo in itertools.product(*options):
+        used = [k for k in range(4) if combo[k] is not None]
+        if len(used) < 3:
+            continue
+        src = np.array([marks[k] for k in used])
+        dst = np.array([combo[k] for k in used])
+        if len(used) == 4:
+            h = cv2.getPerspectiveTransform(np.float32(src), np.float32(dst)).astype(np.float64)
+        else:
+            h, _ = cv2.findHomography(np.vstack([src, page_qr]), np.vstack([dst, qr_corners]))
+            if h is None:
+                continue
+        error = float(np.hypot(*(_project(h, page_qr) - qr_corners).T).mean()) / px_per_mm
+        # A missing mark costs as much as 1 mm of disagreement.
+        score = error + (4 - len(used))
+        if best is None or score < best[3]:
+            best = (h, len(used), error, score)
+    return None if best is None else best[:3]
+
+
+def register(gray: Any) -> Page:
+    """Finds the sheet in a photo: its QR fields and the homography from page mm to photo pixels."""
+    text, qr_corners = find_qr(gray)
+    fields = parse_payload(text)
+    if fields.get("game") != "streams" or "sheet" not in fields:
+        raise ScanError(f"its QR code is not a Streams score sheet's ({text!r})")
+    if fields.get("scan") != "1":
+        raise ScanError("is a classic Streams sheet; only sheets printed with --scannable can be read "
+                        "(paperplay sheets --scannable)")
+    best: Page | None = None
+    best_error = None
+    for paper in ("a4", "letter"):
+        placed = _place(gray, qr_corners, layout(paper))
+        if placed is None:
+            continue
+        h, found, error = placed
+        if best_error is None or error + (4 - found) < best_error:
+            best, best_error = Page(fields, paper, h, found), error + (4 - found)
+    if best is None or best_error is None:
+        raise ScanError("found fewer than 3 of the 4 corner marks (keep the whole sheet in the photo)")
+    if best_error > 4.0:
+        raise ScanError("the corner marks do not agree with the QR code (is the sheet flat, and all in the photo?)")
+    return best
+
+
+def train_band(gray: Any, page: Page) -> tuple[Any, tuple[float, float]]:
+    """The train's band of the page, rectified to RECT_PX px/mm; returns it and its origin in page mm."""
+    import cv2
+
+    geo = layout(page.paper)
+    left = min(b[0] for b in geo.boxes) - BAND_MARGIN
+    right = max(b[0] + b[2] for b in geo.boxes) + BAND_MARGIN
+    top = min(b[1] for b in geo.boxes) - BAND_MARGIN
+    bottom = max(b[1] + b[3] for b in geo.boxes) + BAND_MARGIN
+    # band pixel -> page mm -> photo pixel
+    to_mm = np.array([[1 / RECT_PX, 0, left], [0, 1 / RECT_PX, top], [0, 0, 1]])
+    matrix = page.homography @ to_mm
+    size = (int(round((right - left) * RECT_PX)), int(round((bottom - top) * RECT_PX)))
+    band = cv2.warpPerspective(gray, matrix, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+    return band, (left, top)
+
+
+def _crop(band: Any, rect: tuple[float, float, float, float], origin: tuple[float, float], inset: float) -> Any:
+    x, y, w, h = rect
+    x0 = int(round((x - origin[0] + inset) * RECT_PX))
+    y0 = int(round((y - origin[1] + inset) * RECT_PX))
+    x1 = int(round((x + w - origin[0] - inset) * RECT_PX))
+    y1 = int(round((y + h - origin[1] - inset) * RECT_PX))
+    return band[max(0, y0):y1, max(0, x0):x1]
+
+
+def clean_edges(ink: Any, depth: int = 4) -> Any:
+    """Removes what is left of the printed outline along a crop's edges (rows and columns near an
+    edge inked across more than half their length), then small bits of ink that touch an edge
+    (a neighbour's stroke coming in), next to a bigger glyph."""
+    import cv2
+
+    ink = ink.copy()
+    h, w = ink.shape
+    for r in list(range(min(depth, h))) + list(range(max(0, h - depth), h)):
+        if (ink[r] > 0.5).mean() > 0.5:
+            ink[r] = 0
+    for c in list(range(min(depth, w))) + list(range(max(0, w - depth), w)):
+        if (ink[:, c] > 0.5).mean() > 0.5:
+            ink[:, c] = 0
+    count, labels, stats, _ = cv2.connectedComponentsWithStats((ink > 0.5).astype(np.uint8), connectivity=8)
+    if count > 2:
+        areas = stats[1:, cv2.CC_STAT_AREA]
+        largest = areas.max()
+        for i in range(1, count):
+            x, y, cw, ch = stats[i, :4]
+            touches = x == 0 or y == 0 or x + cw == w or y + ch == h
+            if touches and areas[i - 1] < 0.3 * largest:
+                ink[labels == i] = 0
+    return ink
+
+
+def cell_features(band: Any, origin: tuple[float, float], geo: Layout, inset: float = INSET) -> tuple[Any, Any]:
+    """Features (40 × FEATURES, tens then units of each box) and ink amounts of the cells in a band."""
+    features, amounts = [], []
+    for tens, units in geo.cells:
+        for rect in (tens, units):
+            ink = clean_edges(ink_mask(_crop(band, rect, origin, inset)))
+            amount, vector = glyph_features(ink)
+            features.append(vector)
+            amounts.append(amount)
+    return np.array(features, dtype=np.float32), np.array(amounts, dtype=np.float32)
+
+
+def box_crops(band: Any, origin: tuple[float, float], geo: Layout) -> list[Any]:
+    """Each whole box as grey pixels (for people to check)."""
+    return [_crop(band, box, origin, -1.0) for box in geo.boxes]

@@ -1,0 +1,178 @@
+"""Trains the digit reader of `paperplay scan` and writes paperplay/scan/digits.npz.
+
+    pip install '.[scan,train]'   # adds scikit-learn (load_digits, the MLP) and pypdfium2
+    apt-get install fonts-dkg-handwriting fonts-breip fonts-rufscript fonts-bwht fonts-comic-neue \\
+        fonts-dancingscript fonts-kaushanscript
+    python -m paperplay.scan.train --pages 1400 [--seed 1]   # how digits.npz was made
+    python -m paperplay.scan.train --pages 1400 --seed 2 --hidden 256 --out paperplay/scan/digits-2.npz
+    python -m paperplay.scan.train --tune                    # threshold figures on validation sources
+
+Recipe: scannable sheets are rendered, filled with synthetic handwriting (training font families,
+printed fonts (PRINTED_FONTS) slanted and wobbled, and load_digits samples 0..1099, with slant, stroke, size and placement varied, and random digit
+pairs so every digit is seen in both cells), degraded as a photo would be (resolution 4.5-10
+px/mm, blur, noise, uneven light, JPEG) and read back with a small misregistration, through the
+same cell cutting and glyph normalisation that `scan` uses. A one-hidden-layer MLP (scikit-learn)
+learns 12 classes (0-9, star, empty); its softmax temperature is then fitted on validation sources
+(the families breip and bwht-mentor, load_digits 1100..1299), never on the held-out test sources
+(synth.HELDOUT_FONTS, load_digits 1300..1796). Only numpy runs the model at scan time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from paperplay.scan.glyphs import SYMBOLS
+from paperplay.scan.model import CLASSES, EMPTY, save_model
+from paperplay.scan.reader import RECT_PX, cell_features
+from paperplay.scan.synth import (
+    DIGITS_TRAIN, PRINTED_FONTS, PX_PER_MM, TRAIN_FONTS, fill_sheet, font_files, make_hand, rendered_page,
+)
+from paperplay.streams.rules import standard_rules
+from paperplay.streams.scansheet import layout
+
+VALIDATION_FAMILIES = ("breip", "bwht-mentor")
+VALIDATION_DIGITS = 1100
+WEIGHTS = Path(__file__).with_name("digits.npz")
+
+
+def class_of(symbol: str | None) -> int:
+    return EMPTY if symbol is None else SYMBOLS.index(symbol)
+
+
+def degraded_band(page, geo, rng):
+    """The train band of a filled page as `scan` would see it after rectification: lower resolution,
+    blur, noise, uneven light, JPEG, and a small misregistration."""
+    import cv2
+
+    left = min(b[0] for b in geo.boxes) - 3
+    top = min(b[1] for b in geo.boxes) - 3
+    right = max(b[0] + b[2] for b in geo.boxes) + 3
+    bottom = max(b[1] + b[3] for b in geo.boxes) + 3
+    px = PX_PER_MM
+    region = page[int(top * px) - 20:int(bottom * px) + 20, int(left * px) - 20:int(right * px) + 20].astype(np.float32)
+    res = rng.uniform(4.5, 10.0)
+    small = cv2.resize(region, None, fx=res / px, fy=res / px, interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), rng.uniform(0.3, 1.3))
+    h, w = small.shape
+    light = 1.0 + rng.normal(0, 0.15) * (np.arange(w, dtype=np.float32)[None, :] / w - 0.5)
+    small = small * light * rng.uniform(0.6, 1.0) + rng.normal(0, rng.uniform(2, 7), size=small.shape)
+    ok, data = cv2.imencode(".jpg", np.clip(small, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY,
+                                                                            int(rng.uniform(55, 92))])
+    small = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)
+    # band pixel (RECT_PX/mm, from (left, top)) -> page mm, misregistered -> small image pixel
+    shift = rng.normal(0, 0.25, size=2)
+    scale = 1 + rng.normal(0, 0.003)
+    angle = np.radians(rng.normal(0, 0.08))
+    c, s = np.cos(angle) * scale, np.sin(angle) * scale
+    to_mm = np.array([[c / RECT_PX, -s / RECT_PX, left + shift[0]], [s / RECT_PX, c / RECT_PX, top + shift[1]],
+                      [0, 0, 1]])
+    origin_px = np.array([[res, 0, -(int(left * px) - 20) * res / px], [0, res, -(int(top * px) - 20) * res / px],
+                          [0, 0, 1]])
+    matrix = origin_px @ to_mm
+    size = (int(round((right - left) * RECT_PX)), int(round((bottom - top) * RECT_PX)))
+    band = cv2.warpPerspective(small, matrix, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+    return band, (left, top)
+
+
+def samples(pages: int, fonts, digits, rng, pairs: float = 0.5):
+    """Features and classes of the cells of `pages` synthetic sheets."""
+    geo = layout("a4")
+    base = rendered_page("a4", "P2QPHGPH", 1, 1)
+    bag = list(standard_rules().bag)
+    xs, ys = [], []
+    for _ in range(pages):
+        hand = make_hand(rng, fonts, digits)
+        values = []
+        for _box in range(20):
+            if rng.random() < 0.04:
+                values.append(("*", None) if rng.random() < 0.4 else (None, "*"))
+            elif rng.random() < pairs:
+                values.append((str(rng.integers(10)) if rng.random() < 0.85 else None, str(rng.integers(10))))
+            else:
+                values.append(bag[rng.integers(len(bag))])
+        # Sloppier than the test set's writers: glyphs up to 1.15 cell widths, placed more loosely.
+        page, written = fill_sheet(base, geo.cells, values, hand, rng, stray=0.15, fit=1.15)
+        band, origin = degraded_band(page, geo, rng)
+        features, _ = cell_features(band, origin, geo)
+        xs.append(features)
+        ys.extend(class_of(s) for s in written)
+    return np.vstack(xs), np.array(ys)
+
+
+def fit_temperature(logits, labels) -> float:
+    best, best_nll = 1.0, None
+    for t in np.linspace(0.5, 4.0, 36):
+        z = logits / t
+        z = z - z.max(axis=1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        nll = -logp[np.arange(len(labels)), labels].mean()
+        if best_nll is None or nll < best_nll:
+            best, best_nll = float(t), nll
+    return best
+
+
+def main() -> None:
+    from sklearn.neural_network import MLPClassifier
+
+    from paperplay.scan.synth import load_digit_samples
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pages", type=int, default=1500)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hidden", type=int, default=192)
+    parser.add_argument("--out", type=Path, default=WEIGHTS)
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+    fonts = font_files(TRAIN_FONTS)
+    train_fonts = {f: v for f, v in fonts.items() if f not in VALIDATION_FAMILIES} | font_files(PRINTED_FONTS)
+    valid_fonts = {f: v for f, v in fonts.items() if f in VALIDATION_FAMILIES}
+    images, labels = load_digit_samples("train")
+    assert len(images) == DIGITS_TRAIN
+    started = time.perf_counter()
+    x, y = samples(args.pages, train_fonts, (images[:VALIDATION_DIGITS], labels[:VALIDATION_DIGITS]), rng)
+    vx, vy = samples(max(50, args.pages // 8), valid_fonts,
+                     (images[VALIDATION_DIGITS:], labels[VALIDATION_DIGITS:]), rng)
+    print(f"{len(x)} training cells, {len(vx)} validation cells ({time.perf_counter() - started:.0f} s); "
+          f"fonts {sorted(train_fonts)}")
+    model = MLPClassifier(hidden_layer_sizes=(args.hidden,), alpha=1e-3, batch_size=256, max_iter=30,
+                          learning_rate_init=1e-3, random_state=args.seed, verbose=False)
+    model.fit(x, y)
+    hidden = np.maximum(vx @ model.coefs_[0] + model.intercepts_[0], 0)
+    logits = hidden @ model.coefs_[1] + model.intercepts_[1]
+    temperature = fit_temperature(logits, vy)
+    print(f"trained in {time.perf_counter() - started:.0f} s; training accuracy {model.score(x, y):.3f}, "
+          f"validation {model.score(vx, vy):.3f}; temperature {temperature:.2f}")
+    assert list(model.classes_) == list(range(CLASSES))
+    save_model(args.out, model.coefs_[0], model.intercepts_[0], model.coefs_[1], model.intercepts_[1], temperature)
+    print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KB)")
+
+
+def tune(photos: int = 60) -> None:
+    """Prints, for candidate thresholds, boxes flagged and wrong boxes left unflagged on synthetic
+    photos written by the validation sources (never the held-out ones)."""
+    from paperplay.scan.evaluate import evaluate
+    from paperplay.scan.synth import load_digit_samples
+
+    images, labels = load_digit_samples("train")
+    fonts = {f: v for f, v in font_files(TRAIN_FONTS).items() if f in VALIDATION_FAMILIES}
+    boxes: list[tuple[float, bool, bool]] = []
+    figures = evaluate(photos, 5, sources=(fonts, (images[VALIDATION_DIGITS:], labels[VALIDATION_DIGITS:])),
+                       boxes=boxes)
+    print("\n".join(figures.lines()))
+    for threshold in (0.5, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.999):
+        flagged = [not agree or p < threshold for p, agree, _ in boxes]
+        missed = sum(1 for f, (_, _, right) in zip(flagged, boxes) if not f and not right)
+        print(f"threshold {threshold}: {sum(flagged)}/{len(boxes)} flagged, {missed} wrong unflagged")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--tune"]:
+        tune()
+        sys.exit()
+    main()

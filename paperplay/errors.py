@@ -27,7 +27,7 @@ class InputError(Exception):
     def __str__(self) -> str:
         return self.message
 
-    def where(self, place: str) -> "InputError":
+    def where(self, place: str) -> InputError:
         """The same error placed at a file (``place`` is the file's name) or an option (``--players``)."""
         if self.field is None or place.startswith("-"):
             return InputError(f"{place}: {self.message}")
@@ -50,7 +50,7 @@ class Problem:
     box: int | None = None
     square: Square | None = None
 
-    def at(self, turn: int | None = None, player: str | None = None) -> "Problem":
+    def at(self, turn: int | None = None, player: str | None = None) -> Problem:
         """The same problem, placed at a turn of a game log."""
         return Problem(self.rule, self.message, turn, player, self.box, self.square)
 

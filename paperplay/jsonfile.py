@@ -127,7 +127,7 @@ def _describe(error: Any) -> str:
         return f"the file holds a JSON {type(instance).__name__}; expected an object with a \"game\" field"
     if error.validator == "type" and not description:
         kinds = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
-        description = " or ".join(_TYPE_NAMES.get(k, k) for k in kinds)
+        description = " or ".join(_TYPE_NAMES.get(k, str(k)) for k in kinds)
     found = json.dumps(instance, ensure_ascii=False)
     if len(found) > 60:
         found = found[:57] + "..."

@@ -37,7 +37,9 @@ class Outcome:
 def game_of(data: Any, source: str) -> str:
     """Returns the game a record belongs to, from its "game" field."""
     if not isinstance(data, dict):
-        raise InputError(f"{source}: the file holds a JSON {type(data).__name__}; expected an object with a \"game\" field")
+        raise InputError(
+            f'{source}: the file holds a JSON {type(data).__name__}; expected an object with a "game" field'
+        )
     game = data.get("game")
     if game is None:
         raise InputError(f"{source}: missing field 'game'; expected one of {', '.join(GAME_NAMES)}")

@@ -92,7 +92,10 @@ def test_score_several_files_ranks_valid_sheets(cli, write_json):
     result = cli("score", str(ann), str(bob), str(bad), "--json")
     assert result.exit_code == 1
     document = json.loads(result.stdout)
-    assert document["ranking"] == [{"place": 1, "player": "Ann", "total": 16}, {"place": 1, "player": "Bob", "total": 16}]
+    assert document["ranking"] == [
+        {"place": 1, "player": "Ann", "total": 16},
+        {"place": 1, "player": "Bob", "total": 16},
+    ]
     assert [r["valid"] for r in document["results"]] == [True, True, False]
 
 
@@ -130,7 +133,9 @@ def test_wrong_claim_exits_1_and_reports_the_computed_score(cli, write_json):
     assert result.exit_code == 1
     row = json.loads(result.stdout)["results"][0]
     assert row["valid"] is False and row["total"] == 16
-    assert row["problems"] == [{"rule": "streams/claim-total", "message": "the claimed total is 20, but the sheet scores 16"}]
+    assert row["problems"] == [
+        {"rule": "streams/claim-total", "message": "the claimed total is 20, but the sheet scores 16"}
+    ]
 
 
 def test_verify_streams_sheet(cli, write_json):
@@ -157,10 +162,14 @@ def test_schema_prints_the_sheet_schema(cli):
 
 
 BAD_SHEETS = [
-    ("not JSON", "{\"game\": \"streams\", cells: }", "is not valid JSON"),
-    ("wrong type", {**SPEC_SHEET, "cells": "1 2 3"}, "field cells is \"1 2 3\""),
+    ("not JSON", '{"game": "streams", cells: }', "is not valid JSON"),
+    ("wrong type", {**SPEC_SHEET, "cells": "1 2 3"}, 'field cells is "1 2 3"'),
     ("19 boxes", {**SPEC_SHEET, "cells": SPEC_SHEET["cells"][:19]}, "field cells has 19 entries"),
-    ("value 31", {**SPEC_SHEET, "cells": [31] + SPEC_SHEET["cells"][1:]}, "field cells[0] is 31; expected an integer 1-30"),
+    (
+        "value 31",
+        {**SPEC_SHEET, "cells": [31] + SPEC_SHEET["cells"][1:]},
+        "field cells[0] is 31; expected an integer 1-30",
+    ),
     ("two wilds", {**SPEC_SHEET, "cells": ["*", "*"] + SPEC_SHEET["cells"][2:]}, "has 2 wilds"),
     ("unknown field", {**SPEC_SHEET, "colour": "red"}, "unknown field 'colour'"),
     ("seed of punctuation", {**SPEC_SHEET, "seed": "--!"}, "field seed"),
@@ -168,7 +177,11 @@ BAD_SHEETS = [
     ("another game", {"game": "streetcar", "board": "standard", "tiles": []}, "not a Streams sheet"),
     ("not an object", [1, 2, 3], "JSON list"),
     ("code disagrees with seed", {**SPEC_SHEET, "code": "AAAA-AAAA"}, "field code is AAAAAAAA"),
-    ("draw disagrees with seed", {**SPEC_SHEET, "draw": [3] + SPEC_DRAW[1:]}, "differs from seed 7KQ2M9XD's draw at turn 1"),
+    (
+        "draw disagrees with seed",
+        {**SPEC_SHEET, "draw": [3] + SPEC_DRAW[1:]},
+        "differs from seed 7KQ2M9XD's draw at turn 1",
+    ),
     ("claim points negative", {**SPEC_SHEET, "claimed_total": -1}, "field claimed_total is -1"),
 ]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from paperplay.render.model import Document, Group, Item, UseForm
+from paperplay.render.model import Document, Group, Item
 from test_page_fits import kit
 
 GOLDEN = Path(__file__).parent / "golden"

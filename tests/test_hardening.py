@@ -350,7 +350,10 @@ def test_signals_end_in_one_line_and_leave_no_file(tmp_path, sig, code, word):
     process.send_signal(sig)
     out, err = process.communicate(timeout=60)
     assert process.returncode == code, err
-    assert "Traceback" not in err and err.splitlines()[-1] == f"paperplay: {'stopped (SIGTERM)' if code == 143 else 'interrupted'}"
+    assert (
+        "Traceback" not in err
+        and err.splitlines()[-1] == f"paperplay: {'stopped (SIGTERM)' if code == 143 else 'interrupted'}"
+    )
     assert word in err
     assert list(tmp_path.iterdir()) == []
 

@@ -148,9 +148,13 @@ def test_caller_tile_is_drawn_large(page, tmp_path):
     page.keyboard.press("Space")
     page.wait_for_timeout(450)  # let the tile's entrance finish
     shot = Image.open(io.BytesIO(page.screenshot())).convert("L")
-    box = page.eval_on_selector("#stage", "e => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.right, r.bottom]; }")
+    box = page.eval_on_selector(
+        "#stage", "e => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.right, r.bottom]; }"
+    )
     stage = shot.crop(tuple(round(v) for v in box))
-    ink = ImageChops.difference(stage, Image.new("L", stage.size, stage.getpixel((2, 2)))).point(lambda v: v > 60 and 255)
+    ink = ImageChops.difference(stage, Image.new("L", stage.size, stage.getpixel((2, 2)))).point(
+        lambda v: v > 60 and 255
+    )
     left, top, right, bottom = ink.getbbox()
     assert bottom - top > 0.3 * 720, f"the tile is {bottom - top} px high in a 720 px window"
     assert page.inner_text("#tile") == "27"

@@ -101,7 +101,9 @@ def test_results_page_ranks_escapes_and_brackets_every_series():
     for name, svg in trains:
         import html
 
-        drawn = [(int(x) // BOX + 1, (int(x) + int(w)) // BOX + 1) for x, w in re.findall(r'M(\d+) -8\.1v2\.5h(\d+)', svg)]
+        drawn = [
+            (int(x) // BOX + 1, (int(x) + int(w)) // BOX + 1) for x, w in re.findall(r"M(\d+) -8\.1v2\.5h(\d+)", svg)
+        ]
         expected = by_name[html.unescape(name)]["series"]
         assert drawn == [(s["start"], s["end"]) for s in expected]
         assert re.findall(r"<text x=\"[\d.]+\">(\d+)</text>", svg) == [str(s["points"]) for s in expected]
@@ -134,9 +136,13 @@ def test_call_html_writes_the_page_and_warns_it_is_for_the_organiser(cli, tmp_pa
 
 
 def test_kit_streams_html_writes_the_kit_and_the_page(cli, tmp_path):
-    result = cli("kit", "streams", "--seed", SEED, "--out", str(tmp_path / "kit.pdf"), "--html", str(tmp_path / "c.html"))
+    result = cli(
+        "kit", "streams", "--seed", SEED, "--out", str(tmp_path / "kit.pdf"), "--html", str(tmp_path / "c.html")
+    )
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "kit.pdf").stat().st_size > 0 and read_data((tmp_path / "c.html").read_bytes())["code"] == "P2QP-HGPH"
+    assert (tmp_path / "kit.pdf").stat().st_size > 0 and read_data((tmp_path / "c.html").read_bytes())[
+        "code"
+    ] == "P2QP-HGPH"
     (tmp_path / "kit.pdf").unlink()
     kept = cli("kit", "streams", "--seed", SEED, "--out", str(tmp_path / "kit.pdf"), "--html", str(tmp_path / "c.html"))
     assert kept.exit_code == 2 and "c.html" in kept.stderr and not (tmp_path / "kit.pdf").exists()

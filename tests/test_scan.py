@@ -57,7 +57,7 @@ def test_layout_cells_sit_inside_the_page_apart_from_each_other_and_the_marks(pa
     assert len(geo.cells) == 20 and len(geo.marks) == 4
     rects = [r for pair in geo.cells for r in pair]
     for (x, y, w, h) in rects:
-        assert w >= 5 and h >= 12 and 0 < x and x + w < geo.width
+        assert w >= 5 and h >= 12 and x > 0 and x + w < geo.width
     for a, b in itertools.combinations(rects, 2):
         assert a[0] + a[2] <= b[0] or b[0] + b[2] <= a[0]  # one row, no overlap: a quiet zone between
     qx, qy, qs = geo.qr
@@ -150,7 +150,9 @@ def scan_stack():
     if CI:
         assert len(fonts) == len(HELDOUT_FONTS), "CI must install the held-out font packages"
     elif not fonts:
-        pytest.skip("no held-out handwriting fonts installed (apt-get install fonts-sjfonts fonts-humor-sans fonts-bwht)")
+        pytest.skip(
+            "no held-out handwriting fonts installed (apt-get install fonts-sjfonts fonts-humor-sans fonts-bwht)"
+        )
     return fonts
 
 

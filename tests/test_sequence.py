@@ -215,17 +215,29 @@ def test_three_colours_are_fine_for_three_players():
 BOARD = [list(r) for r in make_board("7KQ2M9XD", NUMBERS)]
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda d: d.update(players=5), "5 cannot split into equal teams"),
-    (lambda d: d.update(board=BOARD[:9]) or d.pop("board_seed"), "9 rows"),
-    (lambda d: d.update(board=[[1] + r[1:] if i == 0 else r for i, r in enumerate(BOARD)]) or d.pop("board_seed"),
-     r"board\[0\]\[0\] is 1"),
-    (lambda d: d.update(board=[[r[0], 999] + r[2:] if i == 0 else r for i, r in enumerate(BOARD)]) or d.pop("board_seed"),
-     "on 1 square"),
-    (lambda d: d["chips"].update(red=[[10, 2]]), "off the board"),
-    (lambda d: d["chips"].update(red=[[1, 2], [1, 2]]), "twice"),
-    (lambda d: d.update(board=BOARD), "not both"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda d: d.update(players=5), "5 cannot split into equal teams"),
+        (lambda d: d.update(board=BOARD[:9]) or d.pop("board_seed"), "9 rows"),
+        (
+            lambda d: (
+                d.update(board=[[1] + r[1:] if i == 0 else r for i, r in enumerate(BOARD)]) or d.pop("board_seed")
+            ),
+            r"board\[0\]\[0\] is 1",
+        ),
+        (
+            lambda d: (
+                d.update(board=[[r[0], 999] + r[2:] if i == 0 else r for i, r in enumerate(BOARD)])
+                or d.pop("board_seed")
+            ),
+            "on 1 square",
+        ),
+        (lambda d: d["chips"].update(red=[[10, 2]]), "off the board"),
+        (lambda d: d["chips"].update(red=[[1, 2], [1, 2]]), "twice"),
+        (lambda d: d.update(board=BOARD), "not both"),
+    ],
+)
 def test_position_input_errors(change, message):
     data = position(red=[], blue=[])
     change(data)
@@ -324,8 +336,12 @@ def test_five_players_are_refused():
     (["red", "blue", "red", "green", "blue", "green"], "seating"),
 ])
 def test_teams_must_be_equal_and_alternate(colours, message):
-    log = {"game": "sequence", "seed": "DEMO", "players": [{"name": f"P{i}", "colour": c} for i, c in enumerate(colours)],
-           "turns": []}
+    log = {
+        "game": "sequence",
+        "seed": "DEMO",
+        "players": [{"name": f"P{i}", "colour": c} for i, c in enumerate(colours)],
+        "turns": [],
+    }
     problem = _first_problem(log)
     assert problem["rule"] == "sequence/teams" and message in problem["message"]
 

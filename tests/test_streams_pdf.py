@@ -31,7 +31,10 @@ def test_one_landscape_a4_page_per_player(sheets_pdf):
 
 def test_letter_paper(tmp_path):
     out = tmp_path / "letter.pdf"
-    assert run_paperplay("sheets", "--players", "2", "--seed", SEED, "--paper", "letter", "--out", str(out)).returncode == 0
+    assert (
+        run_paperplay("sheets", "--players", "2", "--seed", SEED, "--paper", "letter", "--out", str(out)).returncode
+        == 0
+    )
     assert page_sizes_mm(out) == [(279.4, 215.9)] * 2
 
 

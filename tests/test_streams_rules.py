@@ -163,7 +163,7 @@ def test_bag_only_check_rejects_two_of_a_single_number():
     cells = [5, 5] + list(range(11, 20)) + list(range(20, 29))
     problems = check_tiles(cells, None)
     assert [p.rule for p in problems] == ["streams/bag"]
-    assert "boxes 1 and 2 hold 5, but the bag has one 5" == problems[0].message
+    assert problems[0].message == "boxes 1 and 2 hold 5, but the bag has one 5"
 
 
 def test_bag_only_check_rejects_three_of_a_double_number():

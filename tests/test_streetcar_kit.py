@@ -43,7 +43,10 @@ def test_board_data_equals_rulings():
     board = standard_board()
     assert board.locations["A"] == (7, 11) and board.locations["M"] == (3, 5) and "J" not in board.locations
     t = board.terminals_of(4)
-    assert [(x.number, x.side, x.squares) for x in t] == [(1, Edge.N, ((0, 5), (0, 6))), (2, Edge.S, ((11, 9), (11, 10)))]
+    assert [(x.number, x.side, x.squares) for x in t] == [
+        (1, Edge.N, ((0, 5), (0, 6))),
+        (2, Edge.S, ((11, 9), (11, 10))),
+    ]
 
 
 def test_deal_follows_spec_labels():

@@ -268,7 +268,9 @@ def test_cli_route_checks_the_board_as_verify_does(cli, write_json):
     board = {**ROW_BOARD, "size": [3, 7], "locations": {"A": [0, 1]}}
     state = write_json("crowded.json", {"game": "streetcar", "board": board, "tiles": tiles})
     result = cli("route", str(state), "--line", "1", "--stops", "", "--json")
-    assert result.exit_code == 1 and "streetcar/tile-count" in [p["rule"] for p in json.loads(result.stdout)["problems"]]
+    assert result.exit_code == 1 and "streetcar/tile-count" in [
+        p["rule"] for p in json.loads(result.stdout)["problems"]
+    ]
 
 
 def test_cli_route_by_card_and_an_unknown_line(cli):

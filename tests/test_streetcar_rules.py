@@ -154,7 +154,9 @@ def test_state_stop_signs(write_json):
     ok = verify_state({**base, "tiles": [tile, other], "stop_signs": {"L": [7, 3]}}, "s")
     assert ok.valid and ok.stop_signs["L"] == (7, 3)
     far = verify_state({**base, "tiles": [tile], "stop_signs": {"L": [5, 2]}}, "s")
-    assert [p.rule for p in far.problems] == ["streetcar/stop-sign"] and "not orthogonally next to L" in far.problems[0].message
+    assert [p.rule for p in far.problems] == ["streetcar/stop-sign"] and "not orthogonally next to L" in far.problems[
+        0
+    ].message
     empty = verify_state({**base, "tiles": [tile], "stop_signs": {"L": [6, 4]}}, "s")
     assert [p.rule for p in empty.problems] == ["streetcar/stop-sign"] and "empty" in empty.problems[0].message
 

@@ -31,7 +31,8 @@ def draw(
     """Shows what a seed deals: Streams' tiles; Streetcar's cards per seat and bag; Sequence's board and deck.
 
     Streams takes --variant; Streetcar takes --players (2-6, default 4) and --set (2 or 3);
-    Sequence takes --numbers and --level, as its kit did. This reveals the draw: it is for the organiser, or for checking
+    Sequence takes --numbers and --level, as its kit did. This reveals the draw: it is for the
+    organiser, or for checking
     after the game.
 
     Examples: paperplay draw streams --seed 7KQ2-M9XD --json
@@ -98,11 +99,22 @@ def big_text(text: str) -> list[str]:
 def call(
     game: opt.CallableGameArgument,
     seed: opt.RequiredSeed,
-    start: Annotated[int | None, typer.Option("--from", help="Resume at this turn (1-20, or the variant's number of tiles).", show_default=False)]
-    = None,
-    html: Annotated[Path | None, typer.Option("--html", help="Write a projector page (one HTML file) instead of "
-                                              "calling in the terminal. It holds the draw: for the organiser only.",
-                                              dir_okay=False, show_default=False)] = None,
+    start: Annotated[
+        int | None,
+        typer.Option(
+            "--from", help="Resume at this turn (1-20, or the variant's number of tiles).", show_default=False
+        ),
+    ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Write a projector page (one HTML file) instead of "
+            "calling in the terminal. It holds the draw: for the organiser only.",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
     force: opt.Force = False,
     variant: opt.Variant = None,
     lang: opt.Lang = None,
@@ -149,7 +161,10 @@ def call(
             answer = "q"
         if answer == "q":
             if turn <= len(tiles):
-                typer.echo(f"\nStopped before turn {turn}. Resume with: paperplay call streams --seed {canonical} --from {turn}")
+                typer.echo(
+                    f"\nStopped before turn {turn}. Resume with: paperplay call streams --seed {canonical} "
+                    f"--from {turn}"
+                )
             return
         if answer == "b":
             turn = max(1, turn - 2) if turn > 1 else 1

@@ -147,7 +147,7 @@ def kit(
     if html is not None:
         from paperplay.cli.draw_cmds import write_caller_page
 
-        write_caller_page(html, canonical, force, variant, options["lang"])
+        write_caller_page(html, canonical, force, variant, opt.lang_or_locale(lang))
 
 
 def register(app: typer.Typer) -> None:

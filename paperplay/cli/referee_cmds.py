@@ -53,7 +53,7 @@ def _write_results_page(path: Path, force: bool, outcomes: list[Outcome], rankin
     from paperplay.i18n import translator
 
     started = time.perf_counter()
-    boxes = [getattr(o.verdict, "sheet").cells if o.verdict is not None else None for o in outcomes]
+    boxes = [None if o.verdict is None else o.verdict.sheet.cells for o in outcomes]  # type: ignore[attr-defined]
     page = results_page([o.to_json() for o in outcomes], boxes, ranking, translator(opt.lang_or_locale(lang)))
     write_page(path, page, force)
     return f"Wrote {path} (results page, {size_text(len(page))}, {time.perf_counter() - started:.2f} s)"
@@ -107,7 +107,9 @@ def score(
     _check_html(html, force)
     outcomes: list[Outcome] = []
     if cells is not None:
-        typed = Sheet(source="--cells", cells=parse_tiles(cells, "--cells", rules=rules), rules=rules or variant_rules(None))
+        typed = Sheet(
+            source="--cells", cells=parse_tiles(cells, "--cells", rules=rules), rules=rules or variant_rules(None)
+        )
         outcomes.append(Outcome("--cells", referee(typed, canonical, drawn), game="streams"))
     outcomes += referee_files(files or [], lambda data, source, _: referee(sheet_from_json(data, source, rules),
                                                                            canonical, drawn), game="streams")

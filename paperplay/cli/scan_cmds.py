@@ -80,12 +80,18 @@ def _contact_sheet(scan: Any, cells: list[Any]) -> str:
 
 
 def scan(
-    photos: list[Path] = typer.Argument(..., help="Photos (JPEG or PNG) of scannable Streams sheets, one sheet each.",
-                                        show_default=False),
+    photos: list[Path] = typer.Argument(
+        ..., help="Photos (JPEG or PNG) of scannable Streams sheets, one sheet each.", show_default=False
+    ),
     seed: str = typer.Option(None, "--seed", "-s", help="The game's seed: match the readings to its draw."),
-    draw_list: str = typer.Option(None, "--draw", help="The 20 tiles in draw order (a physical bag), e.g. \"11,3,*,…\"."),
-    out: Path = typer.Option(Path("output/scan"), "--out", "-o", help="Folder for the sheet files and the pages "
-                             "to check them by eye.", file_okay=False),
+    draw_list: str = typer.Option(None, "--draw", help='The 20 tiles in draw order (a physical bag), e.g. "11,3,*,…".'),
+    out: Path = typer.Option(
+        Path("output/scan"),
+        "--out",
+        "-o",
+        help="Folder for the sheet files and the pages to check them by eye.",
+        file_okay=False,
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     confirm: bool = typer.Option(False, "--confirm", help="Ask on the terminal for every flagged box before scoring."),
     force: bool = typer.Option(False, "--force", "-f", help="Overwrite sheet files that exist."),

@@ -7,6 +7,7 @@ shows. Everything dynamic is done by templates/html/caller.js.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from paperplay.html.page import STAR_SYMBOL, asset, document, star_svg, text
 from paperplay.i18n import ENGLISH, N_, Translator
@@ -91,7 +92,7 @@ def caller_page(code: str, drawn: Sequence[Tile], rules: StreamsRules | None = N
 </div>
 </div>
 <footer class="foot">{w["foot"]}</footer>"""
-    data = {"game": "streams", "code": shown, "draw": [tile_json(tile) for tile in drawn]}
+    data: dict[str, Any] = {"game": "streams", "code": shown, "draw": [tile_json(tile) for tile in drawn]}
     if t.lang != ENGLISH.lang:
         data.update(lang=t.lang, text=words)
     return document(_("Streams caller · game {code}").format(code=shown), asset("base.css") + asset("caller.css"),

@@ -37,7 +37,8 @@ STAR_SYMBOL = (f'<svg class="defs" aria-hidden="true"><symbol id="star" viewBox=
 
 def star_svg(label: str = "wild") -> str:
     """The wild as an inline star (drawn from STAR_SYMBOL, so it needs no font with a star glyph)."""
-    return f'<svg class="star" viewBox="0 0 2 2" role="img" aria-label="{text(label)}"><use href="#star" width="2" height="2"/></svg>'
+    return (f'<svg class="star" viewBox="0 0 2 2" role="img" aria-label="{text(label)}">'
+            '<use href="#star" width="2" height="2"/></svg>')
 
 
 def json_block(data: Any) -> str:

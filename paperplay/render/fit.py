@@ -60,11 +60,11 @@ def walk(items: Iterable[Item], dx: float = 0.0, dy: float = 0.0, clip: Box | No
     """Every drawn item with its page box (cut to any clipping group) and the tags of the groups around it."""
     for item in items:
         if isinstance(item, Group):
-            inner = clip
+            inner: Box | None = clip
             if item.clip is not None:
                 x, y, w, h = item.clip
-                box = (x + dx, y + dy, x + w + dx, y + h + dy)
-                inner = box if clip is None else intersection(clip, box)
+                area = (x + dx, y + dy, x + w + dx, y + h + dy)
+                inner = area if clip is None else intersection(clip, area)
             yield from walk(item.items, dx + item.dx, dy + item.dy, inner, tags + ((item.tag,) if item.tag else ()))
             continue
         box = item_box(item, dx, dy)

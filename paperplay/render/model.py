@@ -117,7 +117,7 @@ class Group:
     Used to print a part of a large model on one page (tiling) and to shift duplex backs.
     """
 
-    items: tuple["Item", ...]
+    items: tuple[Item, ...]
     dx: float = 0.0
     dy: float = 0.0
     clip: tuple[float, float, float, float] | None = None

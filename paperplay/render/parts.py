@@ -54,8 +54,8 @@ def calibration_ruler(x: float, y: float, narrow: bool = False, t: Translator = 
         top = y + 2.5 + row * 6
         items.append(Rect(x, top, length, 2.0, stroke=0, fill="#000000"))
         ticks = round(length / step)
-        for t in range(ticks + 1):
-            tx = x + t * step
+        for tick in range(ticks + 1):
+            tx = x + tick * step
             items.append(Line(tx, top - 0.8, tx, top + 2.8, width=0.4))
         items.append(Text(x + length + 2, top + 2, label, size=7))
     return items
@@ -201,11 +201,15 @@ def poster_pages(items: tuple[Item, ...], total_w: float, total_h: float, width:
             page: list[Item] = [Group(items, margin - ox, margin - oy, clip=(margin, margin, area_w, area_h))]
             page.append(Rect(margin, margin, area_w, area_h, stroke=0.25, color="#999999"))
             # Alignment marks: crosses at the overlap's edges, matched on the neighbouring page.
-            for mx in ([margin + overlap / 2] if c > 0 else []) + ([margin + area_w - overlap / 2] if c < cols - 1 else []):
+            for mx in ([margin + overlap / 2] if c > 0 else []) + (
+                [margin + area_w - overlap / 2] if c < cols - 1 else []
+            ):
                 for my in (margin + area_h * 0.25, margin + area_h * 0.75):
                     page += [Line(mx - 3, my, mx + 3, my, width=0.5, color="#d00000"),
                              Line(mx, my - 3, mx, my + 3, width=0.5, color="#d00000")]
-            for my in ([margin + overlap / 2] if r > 0 else []) + ([margin + area_h - overlap / 2] if r < rows - 1 else []):
+            for my in ([margin + overlap / 2] if r > 0 else []) + (
+                [margin + area_h - overlap / 2] if r < rows - 1 else []
+            ):
                 for mx in (margin + area_w * 0.25, margin + area_w * 0.75):
                     page += [Line(mx - 3, my, mx + 3, my, width=0.5, color="#d00000"),
                              Line(mx, my - 3, mx, my + 3, width=0.5, color="#d00000")]

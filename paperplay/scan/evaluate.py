@@ -130,7 +130,9 @@ def evaluate(count: int, base_seed: int = 2026, keep: Path | None = None, start:
         figures.sheets_right_free += free == photo.truth
         figures.flagged += len(scan.flagged)
         if boxes is not None:
-            boxes.extend((b.matched_p or 0.0, b.matched == b.free, b.value == t) for b, t in zip(scan.boxes, photo.truth))
+            boxes.extend(
+                (b.matched_p or 0.0, b.matched == b.free, b.value == t) for b, t in zip(scan.boxes, photo.truth)
+            )
         wrong = [b.box for b, t in zip(scan.boxes, photo.truth) if b.value != t and not b.flagged]
         figures.wrong_unflagged += len(wrong)
         if wrong:

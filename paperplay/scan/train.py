@@ -8,8 +8,9 @@
     python -m paperplay.scan.train --tune                    # threshold figures on validation sources
 
 Recipe: scannable sheets are rendered, filled with synthetic handwriting (training font families,
-printed fonts (PRINTED_FONTS) slanted and wobbled, and load_digits samples 0..1099, with slant, stroke, size and placement varied, and random digit
-pairs so every digit is seen in both cells), degraded as a photo would be (resolution 4.5-10
+printed fonts (PRINTED_FONTS) slanted and wobbled, and load_digits samples 0..1099, with slant,
+stroke, size and placement varied, and random digit pairs so every digit is seen in both cells),
+degraded as a photo would be (resolution 4.5-10
 px/mm, blur, noise, uneven light, JPEG) and read back with a small misregistration, through the
 same cell cutting and glyph normalisation that `scan` uses. A one-hidden-layer MLP (scikit-learn)
 learns 12 classes (0-9, star, empty); its softmax temperature is then fitted on validation sources

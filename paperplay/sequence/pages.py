@@ -78,7 +78,9 @@ def board_drawing(board: Board, square: float, ink_saver: bool = False, t: Trans
             shade = None if ink_saver else ("#f4eef8" if (r + c) % 2 else "#ffffff")
             items.append(Rect(x, y, square, square, stroke=0.8, fill=shade, color=ACCENT))
             if value is None:
-                items.append(_star(x + square / 2, y + square / 2 - 1, square * 0.3, "#ffffff" if ink_saver else "#f2c230"))
+                items.append(
+                    _star(x + square / 2, y + square / 2 - 1, square * 0.3, "#ffffff" if ink_saver else "#f2c230")
+                )
                 items.append(Text(x + square / 2, y + square - 2, t.gettext("FREE"), size=square * 0.28, bold=True,
                                   align="center"))
             else:
@@ -155,13 +157,16 @@ def _card_back(code: str, ink_saver: bool, t: Translator = ENGLISH) -> tuple[Ite
     stripes = tuple(Line(k * 8.0 - h, h + 2.5, k * 8.0, -2.5, width=0.3,
                          color="#dddddd" if ink_saver else "#9d6bbd") for k in range(0, 20))
     items.append(Group(stripes, clip=(-2.5, -2.5, w + 5, h + 5)))
-    items += [Rect(8, h / 2 - 12, w - 16, 24, stroke=1, fill=fill, color=ink, radius=3),
-              Text(w / 2, h / 2 - 2, t.gettext("SEQUENCE"), size=12, bold=True, align="center", color=ink),
-              Text(w / 2, h / 2 + 6, t.gettext("NUMBERS"), size=12, bold=True, align="center", color=ink),
-              Rect(w / 2 - CARD_QR / 2 - 1.5, h - 9 - CARD_QR - 1.5, CARD_QR + 3, CARD_QR + 3, stroke=0, fill="#ffffff"),
-              QR(w / 2 - CARD_QR / 2, h - 9 - CARD_QR, CARD_QR, qr_payload("sequence", code=code)),
-              Text(w / 2, h - 4.5, t.gettext("game {code}").format(code=display_code(code)), size=6, align="center",
-                   color=ink)]
+    items += [
+        Rect(8, h / 2 - 12, w - 16, 24, stroke=1, fill=fill, color=ink, radius=3),
+        Text(w / 2, h / 2 - 2, t.gettext("SEQUENCE"), size=12, bold=True, align="center", color=ink),
+        Text(w / 2, h / 2 + 6, t.gettext("NUMBERS"), size=12, bold=True, align="center", color=ink),
+        Rect(w / 2 - CARD_QR / 2 - 1.5, h - 9 - CARD_QR - 1.5, CARD_QR + 3, CARD_QR + 3, stroke=0, fill="#ffffff"),
+        QR(w / 2 - CARD_QR / 2, h - 9 - CARD_QR, CARD_QR, qr_payload("sequence", code=code)),
+        Text(
+            w / 2, h - 4.5, t.gettext("game {code}").format(code=display_code(code)), size=6, align="center", color=ink
+        ),
+    ]
     return tuple(items)
 
 
@@ -311,8 +316,14 @@ def organiser_page(seed: str, code: str, numbers_name: str, level: str, deck: Se
     ]
     per_row = 14
     for row in range(0, len(order), per_row):
-        items.append(Text(MARGIN, MARGIN + 55 + (row // per_row) * 5, " ".join(f"{t:>4}" for t in order[row:row + per_row]),
-                          size=8))
+        items.append(
+            Text(
+                MARGIN,
+                MARGIN + 55 + (row // per_row) * 5,
+                " ".join(f"{t:>4}" for t in order[row : row + per_row]),
+                size=8,
+            )
+        )
     items += code_corner(width, height, qr_payload("sequence", seed=seed, numbers=numbers_name, level=level),
                          [_("Seed {seed}").format(seed=display_code(seed)), _("organiser only")])
     return Page(width, height, tuple(items), "organiser", "organiser")

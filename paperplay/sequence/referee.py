@@ -62,7 +62,9 @@ def board_from_record(data: dict[str, Any], source: str, rules: SequenceRules) -
 def _check_square(square: Sequence[int], where: str, source: str, rules: SequenceRules) -> Square:
     r, c = square
     if not (0 <= r < rules.size and 0 <= c < rules.size):
-        raise InputError(f"{source}: {where} is [{r}, {c}], off the board; expected rows and columns 0-{rules.size - 1}")
+        raise InputError(
+            f"{source}: {where} is [{r}, {c}], off the board; expected rows and columns 0-{rules.size - 1}"
+        )
     return (r, c)
 
 
@@ -230,7 +232,7 @@ class Game:
 
     @classmethod
     def deal(cls, rules: SequenceRules, seed: str, numbers: Sequence[int], level: str, names: list[str],
-             colour: dict[str, str]) -> "Game":
+             colour: dict[str, str]) -> Game:
         """Sets the table: the seed's board and deck, hands dealt one card at a time in seating order."""
         counts = rules.player_count(len(names))
         game = cls(rules, seed, make_board(seed, numbers, rules), list(make_deck(seed, numbers, level, rules)),

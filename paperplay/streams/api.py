@@ -47,7 +47,9 @@ def draw(seed: str, options: dict[str, Any]) -> StreamsDraw:
     return StreamsDraw(seed, rules.draw(seed, variant_rules(options.get("variant"))))
 
 
-def players_and_names(players: int | None, names: Sequence[str] | None, default: int | None = None) -> tuple[int, list[str]]:
+def players_and_names(
+    players: int | None, names: Sequence[str] | None, default: int | None = None
+) -> tuple[int, list[str]]:
     """How many sheets to print, and the names on them: --players, else one per name, else `default`."""
     names = list(names or [])
     if players is None:

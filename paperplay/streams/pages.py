@@ -70,7 +70,9 @@ def sheet_form(width: float, height: float, code: str, rules: StreamsRules,
     items += _locomotive(MARGIN, TRAIN_TOP, BOX_HEIGHT, t)
     for i in range(rules.boxes):
         x = left + i * bw
-        items.append(Rect(x + 0.6, TRAIN_TOP, bw - 1.2, BOX_HEIGHT, stroke=1.0, fill="#ffffff", color=ACCENT, radius=1.2))
+        items.append(
+            Rect(x + 0.6, TRAIN_TOP, bw - 1.2, BOX_HEIGHT, stroke=1.0, fill="#ffffff", color=ACCENT, radius=1.2)
+        )
         items.append(Text(x + bw / 2, TRAIN_TOP - 1.8, str(i + 1), size=7, align="center", color="#555555"))
         items.append(Circle(x + bw / 2, TRAIN_TOP + BOX_HEIGHT + 2.5, 1.8, stroke=0.5, fill=ACCENT, color=ACCENT))
 

@@ -296,7 +296,9 @@ def _times(n: int) -> str:
     return {1: "once", 2: "twice"}.get(n, f"{n} times")
 
 
-def check_tiles(cells: Sequence[Tile], drawn: Sequence[Tile] | None, rules: StreamsRules | None = None) -> list[Problem]:
+def check_tiles(
+    cells: Sequence[Tile], drawn: Sequence[Tile] | None, rules: StreamsRules | None = None
+) -> list[Problem]:
     """Checks that the boxes hold exactly the drawn tiles, or (with no draw) tiles the bag holds.
 
     The order of writing is not on paper, so the boxes are compared as a multiset.

@@ -19,7 +19,7 @@ class Edge(enum.IntEnum):
     S = 2
     W = 3
 
-    def rotated(self, degrees: int) -> "Edge":
+    def rotated(self, degrees: int) -> Edge:
         return Edge((self + degrees // 90) % 4)
 
 

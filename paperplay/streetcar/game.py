@@ -73,7 +73,7 @@ class Game:
             self._network = Network(self.geo, self.layout, self.stop_signs)
         return self._network
 
-    def scratch(self) -> "Game":
+    def scratch(self) -> Game:
         """A copy to try plays on: its own layout, stop signs and hands; the bag is shared, read-only."""
         players = [replace(p, hand=list(p.hand)) for p in self.players]
         return replace(self, players=players, layout=dict(self.layout), stop_signs=dict(self.stop_signs),
@@ -173,8 +173,11 @@ class Game:
             return
         for sq, tile in legal_plays(self.geo, self.layout, player.hand):
             what = "exchange the" if sq in self.layout else "lay a"
-            raise Illegal("streetcar/pass", f"{player.name} laid {laid} tile{'s' if laid != 1 else ''}, but could still "
-                                  f"{what} {tile.kind.id} at {tile.rotation}° on {name(sq)}")
+            raise Illegal(
+                "streetcar/pass",
+                f"{player.name} laid {laid} tile{'s' if laid != 1 else ''}, but could still "
+                f"{what} {tile.kind.id} at {tile.rotation}° on {name(sq)}",
+            )
 
     def leftovers(self) -> int:
         return sum(len(p.hand) for p in self.players if p.running)
@@ -193,14 +196,19 @@ class Game:
             draws = list(self.bag[len(self.bag) - self.bag_left():][:need]) if self.bag is not None else []
         if len(draws) != need:
             have = len(player.hand)
-            raise Illegal("streetcar/draw-count", f"{player.name} draws {len(draws)} tile{'s' if len(draws) != 1 else ''} "
-                                        f"holding {have}; expected {need} (back to {HAND}, less nothing left to draw)")
+            raise Illegal(
+                "streetcar/draw-count",
+                f"{player.name} draws {len(draws)} tile{'s' if len(draws) != 1 else ''} "
+                f"holding {have}; expected {need} (back to {HAND}, less nothing left to draw)",
+            )
         for item in draws:
             if isinstance(item, tuple):
                 giver_name, tile = item
                 giver = self.player(giver_name)
                 if not giver.running:
-                    raise Illegal("streetcar/draw", f"{player.name} takes a {tile} from {giver.name}, who has not begun a run")
+                    raise Illegal(
+                        "streetcar/draw", f"{player.name} takes a {tile} from {giver.name}, who has not begun a run"
+                    )
                 if tile not in giver.hand:
                     raise Illegal("streetcar/draw", f"{player.name} takes a {tile} from {giver.name}, who holds "
                                           f"{_tiles(Counter(giver.hand))}")
@@ -227,9 +235,12 @@ class Game:
         start = ends[number]
         if self.network.shortest(player.line, player.stops, self.ordered, start=start) is None:
             stops = (" then " if self.ordered else ", ").join(player.stops)
-            raise Illegal("streetcar/run-start", f"{player.name} starts a run from line {player.line} terminal {number}, but "
-                                       f"no complete route leads from it through {stops or 'no stops'} "
-                                       "to the other terminal")
+            raise Illegal(
+                "streetcar/run-start",
+                f"{player.name} starts a run from line {player.line} terminal {number}, but "
+                f"no complete route leads from it through {stops or 'no stops'} "
+                "to the other terminal",
+            )
         player.running = True
         player.start = start
         player.car = None
@@ -247,7 +258,9 @@ class Game:
         if not player.running or player.start is None:
             raise Illegal("streetcar/running", f"{player.name} moves a car without having begun a run")
         if not steps:
-            raise Illegal("streetcar/move", f"{player.name} moves 0 spaces; a running car moves at least one space a turn")
+            raise Illegal(
+                "streetcar/move", f"{player.name} moves 0 spaces; a running car moves at least one space a turn"
+            )
         limit = self.allowance(roll)
         stops = StopProgress(self.stop_signs, player.stops, self.ordered)  # a run starts with every sign out
         ends = self.ends(player)
@@ -264,14 +277,23 @@ class Game:
         for i, step in enumerate(steps, 1):
             last = i == len(steps)
             if limit is not None and i > limit:
-                raise Illegal("streetcar/speed", f"{player.name}'s car moves {len(steps)} spaces; it may move at most {limit} "
-                                       + ("(the roll)" if self.dice != "none" else
-                                          f"(1 more than the {self.last_move} of the previous move)"))
+                raise Illegal(
+                    "streetcar/speed",
+                    f"{player.name}'s car moves {len(steps)} spaces; it may move at most {limit} "
+                    + (
+                        "(the roll)"
+                        if self.dice != "none"
+                        else f"(1 more than the {self.last_move} of the previous move)"
+                    ),
+                )
             if isinstance(step, Terminal):
                 terminal = step
                 if at is None:
-                    raise Illegal("streetcar/track", f"{player.name}'s car cannot enter terminal {_tname(terminal)} from "
-                                           + ("another terminal" if in_terminal else "its start"))
+                    raise Illegal(
+                        "streetcar/track",
+                        f"{player.name}'s car cannot enter terminal {_tname(terminal)} from "
+                        + ("another terminal" if in_terminal else "its start"),
+                    )
                 square, edge = at
                 exits = self.layout[square].exits[edge]
                 k = next((k for k, sq in enumerate(terminal.squares)
@@ -294,14 +316,20 @@ class Game:
             if in_terminal is not None:
                 terminal, k = in_terminal
                 if square != terminal.squares[1 - k]:
-                    raise Illegal("streetcar/track", f"{player.name}'s car passes through terminal {_tname(terminal)} and must "
-                                           f"come out on {name(terminal.squares[1 - k])}, not {name(square)}")
+                    raise Illegal(
+                        "streetcar/track",
+                        f"{player.name}'s car passes through terminal {_tname(terminal)} and must "
+                        f"come out on {name(terminal.squares[1 - k])}, not {name(square)}",
+                    )
                 edge = terminal.side
             elif at is None:  # leaving the start terminal into one of its squares
                 if square not in player.start.squares:
-                    raise Illegal("streetcar/track", f"{player.name}'s car starts in terminal {_tname(player.start)}, so its "
-                                           f"first space is {' or '.join(name(s) for s in player.start.squares)}, "
-                                           f"not {name(square)}")
+                    raise Illegal(
+                        "streetcar/track",
+                        f"{player.name}'s car starts in terminal {_tname(player.start)}, so its "
+                        f"first space is {' or '.join(name(s) for s in player.start.squares)}, "
+                        f"not {name(square)}",
+                    )
                 edge = player.start.side
             else:
                 here, entry = at
@@ -325,12 +353,18 @@ class Game:
             progress = stops.after(progress, square)
             if square in self.stop_signs.values() and not last:
                 letters = ", ".join(sorted(k for k, v in self.stop_signs.items() if v == square))
-                raise Illegal("streetcar/forced-stop", f"{player.name}'s car enters the stop sign of {letters} on {name(square)} "
-                                             "and must stop there, ending its move")
+                raise Illegal(
+                    "streetcar/forced-stop",
+                    f"{player.name}'s car enters the stop sign of {letters} on {name(square)} "
+                    "and must stop there, ending its move",
+                )
         if limit is None and (at is None or at[0] not in self.stop_signs.values()):
             where = name(at[0]) if at is not None else f"terminal {_tname(in_terminal[0])}"  # type: ignore[index]
-            raise Illegal("streetcar/dice", f"{player.name} rolled {roll}, which takes the car to the next stop sign or its end "
-                                  f"terminal, but it stops on {where}")
+            raise Illegal(
+                "streetcar/dice",
+                f"{player.name} rolled {roll}, which takes the car to the next stop sign or its end "
+                f"terminal, but it stops on {where}",
+            )
         if in_terminal is not None:  # a terminal is a space like any other: the car may stop in it
             terminal, k = in_terminal
             player.car = Car(terminal.squares[k], terminal.side, progress, target, terminal)
@@ -350,8 +384,11 @@ class Game:
         if not player.running or player.car is None:
             raise Illegal("streetcar/restart", f"{player.name} has no car on the board to take off")
         if self.network.shortest(player.line, player.stops, self.ordered, car=player.car) is not None:
-            raise Illegal("streetcar/restart", f"{player.name} takes the car off {name(player.car.square)}, but it can still "
-                                     "complete its route from there")
+            raise Illegal(
+                "streetcar/restart",
+                f"{player.name} takes the car off {name(player.car.square)}, but it can still "
+                "complete its route from there",
+            )
         player.car = None
         player.start = None
 
@@ -378,7 +415,7 @@ class Game:
 
     # -- a whole turn -------------------------------------------------------------------------------
 
-    def play(self, turn: "Turn") -> None:
+    def play(self, turn: Turn) -> None:
         """Applies one typed turn; raises IllegalAction at the first broken rule."""
         player = self.player(turn.player)
         if self.winner is not None:

@@ -6,6 +6,7 @@ Everything comes from the engine's data files (templates/streetcar/): one source
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from paperplay.i18n import ENGLISH, Translator
 from paperplay.render.fit import all_boxes
@@ -14,12 +15,33 @@ from paperplay.render.model import (
     Arc, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size,
 )
 from paperplay.render.parts import (
-    BLEED, CARD_H, CARD_W, CROP_GAP, CROP_MIN, MARGIN, QR_SIZE, calibration_ruler, card_sheets, code_corner, crop_marks, grid_lines, poster_pages,
-    qr_payload, text_lines,
+    BLEED,
+    CARD_H,
+    CARD_W,
+    CROP_GAP,
+    CROP_MIN,
+    MARGIN,
+    QR_SIZE,
+    calibration_ruler,
+    card_sheets,
+    code_corner,
+    crop_marks,
+    grid_lines,
+    qr_payload,
+    text_lines,
 )
 from paperplay.render.ink import greyscale_page
 from paperplay.seeds import display_code
-from paperplay.streetcar.data import Board, Edge, LineStyle, TileKind, line_styles, route_cards, standard_board, tile_kinds
+from paperplay.streetcar.data import (
+    Board,
+    Edge,
+    LineStyle,
+    TileKind,
+    line_styles,
+    route_cards,
+    standard_board,
+    tile_kinds,
+)
 from paperplay.streetcar.deal import Seat
 
 SQUARE = 21.0
@@ -196,18 +218,18 @@ def _line_card(line: int, board: Board, ink_saver: bool, t: Translator = ENGLISH
     for letter, (r, c) in board.locations.items():
         items.append(Rect(left + c * cell, top + r * cell, cell, cell, stroke=0.2, fill="#d9c7a3", color="#aaaaaa"))
         items.append(Text(left + (c + 0.5) * cell, top + (r + 0.8) * cell, letter, size=5, bold=True, align="center"))
-    for t in board.terminals_of(line):
-        (r1, c1), (r2, c2) = sorted(t.squares)
-        if t.side in (Edge.E, Edge.W):
-            x = left + board.cols * cell if t.side is Edge.E else left - 3
-            box = (x, top + r1 * cell, 3, (r2 - r1 + 1) * cell)
+    for term in board.terminals_of(line):
+        (r1, c1), (r2, c2) = sorted(term.squares)
+        if term.side in (Edge.E, Edge.W):
+            x = left + board.cols * cell if term.side is Edge.E else left - 3
+            box: tuple[float, float, float, float] = (x, top + r1 * cell, 3, (r2 - r1 + 1) * cell)
         else:
-            y = top + board.rows * cell if t.side is Edge.S else top - 3
+            y = top + board.rows * cell if term.side is Edge.S else top - 3
             box = (left + c1 * cell, y, (c2 - c1 + 1) * cell, 3)
         items += swatch(*box, style, ink_saver)
-        bx = box[0] + box[2] / 2 + (4 if t.side is Edge.E else -4 if t.side is Edge.W else 0)
-        by = box[1] + box[3] / 2 + (4.5 if t.side is Edge.S else -3 if t.side is Edge.N else 1)
-        items.append(Text(bx, by, str(t.number), size=6, bold=True, align="center"))
+        bx = box[0] + box[2] / 2 + (4 if term.side is Edge.E else -4 if term.side is Edge.W else 0)
+        by = box[1] + box[3] / 2 + (4.5 if term.side is Edge.S else -3 if term.side is Edge.N else 1)
+        items.append(Text(bx, by, str(term.number), size=6, bold=True, align="center"))
     items.append(Text(w / 2, h - 5, footer, size=6, align="center"))
     return tuple(items)
 
@@ -616,12 +638,12 @@ def state_document(board: Board, tiles: Sequence[tuple[tuple[int, int], TileKind
         drawn.append(_octagon(ox + (c + 0.82) * s, oy + (r + 0.18) * s, 2.2))
         drawn.append(Text(ox + (c + 0.82) * s, oy + (r + 0.18) * s + 0.9, letter, size=5, bold=True,
                           align="center", color="#ffffff"))
-    visits: dict[object, list[str]] = {}
+    visits: dict[Any, list[str]] = {}
     stops_at: dict[tuple[int, int], list[str]] = {}
     spaces: list[str] = []
     for i, step in enumerate(route, start=1):
         terminal = getattr(step, "terminal", None)
-        square = getattr(step, "square", step)
+        square: Any = getattr(step, "square", step)
         key = terminal if terminal is not None else square
         visits.setdefault(key, []).append(str(i))
         stops = tuple(getattr(step, "stops", ()))
@@ -643,8 +665,8 @@ def state_document(board: Board, tiles: Sequence[tuple[tuple[int, int], TileKind
             x, y = cx - tw / 2 - 0.5, cy - 1.4
         drawn.append(Rect(x, y, tw + 1, 2.8, stroke=0.3, fill="#ffe066"))
         drawn.append(Text(x + 0.5, y + 2.1, label, size=5, bold=True))
-    for (r, c), stops in stops_at.items():
-        label = _("stop {letter}").format(letter=", ".join(stops))
+    for (r, c), made in stops_at.items():
+        label = _("stop {letter}").format(letter=", ".join(made))
         tw = text_width(label, 5, True)
         x, y = ox + c * s + 0.4, oy + (r + 1) * s - 3.2  # the bottom-left corner
         drawn.append(Rect(x, y, tw + 1, 2.8, stroke=0.3, fill="#ffffff", color="#c62828"))

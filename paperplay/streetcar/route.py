@@ -171,7 +171,7 @@ class Network:
                 push((nxt * span + after) * 2 + d, state)
         return None
 
-    def _route(self, parent: dict[int, int], state: int, span: int, gain: "StopProgress", ends: tuple[Terminal, ...],
+    def _route(self, parent: dict[int, int], state: int, span: int, gain: StopProgress, ends: tuple[Terminal, ...],
                d: int, car: Car | None) -> Route:
         chain = []
         while state >= 0:

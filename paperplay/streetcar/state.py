@@ -141,10 +141,17 @@ def state_from_json(data: Any, source: str, folder: Path | None = None) -> tuple
                              f"expected one of {', '.join(sorted(geo.board.locations))}")
         square = (sq[0], sq[1])
         if square not in geo.touching[letter]:
-            problems.append(Problem("streetcar/stop-sign", f"the stop sign for {letter} is on {name(square)}, which is not "
-                                                 f"orthogonally next to {letter} at {name(geo.board.locations[letter])}"))
+            problems.append(
+                Problem(
+                    "streetcar/stop-sign",
+                    f"the stop sign for {letter} is on {name(square)}, which is not "
+                    f"orthogonally next to {letter} at {name(geo.board.locations[letter])}",
+                )
+            )
         elif square not in layout:
-            problems.append(Problem("streetcar/stop-sign", f"the stop sign for {letter} is on {name(square)}, which is empty"))
+            problems.append(
+                Problem("streetcar/stop-sign", f"the stop sign for {letter} is on {name(square)}, which is empty")
+            )
         signs[letter] = square
     for letter in sorted(geo.board.locations):
         if letter in signs:

@@ -125,7 +125,9 @@ def faults_at(geo: Geometry, layout: Layout, square: Square) -> list[Problem]:
     where = name(square)
     if square in geo.locations:
         # Rule B: no track may be built on a location.
-        return [Problem("streetcar/B", f"a tile lies on {where}, which is location {geo.locations[square]}", square=square)]
+        return [
+            Problem("streetcar/B", f"a tile lies on {where}, which is location {geo.locations[square]}", square=square)
+        ]
     problems = []
     for edge in Edge:
         has = edge in tile.ends
@@ -135,12 +137,23 @@ def faults_at(geo: Geometry, layout: Layout, square: Square) -> list[Problem]:
             terminal = geo.ports.get((square, edge))
             if terminal is None and has:
                 # Rule A: track may leave the board only into a terminal.
-                problems.append(Problem("streetcar/A", f"the {tile.kind.id} on {where} leads off the board on its {side} "
-                                             "edge, where there is no terminal"))
+                problems.append(
+                    Problem(
+                        "streetcar/A",
+                        f"the {tile.kind.id} on {where} leads off the board on its {side} "
+                        "edge, where there is no terminal",
+                    )
+                )
             elif terminal is not None and not has:
                 # Rule C: the terminal's track leads into this square and must be met.
-                problems.append(Problem("streetcar/C", f"the {tile.kind.id} on {where} does not meet the track of line "
-                                             f"{terminal.line} terminal {terminal.number} on its {side} edge", square=square))
+                problems.append(
+                    Problem(
+                        "streetcar/C",
+                        f"the {tile.kind.id} on {where} does not meet the track of line "
+                        f"{terminal.line} terminal {terminal.number} on its {side} edge",
+                        square=square,
+                    )
+                )
         elif other in geo.locations:
             if has:
                 # Rule B: track may not lead into a location.
@@ -150,12 +163,24 @@ def faults_at(geo: Geometry, layout: Layout, square: Square) -> list[Problem]:
             theirs = opposite(edge) in layout[other].ends
             if has and not theirs:
                 # Rule D: track may not lead into a tile edge without track.
-                problems.append(Problem("streetcar/D", f"the {tile.kind.id} on {where} leads {side} into the "
-                                             f"{layout[other].kind.id} on {name(other)}, which has no track there", square=square))
+                problems.append(
+                    Problem(
+                        "streetcar/D",
+                        f"the {tile.kind.id} on {where} leads {side} into the "
+                        f"{layout[other].kind.id} on {name(other)}, which has no track there",
+                        square=square,
+                    )
+                )
             elif theirs and not has:
                 # Rule C: every track end leading into the square must be met.
-                problems.append(Problem("streetcar/C", f"the {tile.kind.id} on {where} does not meet the track of the "
-                                             f"{layout[other].kind.id} on {name(other)} on its {side} edge", square=square))
+                problems.append(
+                    Problem(
+                        "streetcar/C",
+                        f"the {tile.kind.id} on {where} does not meet the track of the "
+                        f"{layout[other].kind.id} on {name(other)} on its {side} edge",
+                        square=square,
+                    )
+                )
     return problems
 
 
@@ -165,12 +190,19 @@ def exchange_faults(old: Placed, new: Placed, square: Square) -> list[Problem]:
     where = name(square)
     if old.kind.trees:
         # Tiles with trees may never be replaced.
-        problems.append(Problem("streetcar/trees", f"the {old.kind.id} on {where} has trees and may not be replaced", square=square))
+        problems.append(
+            Problem("streetcar/trees", f"the {old.kind.id} on {where} has trees and may not be replaced", square=square)
+        )
     lost = old.pieces - new.pieces
     if not lost and new.pieces == old.pieces:
         # An exchange is an upgrade: laying the same track again changes nothing on the board.
-        problems.append(Problem("streetcar/exchange", f"the {new.kind.id} on {where} adds no track to the {old.kind.id} "
-                                            "it replaces; an exchange must add track"))
+        problems.append(
+            Problem(
+                "streetcar/exchange",
+                f"the {new.kind.id} on {where} adds no track to the {old.kind.id} "
+                "it replaces; an exchange must add track",
+            )
+        )
     elif lost:
         # An exchange keeps every track piece of the old tile.
         piece = sorted(lost, key=lambda p: sorted(p))[0]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
+from paperplay.cli import options as opt
 from paperplay.cli.common import guarded, print_json
 from paperplay.errors import InputError
 from paperplay.referee import Outcome
@@ -80,21 +81,18 @@ def _contact_sheet(scan: Any, cells: list[Any]) -> str:
 
 
 def scan(
-    photos: list[Path] = typer.Argument(
-        ..., help="Photos (JPEG or PNG) of scannable Streams sheets, one sheet each.", show_default=False
-    ),
-    seed: str = typer.Option(None, "--seed", "-s", help="The game's seed: match the readings to its draw."),
-    draw_list: str = typer.Option(None, "--draw", help='The 20 tiles in draw order (a physical bag), e.g. "11,3,*,…".'),
-    out: Path = typer.Option(
-        Path("output/scan"),
-        "--out",
-        "-o",
-        help="Folder for the sheet files and the pages to check them by eye.",
-        file_okay=False,
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
-    confirm: bool = typer.Option(False, "--confirm", help="Ask on the terminal for every flagged box before scoring."),
-    force: bool = typer.Option(False, "--force", "-f", help="Overwrite sheet files that exist."),
+    photos: Annotated[list[Path], typer.Argument(help="Photos (JPEG or PNG) of scannable Streams sheets, one sheet "
+                                                 "each.", show_default=False)],
+    seed: Annotated[str | None, typer.Option("--seed", "-s", help="The game's seed: match the readings to its draw.",
+                                             show_default=False)] = None,
+    draw_list: Annotated[str | None, typer.Option("--draw", help='The 20 tiles in draw order (a physical bag), e.g. '
+                                                  '"11,3,*,…".', show_default=False)] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the sheet files and the pages to check them "
+                                      "by eye.", file_okay=False)] = Path("output/scan"),
+    as_json: opt.Json = False,
+    confirm: Annotated[bool, typer.Option("--confirm", help="Ask on the terminal for every flagged box before "
+                                          "scoring.")] = False,
+    force: Annotated[bool, typer.Option("--force", "-f", help="Overwrite sheet files that exist.")] = False,
 ) -> None:
     """Reads filled-in Streams sheets from photos, writes sheet files and scores them.
 

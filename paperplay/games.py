@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import Any
 
 from paperplay.errors import InputError
-from paperplay.render.model import PAPER_SIZES
+from paperplay.render.paper import PAPER_SIZES
 
 
 @dataclass(frozen=True)

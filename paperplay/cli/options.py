@@ -2,7 +2,7 @@
 
 Short options: -n players, -s seed, -o out, -f force, -g games, -j jobs, -l line.
 Choices come from the data they name: games from paperplay.games, paper sizes from
-paperplay.render.model.PAPER_SIZES, Sequence levels from templates/sequence/game.json.
+paperplay.render.paper.PAPER_SIZES, Sequence levels from templates/sequence/game.json.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import typer
 
 from paperplay.games import GAME_NAMES, GAMES
 from paperplay.i18n import LANGUAGES, locale_lang
-from paperplay.render.model import PAPER_SIZES
+from paperplay.render.paper import PAPER_SIZES
 from paperplay.resources import load_template
 
 LEVELS = tuple(load_template("sequence/game.json")["levels"])

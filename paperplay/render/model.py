@@ -8,19 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Union
 
+from paperplay.render.paper import PAPER_SIZES, paper_size  # noqa: F401 (pages import them from here)
+
 MM_PER_INCH = 25.4
-PAPER_SIZES: dict[str, tuple[float, float]] = {
-    "a4": (210.0, 297.0),
-    "letter": (215.9, 279.4),
-    "a3": (297.0, 420.0),
-}
-"""Portrait width and height of each paper size, in millimetres."""
-
-
-def paper_size(paper: str, landscape: bool = False) -> tuple[float, float]:
-    """Returns (width, height) in mm of a paper size, turned for landscape if asked."""
-    width, height = PAPER_SIZES[paper]
-    return (height, width) if landscape else (width, height)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from browser import find_chromium, launch
 from paperplay.cli.app import app
 
 DATA = Path(__file__).parent / "data"
@@ -70,3 +71,35 @@ settings.register_profile("medium", max_examples=int(os.environ.get("FUZZ_CASES"
                           database=None, suppress_health_check=list(HealthCheck))
 settings.register_profile("long", max_examples=10_000, deadline=None, database=None,
                           suppress_health_check=list(HealthCheck))
+
+
+# The browser tests' fixtures: one Chromium for the whole session, shared by every test module.
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium for the whole test session."""
+    executable = find_chromium()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        executable = None
+    if executable is None:
+        if os.environ.get("CI"):
+            pytest.fail("no Chromium or Playwright: CI must install both (.ci/run installs chromium)")
+        pytest.skip("no Chromium installed (apt-get install chromium) or no Playwright (pip install '.[test]')")
+    with sync_playwright() as playwright:
+        chromium = launch(playwright, executable)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh tab in its own context (its own localStorage); fails the test on any console error."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
+    context.close()
+    assert errors == [], "the page logged errors (a CSP violation?)"

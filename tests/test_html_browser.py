@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import io
 import json
-import os
 
 import pytest
 
-from browser import find_chromium, launch
 from paperplay.html.caller import caller_page
 from paperplay.seeds import game_code
 from paperplay.streams.rules import draw
@@ -19,37 +17,6 @@ from paperplay.streams.rules import draw
 pytestmark = pytest.mark.browser
 SEED = "1"  # draws 27 14 13 16 5 6 1 22 14 15 4 12 24 8 15 13 10 * 16 21: a 6 at turn 6, the wild at 18
 TILES = list(draw(SEED))
-
-
-@pytest.fixture(scope="session")
-def browser():
-    """One Chromium for the whole test session."""
-    executable = find_chromium()
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        executable = None
-    if executable is None:
-        if os.environ.get("CI"):
-            pytest.fail("no Chromium or Playwright: CI must install both (.ci/run installs chromium)")
-        pytest.skip("no Chromium installed (apt-get install chromium) or no Playwright (pip install '.[test]')")
-    with sync_playwright() as playwright:
-        chromium = launch(playwright, executable)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def page(browser):
-    """A fresh tab in its own context (its own localStorage); fails the test on any console error."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    yield tab
-    context.close()
-    assert errors == [], "the page logged errors (a CSP violation?)"
 
 
 def caller_file(tmp_path, seed: str = SEED):

@@ -17,7 +17,6 @@ from paperplay.games import find_game
 from paperplay.i18n import LANGUAGES, SOURCE, locale_lang, rules_file, translator
 from paperplay.render.model import QR, Document, Text
 from paperplay.render.pdf import write_pdf
-from test_html_browser import browser, page  # noqa: F401 (the Chromium fixtures)
 
 PACKAGE = Path(__file__).resolve().parent.parent / "paperplay"
 LOCALE_DIR = PACKAGE / "locale"

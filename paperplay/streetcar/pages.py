@@ -37,9 +37,12 @@ from paperplay.streetcar.data import (
     Edge,
     LineStyle,
     TileKind,
+    card_sets,
     line_styles,
+    lines,
     route_cards,
     standard_board,
+    starting_hand,
     tile_kinds,
 )
 from paperplay.streetcar.deal import Seat
@@ -268,10 +271,10 @@ def card_pages(code: str, paper: str, ink_saver: bool, back_offset: tuple[float,
     width, height = paper_size(paper)
     board = standard_board()
     _ = t.gettext
-    fronts = [_line_card(line, board, ink_saver, t) for line in range(1, 7)]
+    fronts = [_line_card(line, board, ink_saver, t) for line in lines()]
     backs = [_back(_("LINE"), "", ink_saver, t)] * 6
-    for card_set in (2, 3):
-        for number in range(1, 7):
+    for card_set in card_sets():
+        for number in range(1, len(route_cards(card_set)) + 1):
             fronts.append(_route_card(card_set, number, ink_saver, t))
             backs.append(_back(_("ROUTE"), "(" + t.ngettext("{n} stop", "{n} stops", card_set).format(n=card_set)
                                + ")", ink_saver, t))
@@ -322,7 +325,7 @@ def tile_pages(code: str, paper: str, ink_saver: bool, players: int, t: Translat
     per seat in play, then every other tile of the 126 (the bag), pages filled edge to edge."""
     width, height = paper_size(paper)
     kinds = {k.id: k for k in tile_kinds()}
-    hands = [["straight"] * 3 + ["curve"] * 2 for _ in range(players)]
+    hands = [[tile for tile, n in starting_hand().items() for _ in range(n)] for _ in range(players)]
     rest: list[str] = []
     for kind in tile_kinds():
         rest += [kind.id] * (kind.count - sum(h.count(kind.id) for h in hands))
@@ -347,9 +350,9 @@ def tile_pages(code: str, paper: str, ink_saver: bool, players: int, t: Translat
                 "One row per seat ({n} player): 3 straights and 2 curves each. Every other tile goes into the bag.",
                 "One row per seat ({n} players): 3 straights and 2 curves each. Every other tile goes into the bag.",
                 players).format(n=players), size=7))
-            block, xs, ys, lines = _tile_block([t for hand in hands for t in hand], kinds, left, y, 5, ink_saver)
+            block, xs, ys, cut_lines = _tile_block([t for hand in hands for t in hand], kinds, left, y, 5, ink_saver)
             items += block
-            cut += lines
+            cut += cut_lines
             blocks.append((xs, ys, block))
             for seat in range(players):
                 texts.append(Text(xs[-1] + 5, ys[seat] + SQUARE / 2 + 1.5, _("< seat {n}").format(n=seat + 1), size=9,
@@ -361,9 +364,9 @@ def tile_pages(code: str, paper: str, ink_saver: bool, players: int, t: Translat
         rows = int((bottom - y) // SQUARE)
         if rows > 0 and rest:
             take, rest = rest[:rows * cols], rest[rows * cols:]
-            block, xs, ys, lines = _tile_block(take, kinds, left, y, cols, ink_saver)
+            block, xs, ys, cut_lines = _tile_block(take, kinds, left, y, cols, ink_saver)
             items += block
-            cut += lines
+            cut += cut_lines
             blocks.append((xs, ys, block))
         texts += _corner(code, "tiles", width, height, _("tiles"), t)
         for xs, ys, block in blocks:
@@ -481,7 +484,7 @@ def extras_page(code: str, paper: str, ink_saver: bool, t: Translator = ENGLISH)
     cols = 10
     left, top = (width - cols * TOKEN) / 2, MARGIN + 28
     tokens: list[tuple[str, tuple[Item, ...]]] = [("stop", _stop_token(ink_saver, t))] * 13
-    tokens += [(f"car-{line}", _car_token(line, ink_saver, t)) for line in range(1, 7)]
+    tokens += [(f"car-{line}", _car_token(line, ink_saver, t)) for line in lines()]
     tokens.append(("speed", _speed_marker(t)))
     for i, (tag, drawing) in enumerate(tokens):
         r, c = divmod(i, cols)

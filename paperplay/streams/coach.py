@@ -417,13 +417,16 @@ class Advice:
 
 
 def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, first: int = DEPTH2_FIRST,
-           reply: int = DEPTH2_REPLY, include: int | None = None) -> Advice:
+           reply: int | None = None, include: int | None = None) -> Advice:
     """The coach: a Monte Carlo of `first` tiles ranks the boxes; early in the game, its best boxes
     (up to DEPTH2_CANDIDATES, those within DEPTH2_MARGIN points of the best, and `include` if given)
     are valued two tiles deep: for every possible next tile, the best box for it by a small Monte
     Carlo (`reply` tiles), the values averaged over the unseen tiles by how many of each there are.
     Every candidate sees the same futures after each next tile (common random numbers), so they are
-    compared on equal luck; `reply` = 0 turns the depth-2 search off."""
+    compared on equal luck; `reply` defaults to DEPTH2_REPLY scaled by `first` (so one number sets
+    the work), 0 turns the depth-2 search off."""
+    if reply is None:
+        reply = first * DEPTH2_REPLY // DEPTH2_FIRST
     boxes = _empties(cells)
     keep = min(DEPTH2_CANDIDATES, len(boxes))
     draws = random.Random(rng.randbelow(1 << 62))
@@ -532,17 +535,19 @@ def explain(cells: Cells, tile: int, unseen: Unseen, advice: Advice) -> str:
 
 
 class CoachStrategy:
-    """The advisor: `search` (Monte Carlo, then two tiles deep on the early moves)."""
+    """The advisor: `search` (Monte Carlo, then two tiles deep on the early moves) with `first`
+    tiles placed in the first Monte Carlo's play-outs."""
 
     name = "coach"
 
-    def __init__(self, rules: StreamsRules | None = None) -> None:
+    def __init__(self, rules: StreamsRules | None = None, first: int = DEPTH2_FIRST) -> None:
         self.scorer = Scorer(rules or standard_rules())
+        self.first = first
 
     def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
         if cells.count(EMPTY) == 1:
             return cells.index(EMPTY)
-        return search(cells, tile, unseen, rng, self.scorer).best.box
+        return search(cells, tile, unseen, rng, self.scorer, self.first).best.box
 
 
 STRATEGIES: dict[str, Callable[[StreamsRules], Strategy]] = {

@@ -70,7 +70,8 @@ Variant = Annotated[str | None, typer.Option("--variant", help="Streams variant:
                                              "NAME, or a variant FILE.json (see: paperplay schema streams-variant).",
                                              show_default=False)]
 Budget = Annotated[int | None, typer.Option("--budget", min=100, max=10_000_000,
-                                            help="Tiles placed in play-outs per move (default 60000).",
+                                            help="Tiles placed in the first Monte Carlo's play-outs per move "
+                                            "(default 20000).",
                                             show_default=False)]
 
 

@@ -529,7 +529,7 @@ def explain(cells: Cells, tile: int, unseen: Unseen, advice: Advice) -> str:
         first_sentence += (f", looking two tiles ahead: it is the better start for {wins} of the {total} "
                            "tiles that may come next")
     else:
-        first_sentence += " by play-outs"
+        first_sentence += " in the play-outs"
     return (f"{first_sentence}. Writing {name} in box {best.box + 1} keeps {_around(cells, best.box, tile, unseen)}; "
             f"box {second.box + 1} would keep {_around(cells, second.box, tile, unseen, short=True)}.")
 

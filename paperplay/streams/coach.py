@@ -172,18 +172,26 @@ def gaps_of(cells: Cells, top: int) -> list[Gap]:
     return gaps
 
 
-def _breaks(cells: Cells) -> list[int]:
-    """The boxes where a new series must start: a number below the number before it. A box's
-    series may still run from the last break at or before it (or box 1) to the box before the next
-    break (or the last box): empty boxes carry a series on."""
-    breaks = []
+def _runs_through(cells: Cells) -> tuple[list[int], list[int]]:
+    """For each box, the first and last box of the series it may still end up in: empty boxes carry
+    a series on; a number below the one before it starts a new one."""
+    n = len(cells)
+    starts = [0] * n
     previous = 0
+    start = 0
     for i, c in enumerate(cells):
         if c > 0:
             if c < previous:
-                breaks.append(i)
+                start = i
             previous = c
-    return breaks
+        starts[i] = start
+    ends = [0] * n
+    end = n - 1
+    for i in range(n - 1, -1, -1):
+        ends[i] = end
+        if starts[i] == i:
+            end = i - 1
+    return starts, ends
 
 
 EDGE_MARGIN, EDGE_MARGIN_LATE, EDGE_LATE = 2, 1, 10
@@ -196,13 +204,12 @@ MISFIT_SLACK_WEIGHT = 3.0
 def _misfit(gaps: list[Gap], tile: int, pre: list[int], cells: Cells, points: Sequence[int]) -> tuple[int, int]:
     """Where a tile that fits no gap does least harm: at the end of a gap beside the bound it breaks
     (one break), preferring breaks that split short series and gaps with room to spare."""
-    breaks = _breaks(cells)
+    starts, ends = _runs_through(cells)
     best = math.inf
     chosen = at = 0
     for g, (first, last, lo, hi) in enumerate(gaps):
         box = last if tile > hi else first
-        start = max((b for b in breaks if b <= box), default=0)
-        end = min((b for b in breaks if b > box), default=len(cells)) - 1
+        start, end = starts[box], ends[box]
         left, right = (box - start + 1, end - box) if tile > hi else (box - start, end - box + 1)
         cost = 0 if lo > hi or left <= 0 or right <= 0 else points[end - start + 1] - points[left] - points[right]
         fits = pre[hi + 1] - pre[lo] if lo <= hi else 0

@@ -133,7 +133,7 @@ def streetcar() -> None:
 
 def coach() -> None:
     from paperplay.seeds import Rng
-    from paperplay.streams.coach import COACH_BUDGET, Scorer, evaluate, unseen_counts
+    from paperplay.streams.coach import Scorer, search, unseen_counts
     from paperplay.streams.lab import paired, simulate
     from paperplay.streams.rules import standard_rules
 
@@ -153,12 +153,16 @@ def coach() -> None:
     mc = type(by["montecarlo"])("montecarlo", by["montecarlo"].scores[:short], 1.0)
     d, e = paired(prop, mc)
     print(f"  montecarlo - proportional on the same {short} games: {d:+.2f} ± {e:.2f}")
+    short = min(by["montecarlo"].games, by["coach"].games)
+    mc = type(by["montecarlo"])("montecarlo", by["montecarlo"].scores[:short], 1.0)
+    best = type(by["coach"])("coach", by["coach"].scores[:short], 1.0)
+    d, e = paired(mc, best)
+    print(f"  coach - montecarlo on the same {short} games: {d:+.2f} ± {e:.2f}")
     rules = standard_rules()
     started = time.perf_counter()
-    evaluate([0] * 20, 11, unseen_counts(rules, [11]), Rng("bench", "B"), COACH_BUDGET, Scorer(rules), keep=3)
+    search([-1] * 20, 11, unseen_counts(rules, [11]), Rng("bench", "B"), Scorer(rules))  # two tiles deep
     first = time.perf_counter() - started
-    advise, _ = whole_process_plain(["advise", "--cells", "3 _ _ 12 _ _ _ 15 _ _ _ _ 21 _ _ _ _ _ _ 29",
-                                     "--tile", "17"])
+    advise, _ = whole_process_plain(["advise", "--cells", " ".join(["_"] * 20), "--tile", "11"])
     print(f"  advice on an empty sheet (first move)   {first:.2f} s in-process;  "
           f"paperplay advise whole process {advise:.2f} s   (target < 1 s)")
 

@@ -72,23 +72,27 @@ def advise(
     seen: str = typer.Option(None, "--seen", help="Tiles drawn earlier, known to be out of the bag."),
     seed: str = typer.Option(None, "--seed", help="The coach's own seed (default: one made from the position)."),
     budget: int = typer.Option(None, "--budget",
-                               help="Tiles placed in play-outs (default 60000, about half a second; "
-                               "100-10000000)."),
+                               help="Tiles placed in the first Monte Carlo's play-outs (default 20000; 100-10000000)."),
     top: int = typer.Option(3, "--top", help="How many boxes to show."),
     variant: str = typer.Option(None, "--variant", help=VARIANT_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    explain: bool = typer.Option(False, "--explain", help="Say why the best box beats the runner-up."),
 ) -> None:
     """Says where to write the tile just drawn, with the expected final score of the best boxes.
 
     The coach plays the rest of the game out many times (Monte Carlo with successive halving, the
-    gap heuristic writing the future tiles) and ranks the empty boxes by the mean final score.
-    The same position and seed always give the same advice.
+    gap heuristic writing the future tiles) and ranks the empty boxes by the mean final score; on
+    the early moves it looks two tiles deep at its best boxes: for every tile that may come next,
+    the best box for it. The same position and seed always give the same advice.
 
     Example: paperplay advise --cells "3 _ _ 12 _ _ _ 15 _ _ _ _ 21 _ _ _ _ _ _ 29" --tile 17
 
+             paperplay advise --cells "_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _" --tile 11 --explain
+
     With --variant, the coach plays the variant's bag and scoring table.
     """
-    from paperplay.streams.coach import COACH_BUDGET, Scorer, evaluate, unseen_counts
+    from paperplay.streams.coach import COACH_BUDGET, Scorer, search, unseen_counts
+    from paperplay.streams.coach import explain as why
     from paperplay.streams.rules import EMPTY, tile_json, tile_name, tile_text
     from paperplay.streams.sheet import parse_tiles
 
@@ -111,16 +115,17 @@ def advise(
     seed = canonical_seed(seed)
     unseen = unseen_counts(rules, known)
     started = time.perf_counter()
-    estimates = evaluate(row, drawn, unseen, Rng("coach/advise", seed), budget, Scorer(rules),
-                         keep=min(top, row.count(EMPTY)))
+    advice = search(row, drawn, unseen, Rng("coach/advise", seed), Scorer(rules), first=budget)
     seconds = time.perf_counter() - started
-    shown = estimates[:top]
-    playouts = sum(e.playouts for e in estimates)
+    shown = advice.estimates[:top]
+    reason = why(row, drawn, unseen, advice) if explain else None
     if as_json:
         document: dict[str, Any] = {"game": "streams", "cells": [None if c == EMPTY else tile_json(c) for c in row],
                                     "tile": tile_json(drawn), "best_box": shown[0].box + 1,
                                     "choices": [e.to_json() for e in shown],
-                                    "playouts": playouts, "seed": seed, "seconds": round(seconds, 3)}
+                                    "tiles": advice.tiles, "seed": seed, "seconds": round(seconds, 3)}
+        if reason is not None:
+            document["explain"] = reason
         if not rules.standard:
             document["variant"] = rules.name
         print_json(document)
@@ -128,9 +133,12 @@ def advise(
     typer.echo(f"Write {tile_name(drawn)} in box {shown[0].box + 1}: expected final score {shown[0].mean:.1f} "
                f"± {shown[0].stderr:.1f}")
     for e in shown:
-        typer.echo(f"  box {e.box + 1:2d}: {e.mean:6.1f} ± {e.stderr:.1f}   ({e.playouts:,} play-outs)")
-    typer.echo(f"({playouts:,} play-outs of the remaining {row.count(EMPTY) - 1} draws, seed {display_code(seed)}, "
-               f"{seconds:.2f} s)")
+        how = f"{e.playouts:,} play-out{'s' if e.playouts != 1 else ''}" + (", two tiles deep" if e.depth == 2 else "")
+        typer.echo(f"  box {e.box + 1:2d}: {e.mean:6.1f} ± {e.stderr:.1f}   ({how})")
+    typer.echo(f"({advice.tiles:,} tiles placed in play-outs of the remaining {row.count(EMPTY) - 1} draws, "
+               f"seed {display_code(seed)}, {seconds:.2f} s)")
+    if reason is not None:
+        typer.echo(reason)
 
 
 def _strategy_names(strategy_name: str | None, compare: str | None) -> list[str]:
@@ -240,8 +248,8 @@ def _write_plot(summaries: Any, path: Path, force: bool, title: str) -> None:
 def review(
     sheet: Path = typer.Argument(..., help="A finished Streams sheet with its seed (or draw) and placements.",
                                  show_default=False),
-    budget: int = typer.Option(None, "--budget", help="Tiles placed in play-outs per turn (default 60000; "
-                                                    "100-10000000)."),
+    budget: int = typer.Option(None, "--budget", help="Tiles placed in the first Monte Carlo's play-outs "
+                               "per turn (default 20000, 100-10000000; the early turns then look two tiles deep)."),
     variant: str = typer.Option(None, "--variant", help=VARIANT_HELP + " Default: the sheet's field variant."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:

@@ -80,7 +80,8 @@ Scannable = Annotated[bool | None, typer.Option("--scannable", help="Streams: sh
                                                 "from photos (corner marks, tens | units cells).",
                                                 show_default=False)]
 Budget = Annotated[int | None, typer.Option("--budget", min=100, max=10_000_000,
-                                            help="Tiles placed in play-outs per move (default 60000).",
+                                            help="Tiles placed in the first Monte Carlo's play-outs per move "
+                                            "(default 20000).",
                                             show_default=False)]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import random
 import re
+import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -310,10 +311,12 @@ class BoxEstimate:
     mean: float
     stderr: float
     playouts: int
+    depth: int = 1  # 2: the mean over every next tile of the best box for it (see search); playouts
+    # then counts the play-outs after every next tile
 
     def to_json(self) -> dict[str, float | int]:
         return {"box": self.box + 1, "expected": round(self.mean, 2), "stderr": round(self.stderr, 2),
-                "playouts": self.playouts}
+                "playouts": self.playouts, "depth": self.depth}
 
 
 def evaluate(cells: Cells, tile: int, unseen: Unseen, rng: Rng, budget: int, scorer: Scorer,
@@ -323,6 +326,14 @@ def evaluate(cells: Cells, tile: int, unseen: Unseen, rng: Rng, budget: int, sco
     half is dropped, until `keep` remain, so the budget goes where the top choices are close.
     `budget` counts tiles placed in play-outs, so a move costs about the same time early and late.
     Returns every box's estimate: the longest-surviving first, best mean first."""
+    # seeded from the SPEC stream; Python's own generator is fast enough for play-outs
+    return _halving(cells, tile, unseen, random.Random(rng.randbelow(1 << 62)), budget, scorer, keep)
+
+
+def _halving(cells: Cells, tile: int, unseen: Unseen, draws: random.Random, budget: int, scorer: Scorer,
+             keep: int = 1) -> list[BoxEstimate]:
+    """evaluate's work, drawing the futures from `draws` (the same generator state gives every
+    position with as many empty boxes the same futures)."""
     boxes = _empties(cells)
     remaining = len(boxes) - 1
     if remaining == 0:
@@ -330,12 +341,12 @@ def evaluate(cells: Cells, tile: int, unseen: Unseen, rng: Rng, budget: int, sco
         final[boxes[0]] = tile
         return [BoxEstimate(boxes[0], float(scorer(final)), 0.0, 1)]
     budget = max(budget // remaining, 4 * len(boxes))  # in play-outs
-    draws = random.Random(rng.randbelow(1 << 62))  # seeded from the SPEC stream; fast for play-outs
     pool = [tile for tile in range(len(unseen)) for _ in range(unseen[tile])]  # WILD (0) first
     stats = {b: [0.0, 0.0, 0] for b in boxes}
     alive = list(boxes)
     rounds = max(1, math.ceil(math.log2(max(1, len(alive) / max(1, keep)))) + 1)
     spent = 0
+    top = len(unseen) - 1
     for round_no in range(rounds):
         last = round_no == rounds - 1 or len(alive) <= keep
         per = max(2, (budget - spent) // (len(alive) * (1 if last else rounds - round_no)))
@@ -343,7 +354,7 @@ def evaluate(cells: Cells, tile: int, unseen: Unseen, rng: Rng, budget: int, sco
         for box in alive:
             start = list(cells)
             start[box] = tile
-            gaps = gaps_of(start, len(unseen) - 1)
+            gaps = gaps_of(start, top)
             s = stats[box]
             for future in futures:
                 result = play_out(start, future, unseen, scorer, gaps)
@@ -364,10 +375,9 @@ def evaluate(cells: Cells, tile: int, unseen: Unseen, rng: Rng, budget: int, sco
     return estimates
 
 
-MC_BUDGET = 4_000
-"""Tiles placed in play-outs per move by the `montecarlo` strategy: about 15 ms a move."""
-COACH_BUDGET = 60_000
-"""... by the advisor (strategy `coach`): well under a second a move."""
+MC_BUDGET = 20_000
+"""Tiles placed in play-outs per move by the `montecarlo` strategy: about 75 ms a move (as strong
+as 60,000 or 250,000; 4,000 scored about 4 points less)."""
 MAX_MOVE_BUDGET = 10_000_000
 """The most play-out work one move may ask for (--budget, montecarlo:N): about a minute."""
 
@@ -387,12 +397,175 @@ class MonteCarloStrategy:
         return evaluate(cells, tile, unseen, rng, self.budget, self.scorer)[0].box
 
 
+DEPTH2_FIRST = COACH_BUDGET = 20_000
+"""Tiles placed in the Monte Carlo that picks the depth-2 search's candidates (and decides alone
+late in the game or when one box is clearly best)."""
+DEPTH2_REPLY = 600
+"""Tiles placed in each small Monte Carlo that values the best reply to one possible next tile ..."""
+DEPTH2_WIDTH = 1
+"""... among the box the gap heuristic would write it in and the empty boxes this near it."""
+DEPTH2_CANDIDATES = 3
+"""At most this many of the Monte Carlo's best boxes are searched to depth 2 ..."""
+DEPTH2_MARGIN = 2.5
+"""... those whose mean is within this many points of the best one's ..."""
+DEPTH2_DRAWS = 10
+"""... while at least this many draws remain after the tile (the early moves, where it pays)."""
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The coach's ranking of the boxes: depth-2 values for the searched boxes (first), then the
+    Monte Carlo's estimates; `replies[box][tile]` is the searched box's value when `tile` comes next."""
+
+    estimates: list[BoxEstimate]
+    replies: dict[int, dict[int, float]]
+    tiles: int  # tiles placed in play-outs, in all
+
+    @property
+    def best(self) -> BoxEstimate:
+        return self.estimates[0]
+
+
+def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, first: int = DEPTH2_FIRST,
+           reply: int | None = None, include: int | None = None) -> Advice:
+    """The coach: a Monte Carlo of `first` tiles ranks the boxes; early in the game, its best boxes
+    (up to DEPTH2_CANDIDATES, those within DEPTH2_MARGIN points of the best, and `include` if given)
+    are valued two tiles deep: for every possible next tile, the best box for it by a small Monte
+    Carlo (`reply` tiles), the values averaged over the unseen tiles by how many of each there are.
+    Every candidate sees the same futures after each next tile (common random numbers), so they are
+    compared on equal luck; `reply` defaults to DEPTH2_REPLY scaled by `first` (so one number sets
+    the work), 0 turns the depth-2 search off."""
+    if reply is None:
+        reply = first * DEPTH2_REPLY // DEPTH2_FIRST
+    boxes = _empties(cells)
+    keep = min(DEPTH2_CANDIDATES, len(boxes))
+    draws = random.Random(rng.randbelow(1 << 62))
+    estimates = _halving(cells, tile, unseen, draws, first, scorer, keep)
+    spent = sum(e.playouts for e in estimates) * (len(boxes) - 1)
+    best = estimates[0].mean
+    candidates = [e.box for e in estimates[:keep] if best - e.mean <= DEPTH2_MARGIN]
+    if include is not None and include not in candidates:
+        candidates.append(include)
+    if reply <= 0 or len(boxes) - 1 < DEPTH2_DRAWS or len(candidates) < 2:
+        return Advice(estimates, {}, spent)
+    seed = draws.randrange(1 << 62)
+    total = sum(unseen)
+    replies: dict[int, dict[int, float]] = {}
+    searched = []
+    for box in candidates:
+        start = list(cells)
+        start[box] = tile
+        values: dict[int, float] = {}
+        mean = variance = 0.0
+        playouts = 0
+        for after, count in enumerate(unseen):
+            if count == 0:
+                continue
+            rest = list(unseen)
+            rest[after] -= 1
+            top, tiles = _best_reply(start, after, rest, random.Random(seed + after), reply, scorer)
+            spent += tiles
+            playouts += tiles // (len(boxes) - 2)
+            values[after] = top.mean
+            weight = count / total
+            mean += weight * top.mean
+            variance += (weight * top.stderr) ** 2
+        replies[box] = values
+        searched.append(BoxEstimate(box, mean, math.sqrt(variance), playouts, depth=2))
+    searched.sort(key=lambda e: (-e.mean, e.box))
+    rest_of = [e for e in estimates if e.box not in replies]
+    return Advice(searched + rest_of, replies, spent)
+
+
+def _best_reply(cells: Cells, tile: int, unseen: Unseen, draws: random.Random, budget: int,
+                scorer: Scorer) -> tuple[BoxEstimate, int]:
+    """The best of the boxes near the gap heuristic's choice for `tile` (DEPTH2_WIDTH either side),
+    by play-outs of the same futures from `draws`; and the tiles placed."""
+    at = gap_choice(cells, tile, unseen, scorer.points)
+    boxes = [b for b in range(at - DEPTH2_WIDTH, at + DEPTH2_WIDTH + 1) if 0 <= b < len(cells) and cells[b] == EMPTY]
+    remaining = cells.count(EMPTY) - 1
+    pool = [t for t in range(len(unseen)) for _ in range(unseen[t])]
+    per = max(2, budget // (len(boxes) * max(1, remaining)))
+    futures = [draws.sample(pool, remaining) for _ in range(per)]
+    best: BoxEstimate | None = None
+    top = len(unseen) - 1
+    for box in boxes:
+        start = list(cells)
+        start[box] = tile
+        gaps = gaps_of(start, top)
+        results = [play_out(start, future, unseen, scorer, gaps) for future in futures]
+        mean = statistics.fmean(results)
+        if best is None or mean > best.mean:
+            best = BoxEstimate(box, mean, statistics.stdev(results) / math.sqrt(per), per)
+    assert best is not None
+    return best, per * len(boxes) * remaining
+
+
+def _around(cells: Cells, box: int, tile: int, unseen: Unseen, short: bool = False) -> str:
+    """The runs of empty boxes either side of `tile` written in `box`, and the unseen numbers that fit them."""
+    after = list(cells)
+    after[box] = tile
+    parts = []
+    for first, last, lo, hi in gaps_of(after, len(unseen) - 1):
+        if last == box - 1 or first == box + 1:
+            fit = sum(unseen[max(lo, 1):hi + 1]) if lo <= hi else 0
+            where = f"box {first + 1}" if first == last else f"{last - first + 1} boxes ({first + 1}–{last + 1})"
+            values = f"{lo}" if lo == hi else f"{lo}–{hi}"
+            if lo > hi:
+                parts.append(f"{where} where no number fits")
+            elif short:
+                parts.append(f"{where} for {fit}")
+            else:
+                parts.append(f"{where} open for the {fit} unseen number{'s' if fit != 1 else ''} {values}")
+    return " and ".join(parts) or "no empty box beside it"
+
+
+def explain(cells: Cells, tile: int, unseen: Unseen, advice: Advice) -> str:
+    """One or two sentences on why the best box beats the runner-up, from what the search computed:
+    the difference in expected score, how many of the possible next tiles favour each box (depth 2),
+    and the runs of empty boxes each leaves beside the tile with the unseen numbers that fit them."""
+    best = advice.best
+    name = "the wild" if tile == WILD else str(tile)
+    if len(advice.estimates) < 2:
+        return f"Box {best.box + 1} is the only empty box."
+    second = advice.estimates[1]
+    difference = best.mean - second.mean
+    first_sentence = (f"Box {best.box + 1} beats box {second.box + 1} by {difference:.1f} ± "
+                      f"{math.hypot(best.stderr, second.stderr):.1f} expected points")
+    if best.depth == 2 and second.depth == 2:
+        mine, theirs = advice.replies[best.box], advice.replies[second.box]
+        total = sum(unseen)
+        wins = sum(unseen[t] for t in mine if mine[t] > theirs[t])
+        first_sentence += (f", looking two tiles ahead: it is the better start for {wins} of the {total} "
+                           "tiles that may come next")
+    else:
+        first_sentence += " in the play-outs"
+    return (f"{first_sentence}. Writing {name} in box {best.box + 1} keeps {_around(cells, best.box, tile, unseen)}; "
+            f"box {second.box + 1} would keep {_around(cells, second.box, tile, unseen, short=True)}.")
+
+
+class CoachStrategy:
+    """The advisor: `search` (Monte Carlo, then two tiles deep on the early moves) with `first`
+    tiles placed in the first Monte Carlo's play-outs."""
+
+    name = "coach"
+
+    def __init__(self, rules: StreamsRules | None = None, first: int = DEPTH2_FIRST) -> None:
+        self.scorer = Scorer(rules or standard_rules())
+        self.first = first
+
+    def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
+        if cells.count(EMPTY) == 1:
+            return cells.index(EMPTY)
+        return search(cells, tile, unseen, rng, self.scorer, self.first).best.box
+
+
 STRATEGIES: dict[str, Callable[[StreamsRules], Strategy]] = {
     "random": RandomStrategy,
     "proportional": ProportionalStrategy,
     "gap": GapStrategy,
     "montecarlo": lambda rules: MonteCarloStrategy(rules=rules),
-    "coach": lambda rules: MonteCarloStrategy(COACH_BUDGET, rules, name="coach"),
+    "coach": CoachStrategy,
 }
 """Every strategy by name, weakest first, made for the rules of a variant; `coach` is the advisor's
 (the strongest)."""

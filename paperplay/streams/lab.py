@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paperplay.seeds import Rng, canonical_seed
-from paperplay.streams.coach import COACH_BUDGET, Scorer, evaluate, play_game, strategy, unseen_counts
+from paperplay.streams.coach import COACH_BUDGET, Scorer, play_game, search, strategy, unseen_counts
 from paperplay.streams.rules import EMPTY, StreamsRules, Tile, draw, standard_rules, tile_json
 
 PERFECT = 300
@@ -165,14 +165,16 @@ class TurnReview:
 def review(drawn: Sequence[Tile], placements: Sequence[int], seed: str, budget: int = COACH_BUDGET,
            rules: StreamsRules | None = None) -> Iterator[TurnReview]:
     """Replays a game in draw order; for each turn, the coach's expected final score of the box the
-    player chose and of its own best box (the same play-outs judge both)."""
+    player chose and of its own best box (the same search judges both: the player's box is one of
+    the boxes searched two tiles deep on the early turns)."""
     rules = rules or standard_rules()
     scorer = Scorer(rules)
     cells = [EMPTY] * rules.boxes
     unseen = unseen_counts(rules, [])
     for turn, (tile, box) in enumerate(zip(drawn, placements), start=1):
         unseen[tile] -= 1
-        estimates = evaluate(cells, tile, unseen, Rng("coach/review", f"{seed}T{turn}"), budget, scorer)
+        estimates = search(cells, tile, unseen, Rng("coach/review", f"{seed}T{turn}"), scorer, first=budget,
+                           include=box - 1).estimates
         by_box = {e.box: e for e in estimates}
         best = estimates[0]
         mine = by_box[box - 1]

@@ -209,7 +209,8 @@ def test_cli_review(cli, write_json):
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert len(doc["turns"]) == 20 and [t["turn"] for t in doc["turns"]] == list(range(1, 21))
-    assert doc["turns"][0]["tile"] == 11 and doc["total"] == score([tile_from_json(c) for c in _played_sheet()["cells"]]).total
+    played = [tile_from_json(c) for c in _played_sheet()["cells"]]
+    assert doc["turns"][0]["tile"] == 11 and doc["total"] == score(played).total
     for turn in doc["turns"]:
         assert turn["loss"] >= 0 and (turn["loss"] == 0) == (turn["written"] == turn["coach"]) or turn["loss"] == 0
     assert doc["turns"][-1]["loss"] == 0  # the last tile has one box left

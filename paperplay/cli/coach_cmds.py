@@ -8,10 +8,11 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from paperplay.cli import options as opt
 from paperplay.cli.common import guarded, print_json
 from paperplay.errors import InputError
 from paperplay.seeds import Rng, canonical_seed, display_code
@@ -66,17 +67,20 @@ def _known_tiles(cells: list[int], tile: int, seen: str | None, rules: StreamsRu
 
 
 def advise(
-    cells: str = typer.Option(..., "--cells", help="The sheet so far: 20 boxes (a variant's: its own "
-                              "number), _ for empty, e.g. \"3 _ _ 12 …\".", show_default=False),
-    tile: str = typer.Option(..., "--tile", help="The tile just drawn (1-30, or * for the wild).", show_default=False),
-    seen: str = typer.Option(None, "--seen", help="Tiles drawn earlier, known to be out of the bag."),
-    seed: str = typer.Option(None, "--seed", help="The coach's own seed (default: one made from the position)."),
-    budget: int = typer.Option(None, "--budget",
-                               help="Tiles placed in the first Monte Carlo's play-outs (default 20000; 100-10000000)."),
-    top: int = typer.Option(3, "--top", help="How many boxes to show."),
-    variant: str = typer.Option(None, "--variant", help=VARIANT_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
-    explain: bool = typer.Option(False, "--explain", help="Say why the best box beats the runner-up."),
+    cells: Annotated[str, typer.Option("--cells", help="The sheet so far: 20 boxes (a variant's: its own number), _ "
+                                       "for empty, e.g. \"3 _ _ 12 …\".", show_default=False)],
+    tile: Annotated[str, typer.Option("--tile", help="The tile just drawn (1-30, or * for the wild).",
+                                      show_default=False)],
+    seen: Annotated[str | None, typer.Option("--seen", help="Tiles drawn earlier, known to be out of the bag.",
+                                             show_default=False)] = None,
+    seed: Annotated[str | None, typer.Option("--seed", "-s", help="The coach's own seed (default: one made from the "
+                                             "position).", show_default=False)] = None,
+    budget: Annotated[int | None, typer.Option("--budget", help="Tiles placed in the first Monte Carlo's play-outs "
+                                               "(default 20000; 100-10000000).", show_default=False)] = None,
+    top: Annotated[int, typer.Option("--top", help="How many boxes to show.")] = 3,
+    variant: opt.Variant = None,
+    as_json: opt.Json = False,
+    explain: Annotated[bool, typer.Option("--explain", help="Say why the best box beats the runner-up.")] = False,
 ) -> None:
     """Says where to write the tile just drawn, with the expected final score of the best boxes.
 
@@ -163,16 +167,19 @@ def _strategy_names(strategy_name: str | None, compare: str | None) -> list[str]
 
 
 def simulate(
-    strategy_name: str = typer.Option(None, "--strategy", help="random, proportional, gap, montecarlo[:BUDGET] "
-                                      "or coach."),
-    compare: str = typer.Option(None, "--compare", help="Several strategies on the same games, e.g. gap,montecarlo."),
-    games: int = typer.Option(1000, "--games", "-g", help="How many games (1-100,000)."),
-    seed: str = typer.Option("LAB", "--seed", "-s", help="Game i is drawn from seed <SEED>G<i> (SPEC §3)."),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes."),
-    plot: Path = typer.Option(None, "--plot", help="Draw the score distributions to FILE.png or FILE.pdf."),
-    force: bool = typer.Option(False, "--force", help="Overwrite the --plot file."),
-    variant: str = typer.Option(None, "--variant", help=VARIANT_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    strategy_name: Annotated[str | None, typer.Option("--strategy", help="random, proportional, gap, "
+                                                      "montecarlo[:BUDGET] or coach.", show_default=False)] = None,
+    compare: Annotated[str | None, typer.Option("--compare", help="Several strategies on the same games, e.g. "
+                                                "gap,montecarlo.", show_default=False)] = None,
+    games: Annotated[int, typer.Option("--games", "-g", help="How many games (1-100,000).")] = 1000,
+    seed: Annotated[str, typer.Option("--seed", "-s", help="Game i is drawn from seed <SEED>G<i> (SPEC §3).")]
+    = "LAB",
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes.")] = 1,
+    plot: Annotated[Path | None, typer.Option("--plot", help="Draw the score distributions to FILE.png or FILE.pdf.",
+                                              show_default=False)] = None,
+    force: Annotated[bool, typer.Option("--force", "-f", help="Overwrite the --plot file.")] = False,
+    variant: opt.Variant = None,
+    as_json: opt.Json = False,
 ) -> None:
     """Plays seeded Streams games with placement strategies and reports their scores.
 
@@ -246,12 +253,14 @@ def _write_plot(summaries: Any, path: Path, force: bool, title: str) -> None:
 
 
 def review(
-    sheet: Path = typer.Argument(..., help="A finished Streams sheet with its seed (or draw) and placements.",
-                                 show_default=False),
-    budget: int = typer.Option(None, "--budget", help="Tiles placed in the first Monte Carlo's play-outs "
-                               "per turn (default 20000, 100-10000000; the early turns then look two tiles deep)."),
-    variant: str = typer.Option(None, "--variant", help=VARIANT_HELP + " Default: the sheet's field variant."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    sheet: Annotated[Path, typer.Argument(help="A finished Streams sheet with its seed (or draw) and placements.",
+                                          show_default=False)],
+    budget: Annotated[int | None, typer.Option("--budget", help="Tiles placed in the first Monte Carlo's play-outs "
+                                               "per turn (default 20000, 100-10000000; the early turns then look "
+                                               "two tiles deep).", show_default=False)] = None,
+    variant: Annotated[str | None, typer.Option("--variant", help=VARIANT_HELP + " Default: the sheet's field "
+                                                "variant.", show_default=False)] = None,
+    as_json: opt.Json = False,
 ) -> None:
     """Replays a finished game turn by turn: where each tile was written, where the coach would have
     written it, and the expected final score lost at each step.

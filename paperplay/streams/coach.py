@@ -1,8 +1,9 @@
 """The Streams coach: placement strategies, fast play-outs, and advice for the next tile.
 
 A position is the row of boxes so far (EMPTY for an empty box, WILD for the wild: rules' one tile
-representation) and what is still unseen (tiles neither on the sheet nor known to be out of the bag). Strategies share one
-small interface, `choose(cells, tile, unseen, rng) -> box index`, and register in `STRATEGIES`.
+representation) and what is still unseen (tiles neither on the sheet nor known to be out of the
+bag). Strategies share one small interface, `choose(cells, tile, unseen, rng) -> box index`, and
+register in `STRATEGIES`.
 Pure: no files, no printing; scoring agrees with `rules.score` (tests check it).
 """
 

@@ -143,6 +143,7 @@ FORMATS = {
     "streetcar-log": lambda: json.loads((DATA / "streetcar-tiny-game.json").read_text(encoding="utf-8")),
     "sequence-position": lambda: copy.deepcopy(SEQUENCE_POSITION),
     "sequence-log": lambda: json.loads((DATA / "sequence-game.json").read_text(encoding="utf-8")),
+    "streams-variant": lambda: json.loads((DATA / "streams-variant-big.json").read_text(encoding="utf-8")),
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -309,6 +310,15 @@ def commands_for(kind: str, data: st.DataObject) -> tuple[list[str], tuple[str, 
         if choice == "route-pdf":
             return ["route", "record.json", "--line", "2", "--stops", "B,E", "--pdf", "route.pdf"], ("route.pdf",)
         return ["route", "record.json", "--line", "2", "--stops", "B,E", *extra], ()
+    if kind == "streams-variant":
+        choice = data.draw(st.sampled_from(["draw", "sheets", "score", "simulate"]), label="command")
+        if choice == "sheets":
+            return ["sheets", "-n", "2", "--seed", "S", "--variant", "record.json", "--out", "out.pdf"], ("out.pdf",)
+        if choice == "score":
+            return ["score", "--cells", "1 2 3", "--variant", "record.json", *extra], ()
+        if choice == "simulate":
+            return ["simulate", "--strategy", "gap", "--games", "2", "--variant", "record.json", *extra], ()
+        return ["draw", "streams", "--seed", "S", "--variant", "record.json", *extra], ()
     return ["verify", "record.json", *extra], ()
 
 

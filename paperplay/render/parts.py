@@ -131,6 +131,23 @@ def side_texts(xs: Sequence[float], ys: Sequence[float], width: float, left: Seq
     return items
 
 
+def card_page_labels(fronts: str, backs: str, game_code: str,
+                     t: Translator = ENGLISH) -> Callable[[int, bool], tuple[list[str], list[str]]]:
+    """The labels of card_sheets' pages: `fronts` or `backs` (translated texts with {n}, the sheet's
+    number) in the left strip, the long-edge flip note on backs, and the game code on the right."""
+    _ = t.gettext
+
+    def labels(number: int, is_back: bool) -> tuple[list[str], list[str]]:
+        if is_back:
+            left = [backs.format(n=number + 1), "",
+                    _("print on the back of the fronts {n}, long-edge flip").format(n=number + 1)]
+        else:
+            left = [fronts.format(n=number + 1)]
+        return left, ["", "", _("Game {code}").format(code=game_code)]
+
+    return labels
+
+
 def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]], width: float, height: float,
                 labels: Callable[[int, bool], tuple[Sequence[str], Sequence[str]]],
                 back_offset: tuple[float, float] = (0.0, 0.0), cols: int = 3, rows: int = 3,

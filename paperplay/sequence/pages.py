@@ -10,7 +10,8 @@ from paperplay.i18n import ENGLISH, N_, Translator
 from paperplay.render.model import QR, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size
 from paperplay.render.fit import all_boxes
 from paperplay.render.parts import (
-    CARD_H, CARD_W, MARGIN, card_sheets, code_corner, crop_marks, grid_lines, poster_pages, qr_payload, text_lines,
+    CARD_H, CARD_W, MARGIN, card_page_labels, card_sheets, code_corner, crop_marks, grid_lines, poster_pages, qr_payload,
+    text_lines,
 )
 from paperplay.render.ink import greyscale_page
 from paperplay.seeds import display_code
@@ -189,14 +190,8 @@ def card_pages(deck: Sequence[Card], code: str, paper: str, ink_saver: bool,
     fronts = fronts[:len(fronts) - spare]
     _ = t.gettext
 
-    def labels(number: int, is_back: bool) -> tuple[list[str], list[str]]:
-        if is_back:
-            left = [_("Sequence Numbers cards {n}: backs").format(n=number + 1), "",
-                    _("print on the back of the fronts {n}, long-edge flip").format(n=number + 1)]
-        else:
-            left = [_("Sequence Numbers cards {n}: fronts").format(n=number + 1)]
-        return left, ["", "", _("Game {code}").format(code=display_code(code))]
-
+    labels = card_page_labels(_("Sequence Numbers cards {n}: fronts"), _("Sequence Numbers cards {n}: backs"),
+                              display_code(code), t)
     sheets = card_sheets(fronts, [_card_back(code, ink_saver, t)] * len(fronts), width, height, labels, back_offset)
     pages = []
     for number, (items, is_back) in enumerate(sheets):

@@ -23,6 +23,7 @@ from paperplay.render.parts import (
     MARGIN,
     QR_SIZE,
     calibration_ruler,
+    card_page_labels,
     card_sheets,
     code_corner,
     crop_marks,
@@ -279,14 +280,8 @@ def card_pages(code: str, paper: str, ink_saver: bool, back_offset: tuple[float,
             backs.append(_back(_("ROUTE"), "(" + t.ngettext("{n} stop", "{n} stops", card_set).format(n=card_set)
                                + ")", ink_saver, t))
 
-    def labels(number: int, is_back: bool) -> tuple[list[str], list[str]]:
-        if is_back:
-            left = [_("Streetcar cards {n}: backs").format(n=number + 1), "",
-                    _("print on the back of the fronts {n}, long-edge flip").format(n=number + 1)]
-        else:
-            left = [_("Streetcar cards {n}: fronts").format(n=number + 1)]
-        return left, ["", "", _("Game {code}").format(code=display_code(code))]
-
+    labels = card_page_labels(_("Streetcar cards {n}: fronts"), _("Streetcar cards {n}: backs"),
+                              display_code(code), t)
     pages = []
     payload = qr_payload("streetcar", code=code, page="cards")
     for items, is_back in card_sheets(fronts, backs, width, height, labels, back_offset, payload=payload):

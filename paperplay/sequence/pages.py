@@ -10,8 +10,8 @@ from paperplay.i18n import ENGLISH, N_, Translator
 from paperplay.render.model import QR, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size
 from paperplay.render.fit import all_boxes
 from paperplay.render.parts import (
-    CARD_H, CARD_W, MARGIN, card_page_labels, card_sheets, code_corner, crop_marks, grid_lines, poster_pages, qr_payload,
-    text_lines,
+    CARD_H, CARD_W, MARGIN, card_page_labels, card_sheets, code_corner, crop_marks, grid_lines, poster_pages,
+    qr_payload, text_lines,
 )
 from paperplay.render.ink import greyscale_page
 from paperplay.seeds import display_code

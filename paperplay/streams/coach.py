@@ -12,14 +12,14 @@ from __future__ import annotations
 import math
 import random
 import re
-import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate
-from typing import Protocol
+from typing import Any, Protocol
 
 from paperplay.seeds import Rng
+from paperplay.streams import kernel
 from paperplay.streams.rules import EMPTY, WILD, StreamsRules, Tile, best_total, standard_rules
 
 Cells = list[int]
@@ -46,6 +46,19 @@ class Scorer:
         p = rules.points
         self.points = p
         self.runs_are_best = all(p[a + b] >= p[a] + p[b] for a in range(1, len(p)) for b in range(1, len(p) - a))
+        self.points_array: Any = None
+
+    def kernel(self) -> Callable[..., None] | None:
+        """The compiled play-out kernel (see kernel.py) when numba is installed and the table never
+        rewards a cut (what the kernel scores), else None."""
+        if not self.runs_are_best:
+            return None
+        compiled = kernel.load()
+        if compiled is not None and self.points_array is None:
+            import numpy as np
+
+            self.points_array = np.array(self.points, np.int64)
+        return compiled
 
     def __call__(self, cells: Sequence[int]) -> int:
         if not self.runs_are_best:
@@ -304,6 +317,35 @@ def play_out(cells: Cells, future: Sequence[int], unseen: Unseen, scorer: Scorer
     return scorer(cells)
 
 
+def play_boxes(cells: Cells, tile: int, boxes: Sequence[int], count: int, seed: int, unseen: Unseen,
+               scorer: Scorer) -> list[tuple[int, int]]:
+    """For each box: `tile` written there and the same `count` random futures (kernel.futures from
+    `seed`, drawn from the unseen tiles) played out with the gap heuristic; the sum of the final
+    scores and of their squares. The compiled kernel does it when numba is installed (the same
+    numbers, tens of times faster)."""
+    pool = [t for t in range(len(unseen)) for _ in range(unseen[t])]  # WILD (0) first
+    length = cells.count(EMPTY) - 1
+    compiled = scorer.kernel()
+    if compiled is None:
+        futures = kernel.futures(pool, length, count, seed)
+        results = []
+        top = len(unseen) - 1
+        for box in boxes:
+            start = list(cells)
+            start[box] = tile
+            gaps = gaps_of(start, top)
+            scores = [play_out(start, future, unseen, scorer, gaps) for future in futures]
+            results.append((sum(scores), sum(s * s for s in scores)))
+        return results
+    import numpy as np
+
+    sums = np.zeros(len(boxes), np.int64)
+    squares = np.zeros(len(boxes), np.int64)
+    compiled(np.array(cells, np.int64), tile, np.array(boxes, np.int64), np.array(pool, np.int64), length, count,
+             seed, np.array(unseen, np.int64), scorer.points_array, scorer.rules.lowest, sums, squares)
+    return list(zip(sums.tolist(), squares.tolist()))
+
+
 @dataclass(frozen=True)
 class BoxEstimate:
     """What writing the tile in one box is expected to score, from play-outs."""
@@ -342,26 +384,19 @@ def _halving(cells: Cells, tile: int, unseen: Unseen, draws: random.Random, budg
         final[boxes[0]] = tile
         return [BoxEstimate(boxes[0], float(scorer(final)), 0.0, 1)]
     budget = max(budget // remaining, 4 * len(boxes))  # in play-outs
-    pool = [tile for tile in range(len(unseen)) for _ in range(unseen[tile])]  # WILD (0) first
     stats = {b: [0.0, 0.0, 0] for b in boxes}
     alive = list(boxes)
     rounds = max(1, math.ceil(math.log2(max(1, len(alive) / max(1, keep)))) + 1)
     spent = 0
-    top = len(unseen) - 1
     for round_no in range(rounds):
         last = round_no == rounds - 1 or len(alive) <= keep
         per = max(2, (budget - spent) // (len(alive) * (1 if last else rounds - round_no)))
-        futures = [draws.sample(pool, remaining) for _ in range(per)]
-        for box in alive:
-            start = list(cells)
-            start[box] = tile
-            gaps = gaps_of(start, top)
+        round_seed = draws.getrandbits(63)
+        for box, (won, won2) in zip(alive, play_boxes(cells, tile, alive, per, round_seed, unseen, scorer)):
             s = stats[box]
-            for future in futures:
-                result = play_out(start, future, unseen, scorer, gaps)
-                s[0] += result
-                s[1] += result * result
-                s[2] += 1
+            s[0] += won
+            s[1] += won2
+            s[2] += per
         spent += per * len(alive)
         if last:
             break
@@ -401,10 +436,9 @@ class MonteCarloStrategy:
 DEPTH2_FIRST = COACH_BUDGET = 20_000
 """Tiles placed in the Monte Carlo that picks the depth-2 search's candidates (and decides alone
 late in the game or when one box is clearly best)."""
-DEPTH2_REPLY = 600
-"""Tiles placed in each small Monte Carlo that values the best reply to one possible next tile ..."""
-DEPTH2_WIDTH = 1
-"""... among the box the gap heuristic would write it in and the empty boxes this near it."""
+DEPTH2_REPLY = 4_000
+"""Tiles placed in each small Monte Carlo over every empty box that finds the best reply to one
+possible next tile."""
 DEPTH2_CANDIDATES = 3
 """At most this many of the Monte Carlo's best boxes are searched to depth 2 ..."""
 DEPTH2_MARGIN = 2.5
@@ -449,7 +483,7 @@ def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, fi
         candidates.append(include)
     if reply <= 0 or len(boxes) - 1 < DEPTH2_DRAWS or len(candidates) < 2:
         return Advice(estimates, {}, spent)
-    seed = draws.randrange(1 << 62)
+    seed = draws.getrandbits(62)
     total = sum(unseen)
     replies: dict[int, dict[int, float]] = {}
     searched = []
@@ -464,9 +498,11 @@ def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, fi
                 continue
             rest = list(unseen)
             rest[after] -= 1
-            top, tiles = _best_reply(start, after, rest, random.Random(seed + after), reply, scorer)
-            spent += tiles
-            playouts += tiles // (len(boxes) - 2)
+            # the same generator state for every candidate: the same futures after each next tile
+            estimates_after = _halving(start, after, rest, random.Random(seed + after), reply, scorer)
+            top = estimates_after[0]
+            spent += sum(e.playouts for e in estimates_after) * (len(boxes) - 2)
+            playouts += top.playouts
             values[after] = top.mean
             weight = count / total
             mean += weight * top.mean
@@ -476,30 +512,6 @@ def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, fi
     searched.sort(key=lambda e: (-e.mean, e.box))
     rest_of = [e for e in estimates if e.box not in replies]
     return Advice(searched + rest_of, replies, spent)
-
-
-def _best_reply(cells: Cells, tile: int, unseen: Unseen, draws: random.Random, budget: int,
-                scorer: Scorer) -> tuple[BoxEstimate, int]:
-    """The best of the boxes near the gap heuristic's choice for `tile` (DEPTH2_WIDTH either side),
-    by play-outs of the same futures from `draws`; and the tiles placed."""
-    at = gap_choice(cells, tile, unseen, scorer.points)
-    boxes = [b for b in range(at - DEPTH2_WIDTH, at + DEPTH2_WIDTH + 1) if 0 <= b < len(cells) and cells[b] == EMPTY]
-    remaining = cells.count(EMPTY) - 1
-    pool = [t for t in range(len(unseen)) for _ in range(unseen[t])]
-    per = max(2, budget // (len(boxes) * max(1, remaining)))
-    futures = [draws.sample(pool, remaining) for _ in range(per)]
-    best: BoxEstimate | None = None
-    top = len(unseen) - 1
-    for box in boxes:
-        start = list(cells)
-        start[box] = tile
-        gaps = gaps_of(start, top)
-        results = [play_out(start, future, unseen, scorer, gaps) for future in futures]
-        mean = statistics.fmean(results)
-        if best is None or mean > best.mean:
-            best = BoxEstimate(box, mean, statistics.stdev(results) / math.sqrt(per), per)
-    assert best is not None
-    return best, per * len(boxes) * remaining
 
 
 def _around(cells: Cells, box: int, tile: int, unseen: Unseen, short: bool = False) -> str:

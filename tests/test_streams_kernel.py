@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from paperplay.seeds import Rng
 from paperplay.streams import kernel
-from paperplay.streams.coach import EMPTY, Scorer, evaluate, play_boxes, search, unseen_counts
+from paperplay.streams.coach import EMPTY, KERNEL_AFTER, Scorer, evaluate, play_boxes, search, unseen_counts
 from paperplay.streams.rules import WILD, standard_rules
 
 RULES = standard_rules()
@@ -53,6 +53,8 @@ numba = pytest.importorskip("numba", reason="the compiled kernel needs the fast 
 def test_compiled_play_outs_equal_the_python_ones(seed, filled):
     cells, tile, unseen = _position(seed, filled)
     scorer = Scorer(RULES)
+    assert scorer.kernel() is None  # not worth loading for a little work
+    scorer.plan(KERNEL_AFTER)
     assert scorer.kernel() is not None
     boxes = [i for i, c in enumerate(cells) if c == EMPTY]
     compiled = play_boxes(cells, tile, boxes, 12, seed, unseen, scorer)
@@ -70,6 +72,7 @@ def test_a_wild_on_the_sheet_and_in_hand_play_out_the_same(monkeypatch):
     cells[5], cells[12] = WILD, 17
     unseen = unseen_counts(RULES, [WILD, 17, 4])
     scorer = Scorer(RULES)
+    scorer.plan(KERNEL_AFTER)
     compiled = play_boxes(cells, 4, [0, 3, 8, 19], 50, 99, unseen, scorer)
     monkeypatch.setattr(kernel, "load", lambda: None)
     assert play_boxes(cells, 4, [0, 3, 8, 19], 50, 99, unseen, scorer) == compiled
@@ -77,8 +80,10 @@ def test_a_wild_on_the_sheet_and_in_hand_play_out_the_same(monkeypatch):
 
 def test_the_coach_advises_the_same_with_or_without_the_kernel(monkeypatch):
     cells, tile, unseen = _position(3, 2)
-    compiled = search(cells, tile, unseen, Rng("t", "K"), Scorer(RULES), first=3000)
-    mc = evaluate(cells, tile, unseen, Rng("t", "M"), 5000, Scorer(RULES))
+    fast = Scorer(RULES)
+    fast.plan(KERNEL_AFTER)
+    compiled = search(cells, tile, unseen, Rng("t", "K"), fast, first=3000)
+    mc = evaluate(cells, tile, unseen, Rng("t", "M"), 5000, fast)
     monkeypatch.setattr(kernel, "load", lambda: None)
     assert search(cells, tile, unseen, Rng("t", "K"), Scorer(RULES), first=3000) == compiled
     assert evaluate(cells, tile, unseen, Rng("t", "M"), 5000, Scorer(RULES)) == mc

@@ -42,6 +42,17 @@ def _parse_tile(text: str, option: str, rules: StreamsRules) -> int:
     raise InputError(f"{option}: is {text!r}; expected an integer {rules.lowest}-{rules.highest} or * for the wild")
 
 
+def _say_when_compiling(now: bool = False) -> None:
+    """The coach's compiled kernel (the fast extra) compiles on its first use after installing:
+    say so when that takes a while; with `now`, load it here (before worker processes start)."""
+    from paperplay.streams import kernel
+
+    kernel.notice = lambda: typer.echo("paperplay: compiling the coach's play-out kernel (the first time only, "
+                                       "about 15 s)…", err=True)
+    if now:
+        kernel.load()
+
+
 def _check_budget(budget: int) -> None:
     from paperplay.streams.coach import MAX_MOVE_BUDGET
 
@@ -108,6 +119,7 @@ def advise(
     if top < 1:
         raise InputError(f"--top: is {top}; expected 1 or more")
     known = _known_tiles(row, drawn, seen, rules)
+    _say_when_compiling()
     if budget is None:
         budget = COACH_BUDGET
     else:
@@ -209,6 +221,7 @@ def simulate(
             raise InputError(f"--plot: {plot} must end in .png or .pdf")
         check_writable(plot, force)
     total = games * len(names)
+    _say_when_compiling(now=any(name.startswith(("montecarlo", "coach")) for name in names))
     with typer.progressbar(length=total, label="Playing", file=sys.stderr, show_pos=True) as bar:
         summaries = run(names, games, canonical, jobs, progress=bar.update, rules=rules)
     label = "" if rules.standard else f" (variant {rules.name})"
@@ -291,6 +304,7 @@ def review(
         _check_budget(budget)
     seed = seed or canonical_seed(hashlib.sha256(str(drawn).encode()).hexdigest()[:8])
     turns = []
+    _say_when_compiling()
     with typer.progressbar(length=len(drawn), label="Reviewing", file=sys.stderr, show_pos=True) as bar:
         for turn in run(drawn, data.placements, seed, budget or COACH_BUDGET, data.rules):
             turns.append(turn)

@@ -15,7 +15,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import accumulate
 from typing import Any, Protocol
 
 from paperplay.seeds import Rng
@@ -38,6 +37,11 @@ def unseen_counts(rules: StreamsRules, known: Sequence[Tile]) -> Unseen:
     return counts
 
 
+KERNEL_AFTER = 100_000
+"""Play-out tiles planned (Scorer.plan) before the compiled kernel is loaded: plain Python places
+about 200,000 tiles a second, and loading numba takes about 0.7 s."""
+
+
 class Scorer:
     """Scores a full row fast: maximal runs when the table never rewards a cut, else the best cut."""
 
@@ -47,11 +51,17 @@ class Scorer:
         self.points = p
         self.runs_are_best = all(p[a + b] >= p[a] + p[b] for a in range(1, len(p)) for b in range(1, len(p) - a))
         self.points_array: Any = None
+        self.work = 0  # play-out tiles planned so far
+
+    def plan(self, tiles: int) -> None:
+        """Says how many tiles the coming play-outs will place (see kernel)."""
+        self.work += tiles
 
     def kernel(self) -> Callable[..., None] | None:
-        """The compiled play-out kernel (see kernel.py) when numba is installed and the table never
-        rewards a cut (what the kernel scores), else None."""
-        if not self.runs_are_best:
+        """The compiled play-out kernel (see kernel.py) when numba is installed, the table never
+        rewards a cut (what the kernel scores) and enough play-out work has been planned to repay
+        loading it (KERNEL_AFTER), else None."""
+        if not self.runs_are_best or self.work < KERNEL_AFTER:
             return None
         compiled = kernel.load()
         if compiled is not None and self.points_array is None:
@@ -216,7 +226,7 @@ MISFIT_SLACK_WEIGHT = 3.0
 """How much room to spare counts against the points a misfit's break costs (tuned by simulation)."""
 
 
-def _misfit(gaps: list[Gap], tile: int, pre: list[int], cells: Cells, points: Sequence[int]) -> tuple[int, int]:
+def _misfit(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Sequence[int]) -> tuple[int, int]:
     """Where a tile that fits no gap does least harm: at the end of a gap beside the bound it breaks
     (one break), preferring breaks that split short series and gaps with room to spare."""
     starts, ends = _runs_through(cells)
@@ -227,16 +237,17 @@ def _misfit(gaps: list[Gap], tile: int, pre: list[int], cells: Cells, points: Se
         start, end = starts[box], ends[box]
         left, right = (box - start + 1, end - box) if tile > hi else (box - start, end - box + 1)
         cost = 0 if lo > hi or left <= 0 or right <= 0 else points[end - start + 1] - points[left] - points[right]
-        fits = pre[hi + 1] - pre[lo] if lo <= hi else 0
+        fits = sum(unseen[lo:hi + 1])  # 0 when lo > hi
         key = cost - MISFIT_SLACK_WEIGHT * (last - first + 1) / (fits + 1)
         if key < best:
             best, chosen, at = key, g, box
     return chosen, at
 
 
-def pick(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Sequence[int]) -> tuple[int, int]:
-    """The gap heuristic's choice: (index of the gap, box). See GapStrategy."""
-    pre = list(accumulate(unseen, initial=0))  # pre[v]: unseen tiles below v (index 0 is the wild)
+def pick(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Sequence[int],
+         empties: int = -1) -> tuple[int, int]:
+    """The gap heuristic's choice: (index of the gap, box). See GapStrategy. `empties`: how many
+    boxes are empty, if the caller knows."""
     if tile == WILD:  # the wild fits anywhere: the largest gap, at its right-hand end unless
         # that is the sheet's last box (tuned by simulation)
         chosen = max(range(len(gaps)), key=lambda g: (gaps[g][1] - gaps[g][0], -g))
@@ -245,11 +256,13 @@ def pick(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Seque
     best = -1.0
     chosen = at = -1
     n = len(cells)
-    margin = EDGE_MARGIN if cells.count(EMPTY) > EDGE_LATE else EDGE_MARGIN_LATE
+    if empties < 0:
+        empties = cells.count(EMPTY)
+    margin = EDGE_MARGIN if empties > EDGE_LATE else EDGE_MARGIN_LATE
     for g, (first, last, lo, hi) in enumerate(gaps):
         if lo <= tile <= hi:
             room = last - first + 1
-            fits = pre[hi + 1] - pre[lo]
+            fits = sum(unseen[lo:hi + 1])  # the unseen numbers that fit the gap (index 0 is the wild)
             slack = room / (fits + 1)
             if slack > best:
                 # Keep a box or two free at each end of the sheet for tiles that will fit nowhere.
@@ -258,12 +271,12 @@ def pick(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Seque
                     start += margin
                 if last == n - 1 and end - start > margin:
                     end -= margin
-                below = pre[tile] - pre[lo] + unseen[tile] / 2
+                below = sum(unseen[lo:tile]) + unseen[tile] / 2
                 span = end - start + 1
                 best, chosen, at = slack, g, start + min(span - 1, int((below + 0.5) * span / (fits + 2)))
     if at >= 0:
         return chosen, at
-    return _misfit(gaps, tile, pre, cells, points)
+    return _misfit(gaps, tile, unseen, cells, points)
 
 
 def gap_choice(cells: Cells, tile: int, unseen: Unseen, points: Sequence[int]) -> int:
@@ -309,10 +322,12 @@ def play_out(cells: Cells, future: Sequence[int], unseen: Unseen, scorer: Scorer
     unseen = list(unseen)
     gaps = list(gaps) if gaps is not None else gaps_of(cells, len(unseen) - 1)
     points = scorer.points
+    empties = cells.count(EMPTY)
     for tile in future:
         unseen[tile] -= 1
-        g, at = pick(gaps, tile, unseen, cells, points)
+        g, at = pick(gaps, tile, unseen, cells, points, empties)
         cells[at] = tile
+        empties -= 1
         split(gaps, g, at, tile)
     return scorer(cells)
 
@@ -369,6 +384,7 @@ def evaluate(cells: Cells, tile: int, unseen: Unseen, rng: Rng, budget: int, sco
     half is dropped, until `keep` remain, so the budget goes where the top choices are close.
     `budget` counts tiles placed in play-outs, so a move costs about the same time early and late.
     Returns every box's estimate: the longest-surviving first, best mean first."""
+    scorer.plan(budget)
     # seeded from the SPEC stream; Python's own generator is fast enough for play-outs
     return _halving(cells, tile, unseen, random.Random(rng.randbelow(1 << 62)), budget, scorer, keep)
 
@@ -474,6 +490,8 @@ def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, fi
         reply = first * DEPTH2_REPLY // DEPTH2_FIRST
     boxes = _empties(cells)
     keep = min(DEPTH2_CANDIDATES, len(boxes))
+    deep = reply > 0 and len(boxes) - 1 >= DEPTH2_DRAWS
+    scorer.plan(first + (keep * sum(1 for n in unseen if n) * reply if deep else 0))
     draws = random.Random(rng.randbelow(1 << 62))
     estimates = _halving(cells, tile, unseen, draws, first, scorer, keep)
     spent = sum(e.playouts for e in estimates) * (len(boxes) - 1)
@@ -481,7 +499,7 @@ def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, fi
     candidates = [e.box for e in estimates[:keep] if best - e.mean <= DEPTH2_MARGIN]
     if include is not None and include not in candidates:
         candidates.append(include)
-    if reply <= 0 or len(boxes) - 1 < DEPTH2_DRAWS or len(candidates) < 2:
+    if not deep or len(candidates) < 2:
         return Advice(estimates, {}, spent)
     seed = draws.getrandbits(62)
     total = sum(unseen)

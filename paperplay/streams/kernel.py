@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -298,10 +299,19 @@ def _play_boxes(cells: Any, tile: int, boxes: Any, pool: Any, length: int, count
 np: Any = None
 _compiled: Callable[..., None] | None = None
 _tried = False
+SIGNATURE = "void(i8[:], i8, i8[:], i8[:], i8, i8, i8, i8[:], i8[:], i8, i8[:], i8[:])"
+SLOW_NOTICE_AFTER = 1.5
+"""Seconds of loading after which `notice` is called (the first use after installing compiles)."""
+
+
+notice: Callable[[], None] | None = None
+"""Called (from a timer thread) when loading takes a while: the command line says it is compiling."""
 
 
 def load() -> Callable[..., None] | None:
-    """The compiled `_play_boxes`, or None without numba (or with PAPERPLAY_NO_JIT=1)."""
+    """The compiled `_play_boxes`, or None without numba (or with PAPERPLAY_NO_JIT=1). The first
+    call after installing compiles it (some seconds; `notice` is called if it takes a while) into
+    numba's cache, later ones load it from there (about 0.7 s with numba's import)."""
     global np, _compiled, _tried
     if _tried:
         return _compiled
@@ -314,10 +324,18 @@ def load() -> Callable[..., None] | None:
     except ImportError:
         return None
     np = numpy
-    jit = numba.njit(cache=True, nogil=True)
-    g = globals()
-    helpers = ("_round_half_even", "_between", "_gaps_of", "_misfit", "_pick", "_split", "_runs", "_score", "_futures")
-    for name in helpers:
-        g[name] = jit(g[name])
-    _compiled = jit(_play_boxes)
+    timer = threading.Timer(SLOW_NOTICE_AFTER, notice) if notice is not None else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    try:
+        g = globals()
+        helpers = ("_round_half_even", "_between", "_gaps_of", "_misfit", "_pick", "_split", "_runs", "_score",
+                   "_futures")
+        for name in helpers:  # compiled only when _play_boxes is (its cache holds them all)
+            g[name] = numba.njit(g[name])
+        _compiled = numba.njit(SIGNATURE, cache=True, nogil=True)(_play_boxes)
+    finally:
+        if timer is not None:
+            timer.cancel()
     return _compiled

@@ -342,7 +342,7 @@ def test_explain_names_the_gaps_each_box_leaves_and_the_unseen_numbers_that_fit(
 
 
 def test_cli_advise_explain(cli):
-    args = ["advise", "--cells", "_ " * 20, "--tile", "11", "--budget", "4000", "--explain"]
+    args = ["advise", "--cells", "_ " * 20, "--tile", "11", "--explain"]
     doc = json.loads(cli(*args, "--json").stdout)
     first, second = doc["choices"][0]["box"], doc["choices"][1]["box"]
     assert doc["explain"].startswith(f"Box {first} beats box {second} by ")

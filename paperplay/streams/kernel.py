@@ -335,6 +335,10 @@ def load() -> Callable[..., None] | None:
         for name in helpers:  # compiled only when _play_boxes is (its cache holds them all)
             g[name] = numba.njit(g[name])
         _compiled = numba.njit(SIGNATURE, cache=True, nogil=True)(_play_boxes)
+    except Exception:  # a numba that cannot compile it: the plain-Python play-outs give the same results
+        if os.environ.get("PAPERPLAY_DEBUG"):
+            raise
+        _compiled = None
     finally:
         if timer is not None:
             timer.cancel()

@@ -6,6 +6,7 @@ Run: python benchmarks/run.py            (all figures; the coach group takes sev
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -162,22 +163,24 @@ def coach() -> None:
     started = time.perf_counter()
     search([-1] * 20, 11, unseen_counts(rules, [11]), Rng("bench", "B"), Scorer(rules))  # two tiles deep
     first = time.perf_counter() - started
-    advise, _ = whole_process_plain(["advise", "--cells", " ".join(["_"] * 20), "--tile", "11"])
-    print(f"  advice on an empty sheet (first move)   {first:.2f} s in-process;  "
-          f"paperplay advise whole process {advise:.2f} s   (target < 1 s)")
+    empty = ["advise", "--cells", " ".join(["_"] * 20), "--tile", "11"]
+    advise, _ = whole_process_plain(empty)
+    plain, _ = whole_process_plain(empty, env={"PAPERPLAY_NO_JIT": "1"})
+    print(f"  advice on an empty sheet (first move)   {first:.2f} s in-process;  paperplay advise whole process "
+          f"{advise:.2f} s (compiled kernel if installed), {plain:.2f} s (plain Python)   (target < 1 s)")
 
 
-COACH_GAMES = 100
+COACH_GAMES = 300
 
 
-def whole_process_plain(args: list[str], repeat: int = 3) -> tuple[float, str]:
+def whole_process_plain(args: list[str], repeat: int = 3, env: dict[str, str] | None = None) -> tuple[float, str]:
     """Median wall time of a whole `python -m paperplay …` process that writes no file."""
     times = []
     out = ""
     for _ in range(repeat):
         started = time.perf_counter()
         out = subprocess.run([sys.executable, "-m", "paperplay", *args], check=True, capture_output=True,
-                             text=True).stdout
+                             text=True, env={**os.environ, **(env or {})}).stdout
         times.append(time.perf_counter() - started)
     return statistics.median(times), out
 

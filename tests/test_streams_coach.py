@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from paperplay.seeds import Rng, canonical_seed
 from paperplay.streams.coach import (
-    STRATEGIES, CoachStrategy, GapStrategy, Scorer, evaluate, explain, play_game, search, strategy, unseen_counts,
+    STRATEGIES, CoachStrategy, GapStrategy, Scorer, evaluate, exact, exact_value, explain, play_game, search, strategy,
+    unseen_counts,
 )
 from paperplay.streams.lab import Summary, game_seed, paired, play_games, simulate
 from paperplay.streams.rules import EMPTY, WILD, draw, score, standard_rules, tile_from_json, tile_json
@@ -357,3 +358,48 @@ def test_the_coach_beats_the_gap_heuristic_on_the_same_games():
     diff, se = paired(gap, coach)
     # One-sided test at about the 2% level, on the same 80 games for both.
     assert diff > 2 * se and coach.mean > gap.mean + 3, (diff, se, gap.mean, coach.mean)
+
+
+# -- the exact endgame ------------------------------------------------------------------------------
+
+
+def _brute_value(cells, pool, scorer):
+    """Expectimax over the pool's tiles one by one (each copy its own draw), written independently of
+    exact_value: the mean over the next draw of the best box's value."""
+    empties = [i for i, c in enumerate(cells) if c == EMPTY]
+    if not empties:
+        return scorer(cells)
+    total = 0.0
+    for k, tile in enumerate(pool):
+        rest = pool[:k] + pool[k + 1:]
+        total += max(_brute_value([tile if i == b else c for i, c in enumerate(cells)], rest, scorer) for b in empties)
+    return total / len(pool)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 3), st.integers(6, 12))
+def test_exact_endgame_values_agree_with_brute_force(seed, empty, pool_size):
+    import random
+
+    rng = random.Random(seed)
+    bag = [t for t, n in sorted(RULES.bag_counts().items()) for _ in range(n)]
+    rng.shuffle(bag)
+    cells = bag[:20]
+    for box in rng.sample(range(20), empty):
+        cells[box] = EMPTY
+    pool = bag[20:20 + pool_size]  # a small bag keeps the brute force quick
+    unseen = [0] * 31
+    for tile in pool:
+        unseen[tile] += 1
+    scorer = Scorer(RULES)
+    assert exact_value(list(cells), unseen, scorer) == pytest.approx(_brute_value(cells, pool, scorer))
+
+
+def test_the_last_moves_are_exact():
+    cells = [1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 16, 18, 19, 21, 22, 24, EMPTY, EMPTY, EMPTY]
+    unseen = unseen_counts(RULES, [*cells[:17], 25])
+    advice = search(cells, 25, unseen, Rng("t", "E"), Scorer(RULES))
+    assert [e.depth for e in advice.estimates] == [0, 0, 0] and advice.tiles == 0
+    # 25 after 24 keeps the series of 18 (150 points) whatever comes; elsewhere it needs luck.
+    assert advice.best.box == 17 and advice.best.mean > advice.estimates[1].mean + 20
+    assert [e.mean for e in advice.estimates] == [e.mean for e in exact(cells, 25, unseen, Scorer(RULES))]

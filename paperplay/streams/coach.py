@@ -370,7 +370,7 @@ class BoxEstimate:
     stderr: float
     playouts: int
     depth: int = 1  # 2: the mean over every next tile of the best box for it (see search); playouts
-    # then counts the play-outs after every next tile
+    # then counts the play-outs after every next tile; 0: exact, every remaining draw (see exact)
 
     def to_json(self) -> dict[str, float | int]:
         return {"box": self.box + 1, "expected": round(self.mean, 2), "stderr": round(self.stderr, 2),
@@ -463,6 +463,46 @@ DEPTH2_DRAWS = 10
 """... while at least this many draws remain after the tile (the early moves, where it pays)."""
 
 
+EXACT_BOXES = 3
+"""With this many empty boxes or fewer (the last three moves), the coach computes every box's
+expected final score exactly: every order the remaining draws may come in, each written in its best
+box (a few thousand rows scored)."""
+
+
+def exact_value(cells: Cells, unseen: Unseen, scorer: Scorer) -> float:
+    """The expected final score of a sheet when every empty box will get one more draw from the unseen
+    tiles and each is written in its best box (expectimax over the draws, exact)."""
+    empties = _empties(cells)
+    if not empties:
+        return float(scorer(cells))
+    total = sum(unseen)
+    value = 0.0
+    for tile, count in enumerate(unseen):
+        if count == 0:
+            continue
+        unseen[tile] -= 1
+        best = -math.inf
+        for box in empties:
+            cells[box] = tile
+            best = max(best, exact_value(cells, unseen, scorer))
+            cells[box] = EMPTY
+        unseen[tile] += 1
+        value += count * best
+    return value / total
+
+
+def exact(cells: Cells, tile: int, unseen: Unseen, scorer: Scorer) -> list[BoxEstimate]:
+    """Every empty box's exact expected final score with `tile` written in it (see exact_value)."""
+    row, left = list(cells), list(unseen)
+    estimates = []
+    for box in _empties(cells):
+        row[box] = tile
+        estimates.append(BoxEstimate(box, exact_value(row, left, scorer), 0.0, 0, depth=0))
+        row[box] = EMPTY
+    estimates.sort(key=lambda e: (-e.mean, e.box))
+    return estimates
+
+
 @dataclass(frozen=True)
 class Advice:
     """The coach's ranking of the boxes: depth-2 values for the searched boxes (first), then the
@@ -489,6 +529,8 @@ def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, fi
     if reply is None:
         reply = first * DEPTH2_REPLY // DEPTH2_FIRST
     boxes = _empties(cells)
+    if len(boxes) <= EXACT_BOXES:
+        return Advice(exact(cells, tile, unseen, scorer), {}, 0)
     keep = min(DEPTH2_CANDIDATES, len(boxes))
     deep = reply > 0 and len(boxes) - 1 >= DEPTH2_DRAWS
     scorer.plan(first + (keep * sum(1 for n in unseen if n) * reply if deep else 0))
@@ -569,6 +611,9 @@ def explain(cells: Cells, tile: int, unseen: Unseen, advice: Advice) -> str:
         wins = sum(unseen[t] for t in mine if mine[t] > theirs[t])
         first_sentence += (f", looking two tiles ahead: it is the better start for {wins} of the {total} "
                            "tiles that may come next")
+    elif best.depth == 0:
+        first_sentence = (f"Box {best.box + 1} beats box {second.box + 1} by {difference:.1f} expected points, "
+                          "counting every way the last draws may come")
     else:
         first_sentence += " in the play-outs"
     return (f"{first_sentence}. Writing {name} in box {best.box + 1} keeps {_around(cells, best.box, tile, unseen)}; "

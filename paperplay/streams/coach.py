@@ -459,8 +459,9 @@ DEPTH2_CANDIDATES = 3
 """At most this many of the Monte Carlo's best boxes are searched to depth 2 ..."""
 DEPTH2_MARGIN = 2.5
 """... those whose mean is within this many points of the best one's ..."""
-DEPTH2_DRAWS = 10
-"""... while at least this many draws remain after the tile (the early moves, where it pays)."""
+DEPTH2_DRAWS = 3
+"""... while at least this many draws remain after the tile (every move the exact search does not
+take: measured +0.6 ± 0.3 a game over searching only the first ten moves)."""
 
 
 EXACT_BOXES = 3

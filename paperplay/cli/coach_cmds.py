@@ -96,9 +96,10 @@ def advise(
     """Says where to write the tile just drawn, with the expected final score of the best boxes.
 
     The coach plays the rest of the game out many times (Monte Carlo with successive halving, the
-    gap heuristic writing the future tiles) and ranks the empty boxes by the mean final score; on
-    the early moves it looks two tiles deep at its best boxes: for every tile that may come next,
-    the best box for it. The same position and seed always give the same advice.
+    gap heuristic writing the future tiles) and ranks the empty boxes by the mean final score; then
+    it looks two tiles deep at its best boxes: for every tile that may come next, the best box for
+    it. The last three moves are exact. The same position and seed always give the same advice;
+    with the fast extra (numba) it runs compiled, with the same results.
 
     Example: paperplay advise --cells "3 _ _ 12 _ _ _ 15 _ _ _ _ 21 _ _ _ _ _ _ 29" --tile 17
 
@@ -271,8 +272,8 @@ def review(
     sheet: Annotated[Path, typer.Argument(help="A finished Streams sheet with its seed (or draw) and placements.",
                                           show_default=False)],
     budget: Annotated[int | None, typer.Option("--budget", help="Tiles placed in the first Monte Carlo's play-outs "
-                                               "per turn (default 20000, 100-10000000; the early turns then look "
-                                               "two tiles deep).", show_default=False)] = None,
+                                               "per turn (default 20000, 100-10000000; the turns then look two "
+                                               "tiles deep).", show_default=False)] = None,
     variant: Annotated[str | None, typer.Option("--variant", help=VARIANT_HELP + " Default: the sheet's field "
                                                 "variant.", show_default=False)] = None,
     as_json: opt.Json = False,

@@ -451,7 +451,7 @@ class MonteCarloStrategy:
 
 DEPTH2_FIRST = COACH_BUDGET = 20_000
 """Tiles placed in the Monte Carlo that picks the depth-2 search's candidates (and decides alone
-late in the game or when one box is clearly best)."""
+when one box is clearly best)."""
 DEPTH2_REPLY = 4_000
 """Tiles placed in each small Monte Carlo over every empty box that finds the best reply to one
 possible next tile."""
@@ -520,7 +520,9 @@ class Advice:
 
 def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, first: int = DEPTH2_FIRST,
            reply: int | None = None, include: int | None = None) -> Advice:
-    """The coach: a Monte Carlo of `first` tiles ranks the boxes; early in the game, its best boxes
+    """The coach. With EXACT_BOXES empty boxes or fewer, every box's exact value (see exact).
+    Otherwise a Monte Carlo of `first` tiles ranks the boxes; then, while DEPTH2_DRAWS or more draws
+    remain after the tile, its best boxes
     (up to DEPTH2_CANDIDATES, those within DEPTH2_MARGIN points of the best, and `include` if given)
     are valued two tiles deep: for every possible next tile, the best box for it by a small Monte
     Carlo (`reply` tiles), the values averaged over the unseen tiles by how many of each there are.
@@ -622,8 +624,8 @@ def explain(cells: Cells, tile: int, unseen: Unseen, advice: Advice) -> str:
 
 
 class CoachStrategy:
-    """The advisor: `search` (Monte Carlo, then two tiles deep on the early moves) with `first`
-    tiles placed in the first Monte Carlo's play-outs."""
+    """The advisor: `search` (Monte Carlo, then two tiles deep; the last three moves exact) with
+    `first` tiles placed in the first Monte Carlo's play-outs."""
 
     name = "coach"
 

@@ -166,7 +166,7 @@ def review(drawn: Sequence[Tile], placements: Sequence[int], seed: str, budget: 
            rules: StreamsRules | None = None) -> Iterator[TurnReview]:
     """Replays a game in draw order; for each turn, the coach's expected final score of the box the
     player chose and of its own best box (the same search judges both: the player's box is one of
-    the boxes searched two tiles deep on the early turns)."""
+    the boxes searched two tiles deep; the last three turns are exact for every box)."""
     rules = rules or standard_rules()
     scorer = Scorer(rules)
     cells = [EMPTY] * rules.boxes

@@ -138,6 +138,44 @@ def test_matching_flags_a_number_that_was_never_drawn():
     assert np.isclose(probs.sum(axis=1), 1).all()
 
 
+def test_the_digit_net_gradients_match_finite_differences():
+    np = need("numpy")
+    from paperplay.scan import net
+
+    rng = np.random.default_rng(5)
+    params = {k: v.astype(np.float64) for k, v in net.init(rng, 3, 4, 6, extra=5).items()}
+    x = rng.random((3, net.SIZE * net.SIZE + 5))
+    y = np.array([1, 7, 11])
+
+    def loss():
+        p = net.softmax(net.forward(params, x))
+        return -np.log(p[np.arange(3), y]).mean()
+
+    logits, cache = net.forward(params, x, keep=True)
+    p = net.softmax(logits)
+    p[np.arange(3), y] -= 1
+    grads = net.backward(params, cache, p / 3)
+    for name, value in params.items():
+        for _ in range(3):
+            i = tuple(int(rng.integers(n)) for n in value.shape)
+            value[i] += 1e-5
+            up = loss()
+            value[i] -= 2e-5
+            down = loss()
+            value[i] += 1e-5
+            assert abs((up - down) / 2e-5 - grads[name][i]) < 1e-6 + 1e-4 * abs(grads[name][i]), name
+
+
+def test_committed_weights_are_small_and_give_probabilities():
+    np = need("numpy")
+    from paperplay.scan import model
+
+    assert sum(p.stat().st_size for p in model.WEIGHTS.parent.glob("digits*.npz")) < 2_000_000
+    x = np.random.default_rng(1).random((4, 530)).astype(np.float32)
+    p = model.probabilities(x, [0.1, 0.2, 0.0, 0.3])
+    assert p.shape == (4, 12) and np.allclose(p.sum(axis=1), 1) and p[2, model.EMPTY] == 1.0
+
+
 # --- held-out synthetic photos ---------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

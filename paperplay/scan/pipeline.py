@@ -9,7 +9,7 @@ from typing import Any
 
 from paperplay.scan.match import BoxReading, box_probabilities, read_boxes
 from paperplay.scan.model import probabilities
-from paperplay.scan.reader import box_crops, cell_features, load_gray, register, train_band
+from paperplay.scan.reader import SHIFTS, box_crops, cell_features, load_gray, register, train_band
 from paperplay.streams.rules import Tile
 from paperplay.streams.scansheet import layout
 
@@ -46,7 +46,7 @@ def read_photo(photo: Path, drawn: Sequence[Tile] | None = None, threshold: floa
     page = register(gray)
     geo = layout(page.paper)
     band, origin = train_band(gray, page)
-    features, amounts = cell_features(band, origin, geo)
-    probs = box_probabilities(probabilities(features, amounts))
+    cells = sum(probabilities(*cell_features(band, origin, geo, shift=shift)) for shift in SHIFTS) / len(SHIFTS)
+    probs = box_probabilities(cells)
     return Scan(photo, page.fields.get("code", ""), page.fields["sheet"], page.paper, page.marks_found, probs,
                 read_boxes(probs, drawn, threshold), box_crops(band, origin, geo))

@@ -200,10 +200,10 @@ def test_reader_on_held_out_photos_meets_its_floors(scan_stack):
     figures = evaluate(6, base_seed=7, digits_path=HELDOUT)
     print("\n".join(figures.lines()))
     assert figures.read >= 5
-    assert figures.matched_right >= 0.88 * figures.boxes
-    assert figures.free_right >= 0.7 * figures.boxes
+    assert figures.matched_right >= 0.94 * figures.boxes
+    assert figures.free_right >= 0.82 * figures.boxes
     assert figures.wrong_unflagged <= 2
-    assert figures.flagged <= 0.5 * figures.boxes
+    assert figures.flagged <= 0.3 * figures.boxes
     assert figures.seconds / figures.photos < 3.0
 
 
@@ -316,8 +316,9 @@ def test_held_out_evaluation_of_200_photos(scan_stack):
 
     figures = evaluate(200, digits_path=HELDOUT)
     print("\n".join(figures.lines()))
-    # Measured (README): 99.5 % read, 95.2 % matched, 32.9 % flagged, 3 wrong unflagged of 3,980.
+    # Measured (README): 99.5 % read, 90.9 % free, 98.6 % matched, 15.7 % flagged, 0 wrong unflagged of 3,980.
     assert figures.read >= 0.97 * figures.photos
-    assert figures.matched_right >= 0.93 * figures.boxes
-    assert figures.wrong_unflagged <= 0.003 * figures.boxes
-    assert figures.flagged <= 0.40 * figures.boxes
+    assert figures.free_right >= 0.87 * figures.boxes
+    assert figures.matched_right >= 0.96 * figures.boxes
+    assert figures.wrong_unflagged <= 0.001 * figures.boxes
+    assert figures.flagged <= 0.20 * figures.boxes

@@ -150,7 +150,7 @@ def main() -> None:
     print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KB)")
 
 
-def tune(photos: int = 60) -> None:
+def tune(photos: int = 120) -> None:
     """Prints, for candidate thresholds, boxes flagged and wrong boxes left unflagged on synthetic
     photos written by the validation sources (never the held-out ones)."""
     from paperplay.scan.evaluate import evaluate
@@ -158,14 +158,16 @@ def tune(photos: int = 60) -> None:
 
     images, labels = load_digit_samples("train")
     fonts = {f: v for f, v in font_files(TRAIN_FONTS).items() if f in VALIDATION_FAMILIES}
-    boxes: list[tuple[float, bool, bool]] = []
+    boxes: list[tuple[float, float, bool, bool]] = []
     figures = evaluate(photos, 5, sources=(fonts, (images[VALIDATION_DIGITS:], labels[VALIDATION_DIGITS:])),
                        boxes=boxes)
     print("\n".join(figures.lines()))
-    for threshold in (0.5, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.999):
-        flagged = [not agree or p < threshold for p, agree, _ in boxes]
-        missed = sum(1 for f, (_, _, right) in zip(flagged, boxes) if not f and not right)
-        print(f"threshold {threshold}: {sum(flagged)}/{len(boxes)} flagged, {missed} wrong unflagged")
+    for threshold in (0.8, 0.9, 0.95, 0.98, 0.99, 0.995):
+        for even in (0.5, 0.55, 0.6, 0.65):
+            flagged = [not agree or p < threshold or own < even for p, own, agree, _ in boxes]
+            missed = sum(1 for f, (_, _, _, right) in zip(flagged, boxes) if not f and not right)
+            print(f"threshold {threshold}, own reading floor {even}: {sum(flagged)}/{len(boxes)} flagged, "
+                  f"{missed} wrong unflagged")
 
 
 if __name__ == "__main__":

@@ -20,8 +20,8 @@ from paperplay.streams.rules import WILD, Tile
 VALUES: tuple[Tile, ...] = (*range(1, 31), WILD)
 """What a box can hold, in this order (index 30 is the wild)."""
 FLOOR = 1e-6
-EVEN = 0.6
-"""A matched box is also flagged when its own reading gives the placed tile less than 60 %
+EVEN = 0.5
+"""A matched box is also flagged when its own reading gives the placed tile less than an even chance
 (chosen with the threshold on validation sources: python -m paperplay.scan.train --tune)."""
 
 

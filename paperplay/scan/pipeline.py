@@ -13,7 +13,7 @@ from paperplay.scan.reader import SHIFTS, box_crops, cell_features, load_gray, r
 from paperplay.streams.rules import Tile
 from paperplay.streams.scansheet import layout
 
-THRESHOLD = 0.95
+THRESHOLD = 0.98
 """A box whose reading is less likely than this is flagged for a person to check. Chosen on the
 validation sources (see paperplay.scan.train), never on the held-out test set."""
 

@@ -4,6 +4,7 @@
     apt-get install fonts-dkg-handwriting fonts-breip fonts-rufscript fonts-bwht fonts-comic-neue \\
         fonts-dancingscript fonts-kaushanscript
     python -m paperplay.scan.train --pages 4000 --epochs 8 [--seed 1]   # how digits.npz was made
+    python -m paperplay.scan.train --pages 3000 --epochs 8 --seed 2 --out paperplay/scan/digits-2.npz
     python -m paperplay.scan.train --tune            # flag threshold figures on validation sources
 
 Recipe: scannable sheets are rendered, filled with synthetic handwriting (training font families,
@@ -13,9 +14,10 @@ degraded as a photo would be (resolution 4.5-10
 px/mm, blur, noise, uneven light, JPEG) and read back with a small misregistration, through the
 same cell cutting and glyph normalisation that `scan` uses. A small convolutional net
 (paperplay.scan.net, trained here in plain numpy: Adam, 8 epochs, glyphs jittered by a pixel)
-learns 12 classes (0-9, star, empty); its softmax temperature is then fitted on validation sources
-(the families breip and bwht-mentor, load_digits 1100..1299), never on the held-out test sources
-(synth.HELDOUT_FONTS, load_digits 1300..1796). Only numpy runs the model at scan time.
+learns 12 classes (0-9, star, empty); `scan` averages the two nets so made. Each net's softmax
+temperature is then fitted on validation sources (the families breip and bwht-mentor,
+load_digits 1100..1299), never on the held-out test sources (synth.HELDOUT_FONTS, load_digits
+1300..1796). Only numpy runs the model at scan time.
 """
 
 from __future__ import annotations

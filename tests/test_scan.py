@@ -316,9 +316,10 @@ def test_held_out_evaluation_of_200_photos(scan_stack):
 
     figures = evaluate(200, digits_path=HELDOUT)
     print("\n".join(figures.lines()))
-    # Measured (README): 99.5 % read, 90.9 % free, 98.6 % matched, 15.7 % flagged, 0 wrong unflagged of 3,980.
+    # Measured (README): 99.5 % read, 92.1 % free, 98.5 % matched, 13.6 % flagged, 0 wrong unflagged of 3,980.
     assert figures.read >= 0.97 * figures.photos
-    assert figures.free_right >= 0.87 * figures.boxes
+    assert figures.free_right >= 0.89 * figures.boxes
     assert figures.matched_right >= 0.96 * figures.boxes
     assert figures.wrong_unflagged <= 0.001 * figures.boxes
-    assert figures.flagged <= 0.20 * figures.boxes
+    assert figures.flagged <= 0.18 * figures.boxes
+    assert figures.seconds / figures.photos < 1.0

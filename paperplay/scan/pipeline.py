@@ -14,8 +14,9 @@ from paperplay.streams.rules import Tile
 from paperplay.streams.scansheet import layout
 
 THRESHOLD = 0.98
-"""A box whose reading is less likely than this is flagged for a person to check. Chosen on the
-validation sources (see paperplay.scan.train), never on the held-out test set."""
+"""A box whose reading (free: its probability; matched: its confidence against swapping its tile
+with another box's) is less sure than this is flagged for a person to check. Chosen with match.EVEN
+on the validation sources (python -m paperplay.scan.train --tune), never on the held-out test set."""
 
 
 @dataclass

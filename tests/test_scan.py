@@ -138,6 +138,44 @@ def test_matching_flags_a_number_that_was_never_drawn():
     assert np.isclose(probs.sum(axis=1), 1).all()
 
 
+def test_the_digit_net_gradients_match_finite_differences():
+    np = need("numpy")
+    from paperplay.scan import net
+
+    rng = np.random.default_rng(5)
+    params = {k: v.astype(np.float64) for k, v in net.init(rng, 3, 4, 6, extra=5).items()}
+    x = rng.random((3, net.SIZE * net.SIZE + 5))
+    y = np.array([1, 7, 11])
+
+    def loss():
+        p = net.softmax(net.forward(params, x))
+        return -np.log(p[np.arange(3), y]).mean()
+
+    logits, cache = net.forward(params, x, keep=True)
+    p = net.softmax(logits)
+    p[np.arange(3), y] -= 1
+    grads = net.backward(params, cache, p / 3)
+    for name, value in params.items():
+        for _ in range(3):
+            i = tuple(int(rng.integers(n)) for n in value.shape)
+            value[i] += 1e-5
+            up = loss()
+            value[i] -= 2e-5
+            down = loss()
+            value[i] += 1e-5
+            assert abs((up - down) / 2e-5 - grads[name][i]) < 1e-6 + 1e-4 * abs(grads[name][i]), name
+
+
+def test_committed_weights_are_small_and_give_probabilities():
+    np = need("numpy")
+    from paperplay.scan import model
+
+    assert sum(p.stat().st_size for p in model.WEIGHTS.parent.glob("digits*.npz")) < 2_000_000
+    x = np.random.default_rng(1).random((4, 530)).astype(np.float32)
+    p = model.probabilities(x, [0.1, 0.2, 0.0, 0.3])
+    assert p.shape == (4, 12) and np.allclose(p.sum(axis=1), 1) and p[2, model.EMPTY] == 1.0
+
+
 # --- held-out synthetic photos ---------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -162,10 +200,10 @@ def test_reader_on_held_out_photos_meets_its_floors(scan_stack):
     figures = evaluate(6, base_seed=7, digits_path=HELDOUT)
     print("\n".join(figures.lines()))
     assert figures.read >= 5
-    assert figures.matched_right >= 0.88 * figures.boxes
-    assert figures.free_right >= 0.7 * figures.boxes
+    assert figures.matched_right >= 0.94 * figures.boxes
+    assert figures.free_right >= 0.82 * figures.boxes
     assert figures.wrong_unflagged <= 2
-    assert figures.flagged <= 0.5 * figures.boxes
+    assert figures.flagged <= 0.3 * figures.boxes
     assert figures.seconds / figures.photos < 3.0
 
 
@@ -278,8 +316,10 @@ def test_held_out_evaluation_of_200_photos(scan_stack):
 
     figures = evaluate(200, digits_path=HELDOUT)
     print("\n".join(figures.lines()))
-    # Measured (README): 99.5 % read, 95.2 % matched, 32.9 % flagged, 3 wrong unflagged of 3,980.
+    # Measured (README): 99.5 % read, 92.1 % free, 98.5 % matched, 13.6 % flagged, 0 wrong unflagged of 3,980.
     assert figures.read >= 0.97 * figures.photos
-    assert figures.matched_right >= 0.93 * figures.boxes
-    assert figures.wrong_unflagged <= 0.003 * figures.boxes
-    assert figures.flagged <= 0.40 * figures.boxes
+    assert figures.free_right >= 0.89 * figures.boxes
+    assert figures.matched_right >= 0.96 * figures.boxes
+    assert figures.wrong_unflagged <= 0.001 * figures.boxes
+    assert figures.flagged <= 0.18 * figures.boxes
+    assert figures.seconds / figures.photos < 1.0

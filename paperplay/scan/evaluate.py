@@ -92,10 +92,11 @@ class Figures:
 
 def evaluate(count: int, base_seed: int = 2026, keep: Path | None = None, start: int = 0,
              sources: tuple[dict[str, list[str]], tuple[Any, Any]] | None = None,
-             boxes: list[tuple[float, bool, bool]] | None = None, digits_path: Path = HELDOUT_DIGITS) -> Figures:
+             boxes: list[tuple[float, float, bool, bool]] | None = None, digits_path: Path = HELDOUT_DIGITS) -> Figures:
     """Generates and reads `count` photos (held-out sources unless `sources` says other fonts and
-    digits); returns the figures. `boxes`, if given, collects (matched probability, free and matched
-    agree, right) of every box read, to choose a threshold on validation sources."""
+    digits); returns the figures. `boxes`, if given, collects (matched confidence, the box's own
+    probability of its value, free and matched agree, right) of every box read, to choose the flag
+    thresholds on validation sources."""
     import cv2
 
     from paperplay.scan.pipeline import read_photo
@@ -130,9 +131,10 @@ def evaluate(count: int, base_seed: int = 2026, keep: Path | None = None, start:
         figures.sheets_right_free += free == photo.truth
         figures.flagged += len(scan.flagged)
         if boxes is not None:
-            boxes.extend(
-                (b.matched_p or 0.0, b.matched == b.free, b.value == t) for b, t in zip(scan.boxes, photo.truth)
-            )
+            from paperplay.scan.match import VALUES
+
+            boxes.extend((b.matched_p or 0.0, float(scan.probs[i, VALUES.index(b.value)]), b.matched == b.free,
+                          b.value == t) for i, (b, t) in enumerate(zip(scan.boxes, photo.truth)))
         wrong = [b.box for b, t in zip(scan.boxes, photo.truth) if b.value != t and not b.flagged]
         figures.wrong_unflagged += len(wrong)
         if wrong:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -21,14 +22,24 @@ VALUES: tuple[Tile, ...] = (*range(1, 31), WILD)
 FLOOR = 1e-6
 EVEN = 0.5
 """A matched box is also flagged when its own reading gives the placed tile less than an even chance
-(chosen with the threshold on validation sources)."""
+(chosen with the threshold on validation sources: python -m paperplay.scan.train --tune)."""
+
+
+@cache
+def bag_prior() -> Any:
+    """How often each of VALUES is in the published game's bag (11-19 twice, the others once)."""
+    from paperplay.streams.rules import standard_rules
+
+    bag = list(standard_rules().bag)
+    return np.array([bag.count(v) or 1 for v in VALUES], dtype=np.float64)
 
 
 def box_probabilities(cells: Any) -> Any:
     """(20 × 31) probabilities of each box's value from (40 × 12) cell probabilities (tens, units, …).
 
     A one-digit number may stand in either cell (or after a 0); the wild is a star in either cell.
-    Rows are normalised over the 31 values: an impossible reading such as 45 or an empty box adds nothing.
+    Each value is weighted by how often it is in the bag (bag_prior). Rows are normalised over the
+    31 values: an impossible reading such as 45 or an empty box adds nothing.
     """
     boxes = len(cells) // 2
     out = np.zeros((boxes, len(VALUES)))
@@ -39,7 +50,7 @@ def box_probabilities(cells: Any) -> Any:
         for v in range(10, 31):
             out[b, v - 1] = t[v // 10] * u[v % 10]
         out[b, 30] = t[STAR] * u[EMPTY] + t[EMPTY] * u[STAR] + t[STAR] * u[STAR]
-    out += FLOOR
+    out = (out + FLOOR) * bag_prior()
     return out / out.sum(axis=1, keepdims=True)
 
 

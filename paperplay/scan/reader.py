@@ -22,6 +22,9 @@ RECT_PX = 8.0
 INSET = 0.5
 """A cell is read this far (mm) inside its printed outline."""
 BAND_MARGIN = 3.0
+SHIFTS = ((0.0, 0.0), (-0.375, 0.0), (0.375, 0.0), (0.0, -0.375), (0.0, 0.375))
+"""Every cell is read five times, its window moved by these (x, y) mm (3 px), and the readings
+averaged (test-time augmentation: a glyph cut by the window's edge is read whole at least once)."""
 
 
 class ScanError(Exception):
@@ -225,8 +228,10 @@ def train_band(gray: Any, page: Page) -> tuple[Any, tuple[float, float]]:
     return band, (left, top)
 
 
-def _crop(band: Any, rect: tuple[float, float, float, float], origin: tuple[float, float], inset: float) -> Any:
+def _crop(band: Any, rect: tuple[float, float, float, float], origin: tuple[float, float], inset: float,
+          shift: tuple[float, float] = (0.0, 0.0)) -> Any:
     x, y, w, h = rect
+    x, y = x + shift[0], y + shift[1]
     x0 = int(round((x - origin[0] + inset) * RECT_PX))
     y0 = int(round((y - origin[1] + inset) * RECT_PX))
     x1 = int(round((x + w - origin[0] - inset) * RECT_PX))
@@ -260,12 +265,14 @@ def clean_edges(ink: Any, depth: int = 4) -> Any:
     return ink
 
 
-def cell_features(band: Any, origin: tuple[float, float], geo: Layout, inset: float = INSET) -> tuple[Any, Any]:
-    """Features (40 × FEATURES, tens then units of each box) and ink amounts of the cells in a band."""
+def cell_features(band: Any, origin: tuple[float, float], geo: Layout, inset: float = INSET,
+                  shift: tuple[float, float] = (0.0, 0.0)) -> tuple[Any, Any]:
+    """Features (40 × FEATURES, tens then units of each box) and ink amounts of the cells in a band
+    (each cell's window moved by `shift` mm)."""
     features, amounts = [], []
     for tens, units in geo.cells:
         for rect in (tens, units):
-            ink = clean_edges(ink_mask(_crop(band, rect, origin, inset)))
+            ink = clean_edges(ink_mask(_crop(band, rect, origin, inset, shift)))
             amount, vector = glyph_features(ink)
             features.append(vector)
             amounts.append(amount)

@@ -150,8 +150,9 @@ def advise(
     typer.echo(f"Write {tile_name(drawn)} in box {shown[0].box + 1}: expected final score {shown[0].mean:.1f} "
                f"± {shown[0].stderr:.1f}")
     for e in shown:
+        deep = ", two tiles deep" if e.depth == 2 else ""
         how = ("exact: every way the last draws may come" if e.depth == 0 else
-               f"{e.playouts:,} play-out{'s' if e.playouts != 1 else ''}" + (", two tiles deep" if e.depth == 2 else ""))
+               f"{e.playouts:,} play-out{'s' if e.playouts != 1 else ''}{deep}")
         typer.echo(f"  box {e.box + 1:2d}: {e.mean:6.1f} ± {e.stderr:.1f}   ({how})")
     work = (f"computed exactly over the remaining {row.count(EMPTY) - 1} draws" if advice.best.depth == 0 else
             f"{advice.tiles:,} tiles placed in play-outs of the remaining {row.count(EMPTY) - 1} draws")

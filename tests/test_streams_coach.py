@@ -415,3 +415,16 @@ def test_the_coach_beats_montecarlo_on_the_same_games():
     diff, se = paired(montecarlo, coach)
     # Measured about +1.2 ± 0.45 a game: more than 0 at about the 0.5% level.
     assert diff > 0 and coach.mean > montecarlo.mean, (diff, se, montecarlo.mean, coach.mean)
+
+
+def test_the_exact_endgame_is_bounded_by_the_rows_it_scores():
+    from paperplay.streams.coach import EXACT_ROWS, exact_rows
+
+    cells = [1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 16, 18, 19, 21, 22, 24, EMPTY, EMPTY, EMPTY]
+    unseen = unseen_counts(RULES, [*cells[:17], 25])
+    assert exact_rows(3, unseen) == 3 * 20 * 2 * 20 <= EXACT_ROWS  # 20 values unseen after the 25
+    # A bag of 999 values (a variant may hold that many): millions of rows, so play-outs instead.
+    many = [0] + [1] * 999
+    assert exact_rows(3, many) > EXACT_ROWS
+    advice = search(cells, 25, many, Rng("t", "B"), Scorer(RULES), first=2000)
+    assert all(e.depth == 1 for e in advice.estimates)

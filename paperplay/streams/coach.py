@@ -470,6 +470,18 @@ expected final score exactly: every order the remaining draws may come in, each 
 box (a few thousand rows scored)."""
 
 
+EXACT_ROWS = 20_000
+"""... and when scoring every way the draws may come takes at most this many rows (the standard
+game's last three moves take at most 5,580; a variant with hundreds of values would take millions)."""
+
+
+def exact_rows(empty: int, unseen: Unseen) -> int:
+    """At most how many final rows `exact` scores with `empty` empty boxes: each box for the tile in
+    hand, then for each later draw every unseen value in every box still empty."""
+    values = max(1, sum(1 for n in unseen if n))
+    return empty * math.prod(values * left for left in range(empty - 1, 0, -1))
+
+
 def exact_value(cells: Cells, unseen: Unseen, scorer: Scorer) -> float:
     """The expected final score of a sheet when every empty box will get one more draw from the unseen
     tiles and each is written in its best box (expectimax over the draws, exact)."""
@@ -532,7 +544,7 @@ def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, fi
     if reply is None:
         reply = first * DEPTH2_REPLY // DEPTH2_FIRST
     boxes = _empties(cells)
-    if len(boxes) <= EXACT_BOXES:
+    if len(boxes) <= EXACT_BOXES and exact_rows(len(boxes), unseen) <= EXACT_ROWS:
         return Advice(exact(cells, tile, unseen, scorer), {}, 0)
     keep = min(DEPTH2_CANDIDATES, len(boxes))
     deep = reply > 0 and len(boxes) - 1 >= DEPTH2_DRAWS

@@ -15,7 +15,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-EMPTY, WILD = -1, 0
+from paperplay.streams.rules import EMPTY, WILD
+
 EDGE_MARGIN, EDGE_MARGIN_LATE, EDGE_LATE = 2, 1, 10
 MISFIT_SLACK_WEIGHT = 3.0
 

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from paperplay.seeds import Rng
 from paperplay.streams import kernel
+from paperplay.streams.kernel import EDGE_MARGIN, MISFIT_SLACK_WEIGHT
 from paperplay.streams.rules import EMPTY, WILD, StreamsRules, Tile, best_total, standard_rules
 
 Cells = list[int]
@@ -219,11 +220,6 @@ def _runs_through(cells: Cells) -> tuple[list[int], list[int]]:
     return starts, ends
 
 
-EDGE_MARGIN, EDGE_MARGIN_LATE, EDGE_LATE = 2, 1, 10
-"""Boxes kept free at each end of the sheet for misfits: 2 while more than 10 boxes are empty, then 1
-(tuned by simulation: the gap heuristic's mean rose from 40.5 to 45.9)."""
-MISFIT_SLACK_WEIGHT = 3.0
-"""How much room to spare counts against the points a misfit's break costs (tuned by simulation)."""
 
 
 def _misfit(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Sequence[int]) -> tuple[int, int]:
@@ -241,24 +237,50 @@ def _misfit(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Se
         key = cost - MISFIT_SLACK_WEIGHT * (last - first + 1) / (fits + 1)
         if key < best:
             best, chosen, at = key, g, box
+    first, last, lo, hi = gaps[chosen]
+    if lo <= hi and last > first:  # one box in, which a number may still fill to carry either series on
+        at = last - 1 if at == last else first + 1
     return chosen, at
+
+
+def _wild(gaps: list[Gap], unseen: Unseen, cells: Cells, points: Sequence[int], empties: int) -> tuple[int, int]:
+    """Where the wild most likely saves a break: the run of empty boxes (that some number still fits)
+    with the most boxes the numbers that fit it are not expected to fill, weighted by the points a
+    break there would cost; at its right-hand end unless that is the sheet's last box. With no such
+    run, the largest one."""
+    n = len(cells)
+    total = max(1, sum(unseen))
+    starts, ends = _runs_through(cells)
+    best = -math.inf
+    chosen = at = -1
+    for g, (first, last, lo, hi) in enumerate(gaps):
+        if lo > hi:
+            continue
+        box = last if last < n - 1 else first
+        start, end = starts[box], ends[box]
+        cost = points[end - start + 1] - points[box - start] - points[end - box]
+        shortfall = (last - first + 1) - sum(unseen[lo:hi + 1]) * (empties - 1) / total
+        key = shortfall * (cost + 1)
+        if key > best:
+            best, chosen, at = key, g, box
+    if chosen >= 0:
+        return chosen, at
+    chosen = max(range(len(gaps)), key=lambda g: (gaps[g][1] - gaps[g][0], -g))
+    first, last = gaps[chosen][0], gaps[chosen][1]
+    return chosen, (last if last < n - 1 else first)
 
 
 def pick(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Sequence[int],
          empties: int = -1) -> tuple[int, int]:
     """The gap heuristic's choice: (index of the gap, box). See GapStrategy. `empties`: how many
     boxes are empty, if the caller knows."""
-    if tile == WILD:  # the wild fits anywhere: the largest gap, at its right-hand end unless
-        # that is the sheet's last box (tuned by simulation)
-        chosen = max(range(len(gaps)), key=lambda g: (gaps[g][1] - gaps[g][0], -g))
-        first, last = gaps[chosen][0], gaps[chosen][1]
-        return chosen, (last if last < len(cells) - 1 else first)
+    if empties < 0:
+        empties = cells.count(EMPTY)
+    if tile == WILD:
+        return _wild(gaps, unseen, cells, points, empties)
     best = -1.0
     chosen = at = -1
     n = len(cells)
-    if empties < 0:
-        empties = cells.count(EMPTY)
-    margin = EDGE_MARGIN if empties > EDGE_LATE else EDGE_MARGIN_LATE
     for g, (first, last, lo, hi) in enumerate(gaps):
         if lo <= tile <= hi:
             room = last - first + 1
@@ -267,10 +289,10 @@ def pick(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Seque
             if slack > best:
                 # Keep a box or two free at each end of the sheet for tiles that will fit nowhere.
                 start, end = first, last
-                if first == 0 and room > margin + 1:
-                    start += margin
-                if last == n - 1 and end - start > margin:
-                    end -= margin
+                if first == 0:
+                    start += min(EDGE_MARGIN, room - 1)
+                if last == n - 1:
+                    end -= min(EDGE_MARGIN, end - start)
                 below = sum(unseen[lo:tile]) + unseen[tile] / 2
                 span = end - start + 1
                 best, chosen, at = slack, g, start + min(span - 1, int((below + 0.5) * span / (fits + 2)))
@@ -301,9 +323,11 @@ class GapStrategy:
     """Writes the tile in the run of empty boxes whose neighbours' values bound it, at the place its
     rank among the unseen tiles that also fit there says, keeping a box or two free at each end of the
     sheet (where misfits do least harm); a tile that fits nowhere goes to the end of
-    a gap, beside the bound it breaks (one break), where the break splits the least valuable series
-    and the gap has room to spare; the wild goes to an end of the largest gap and bounds its
-    neighbours as the value between theirs."""
+    a gap beside the bound it breaks (one break), where the break splits the least valuable series
+    and the gap has room to spare, one box in from that bound when the gap has two boxes or more (a
+    number may still fill the box between to carry either series on); the wild goes where it most
+    likely saves a break: the gap the numbers that fit it are least expected to fill, weighted by
+    what a break there would cost. The wild bounds its neighbours as the value between theirs."""
 
     name = "gap"
 

@@ -224,7 +224,9 @@ def _runs_through(cells: Cells) -> tuple[list[int], list[int]]:
 
 def _misfit(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Sequence[int]) -> tuple[int, int]:
     """Where a tile that fits no gap does least harm: at the end of a gap beside the bound it breaks
-    (one break), preferring breaks that split short series and gaps with room to spare."""
+    (one break), preferring breaks that split short series and gaps with room to spare; one box in
+    from that bound when the gap has two boxes or more and some number fits it, so that the box
+    between may still carry either series on."""
     starts, ends = _runs_through(cells)
     best = math.inf
     chosen = at = 0

@@ -287,6 +287,31 @@ def test_a_misfit_does_not_split_the_longest_series():
     assert box in (0, 18)
 
 
+def test_a_misfit_goes_one_box_in_from_the_bound_it_breaks():
+    # 1-8, two empty boxes, 11-20: a 30 fits nowhere. It goes in box 9, not beside the 11 in box 10,
+    # so that box 10 may still take a number up to 11 (or the wild) and carry the series 11-20 on.
+    cells = list(range(1, 9)) + [EMPTY, EMPTY] + list(range(11, 21))
+    unseen = unseen_counts(RULES, [c for c in cells if c != EMPTY] + [30])
+    assert GapStrategy().choose(cells, 30, unseen, Rng("t", "T")) == 8
+    # With one empty box there is no box in: the misfit goes beside the bound.
+    cells = list(range(1, 10)) + [EMPTY] + list(range(11, 21))
+    unseen = unseen_counts(RULES, [c for c in cells if c != EMPTY] + [30])
+    assert GapStrategy().choose(cells, 30, unseen, Rng("t", "T")) == 9
+
+
+def test_the_wild_goes_where_no_number_is_left_to_fill_a_gap():
+    # Box 1 (before the 2) may still get the 1; box 11 (between 10 and 12) can only be filled by a
+    # number 10-12, and every one is out: the wild saves the series 2-20 from a break there.
+    cells = [EMPTY] + list(range(2, 11)) + [EMPTY] + list(range(12, 21))
+    on_sheet = [c for c in cells if c != EMPTY]
+    unseen = unseen_counts(RULES, [*on_sheet, 11, 11, 12, WILD])
+    assert GapStrategy().choose(cells, WILD, unseen, Rng("t", "T")) == 10
+    # Only 11, 11 and 12 left in the bag: box 11 will be filled whatever comes, box 1 never.
+    unseen = unseen_counts(RULES, [*on_sheet, 1, *range(13, 20), *range(21, 31), WILD])
+    assert [t for t, n in enumerate(unseen) for _ in range(n)] == [11, 11, 12]
+    assert GapStrategy().choose(cells, WILD, unseen, Rng("t", "T")) == 0
+
+
 # -- the depth-2 search -----------------------------------------------------------------------------
 
 

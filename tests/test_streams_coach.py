@@ -99,6 +99,14 @@ def test_monte_carlo_beats_proportional_on_the_same_games():
     assert mc.mean > prop.mean + 5
 
 
+def test_games_per_second_are_timed_where_the_games_are_played():
+    # With two jobs, the gap heuristic's games are played while the parent waits for Monte Carlo's;
+    # timed in the parent, the gap heuristic looked millions of times faster than it is.
+    slow, fast = simulate(["montecarlo:4000", "gap"], 8, "RATE", jobs=2)
+    assert 0 < slow.seconds and 0 < fast.seconds < slow.seconds
+    assert fast.rate < 100_000  # plain Python plays a few thousand gap games a second
+
+
 def test_summary_statistics():
     s = Summary("x", (10, 20, 30, 40, 300), 2.0)
     assert s.mean == 80 and s.median == 30 and s.perfect == 0.2 and s.rate == 2.5

@@ -38,9 +38,12 @@ def play_games(name: str, seed: str, numbers: Sequence[int], rules: StreamsRules
     return scores
 
 
-def _play_chunk(job: tuple[str, str, list[int], StreamsRules]) -> tuple[str, list[int], list[int]]:
+def _play_chunk(job: tuple[str, str, list[int], StreamsRules]) -> tuple[str, list[int], list[int], float]:
+    """One strategy's games in a worker, and the seconds they took there."""
     name, seed, numbers, rules = job
-    return name, numbers, play_games(name, seed, numbers, rules)
+    started = time.perf_counter()
+    scores = play_games(name, seed, numbers, rules)
+    return name, numbers, scores, time.perf_counter() - started
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,7 @@ class Summary:
 
     name: str
     scores: tuple[int, ...]
-    seconds: float
+    seconds: float  # the time its games took, summed over the processes that played them
     perfect_score: int = PERFECT  # one series through every box
 
     @property
@@ -109,12 +112,11 @@ def simulate(names: Sequence[str], games: int, seed: str, jobs: int = 1,
     results: dict[str, dict[int, int]] = {name: {} for name in names}
     seconds: dict[str, float] = {name: 0.0 for name in names}
 
-    def collect(outcomes: Iterator[tuple[str, list[int], list[int]]]) -> None:
-        started = time.perf_counter()
-        for name, numbers, scores in outcomes:
-            now = time.perf_counter()
-            seconds[name] += now - started
-            started = now
+    def collect(outcomes: Iterator[tuple[str, list[int], list[int], float]]) -> None:
+        # Seconds as the workers measured them: with several jobs, the parent's waits say nothing
+        # about a fast strategy whose games were played while it waited for a slow one's.
+        for name, numbers, scores, took in outcomes:
+            seconds[name] += took
             results[name].update(zip(numbers, scores))
             if progress is not None:
                 progress(len(numbers))

@@ -144,9 +144,9 @@ def coach() -> None:
     for names, games, jobs in runs:
         for summary in simulate(names, games, "LAB", jobs):
             results.append(summary)
-            per_move = 1000 * jobs / summary.rate / 20
+            per_move = 1000 / summary.rate / 20  # the rate is per process (timed in the workers)
             print(f"  {summary.name:<13} {summary.games:5d} games   mean {summary.mean:6.2f} ± {summary.stderr:4.2f}   "
-                  f"median {summary.median:5g}   {summary.rate * (1 if jobs == 1 else 1):8.1f} games/s "
+                  f"median {summary.median:5g}   {summary.rate:8.1f} games/s a process "
                   f"({jobs} process{'es' if jobs > 1 else ''}, {per_move:.2f} ms a move)")
     by = {s.name: s for s in results}
     short = min(by["proportional"].games, by["montecarlo"].games)

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from paperplay.seeds import Rng, canonical_seed
 from paperplay.streams.coach import (
-    STRATEGIES, CoachStrategy, GapStrategy, Scorer, evaluate, exact, exact_value, explain, play_game, search, strategy,
-    unseen_counts,
+    DEPTH2_MARGIN, STRATEGIES, CoachStrategy, GapStrategy, Scorer, evaluate, exact, exact_value, explain, play_game,
+    search, strategy, unseen_counts,
 )
 from paperplay.streams.lab import Summary, game_seed, paired, play_games, simulate
 from paperplay.streams.rules import EMPTY, WILD, draw, score, standard_rules, tile_from_json, tile_json
@@ -103,7 +103,7 @@ def test_games_per_second_are_timed_where_the_games_are_played():
     # With two jobs, the gap heuristic's games are played while the parent waits for Monte Carlo's;
     # timed in the parent, the gap heuristic looked millions of times faster than it is.
     slow, fast = simulate(["montecarlo:4000", "gap"], 8, "RATE", jobs=2)
-    assert 0 < slow.seconds and 0 < fast.seconds < slow.seconds
+    assert slow.seconds > 0 and 0 < fast.seconds < slow.seconds
     assert fast.rate < 100_000  # plain Python plays a few thousand gap games a second
 
 
@@ -342,8 +342,14 @@ def test_the_coach_looks_two_tiles_deep_until_the_exact_endgame():
     assert 0 in with_first.replies and with_first.best.box == advice.best.box
     # Half way, still two tiles deep; with three boxes left, exact.
     cells = [1, 2, 3, 5, 6, 8, 9, 11, 12, 14] + [EMPTY] * 10
-    half = search(cells, 20, unseen_counts(RULES, [*cells[:10], 20]), Rng("t", "D2"), Scorer(RULES), first=4000)
-    assert half.replies and half.best.depth == 2
+    half_unseen = unseen_counts(RULES, [*cells[:10], 20])
+    half = search(cells, 20, half_unseen, Rng("t", "D2"), Scorer(RULES), first=4000)
+    # here one box is clearly best (no other within DEPTH2_MARGIN): the Monte Carlo decides alone ...
+    assert half.replies == {} and half.estimates[1].mean < half.best.mean - DEPTH2_MARGIN
+    # ... and with a second box to weigh, both are searched two tiles deep
+    best, other = half.best.box, half.estimates[1].box
+    half = search(cells, 20, half_unseen, Rng("t", "D2"), Scorer(RULES), first=4000, include=other)
+    assert set(half.replies) == {best, other} and half.best.depth == 2
     cells = [1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 16, 17, 18, 19, 21, 22] + [EMPTY] * 3
     late = search(cells, 20, unseen_counts(RULES, [*cells[:17], 20]), Rng("t", "D2"), Scorer(RULES), first=4000)
     assert late.replies == {} and all(e.depth == 0 for e in late.estimates)

@@ -220,8 +220,6 @@ def _runs_through(cells: Cells) -> tuple[list[int], list[int]]:
     return starts, ends
 
 
-
-
 def _misfit(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Sequence[int]) -> tuple[int, int]:
     """Where a tile that fits no gap does least harm: at the end of a gap beside the bound it breaks
     (one break), preferring breaks that split short series and gaps with room to spare; one box in

@@ -342,13 +342,49 @@ def _start(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
+def _communicate(process: subprocess.Popen[str], timeout: float = 60) -> tuple[str, str]:
+    """The process's output; a process that outlives the timeout is killed (no process is left behind)."""
+    try:
+        return process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        raise
+
+
+_SWALLOWED = """
+import ctypes, os, signal, sys, time
+from paperplay.cli import app
+app.SWALLOWED_GRACE = {grace}
+app._install_signal_handlers()
+sys.unraisablehook = app._on_unraisable
+{swallow}
+time.sleep(30)
+print("still running")
+"""
+
+
+@pytest.mark.parametrize("how, grace", [
+    # raised inside a callback from C (numba compiling with llvmlite): Python can only report it
+    ("ctypes.CFUNCTYPE(None)(lambda: os.kill(os.getpid(), signal.SIGTERM))()", 30),
+    # caught and dropped by code that should not have: the watchdog ends the run
+    ("try:\n    os.kill(os.getpid(), signal.SIGTERM); time.sleep(1)\nexcept KeyboardInterrupt:\n    pass", 0.5),
+])
+def test_a_signal_whose_interrupt_is_swallowed_still_ends_the_run(tmp_path, how, grace):
+    process = subprocess.Popen([sys.executable, "-c", _SWALLOWED.format(grace=grace, swallow=how)], cwd=tmp_path,
+                               text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = _communicate(process, timeout=20)
+    assert process.returncode == 143 and out == "", (out, err)
+    assert err == "paperplay: stopped (SIGTERM)\n"
+
+
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "SIGTERM")])
 def test_signals_end_in_one_line_and_leave_no_file(tmp_path, sig, code, word):
     process = _start(tmp_path, "simulate", "--strategy", "montecarlo:20000", "--games", "1000",
                      "--plot", "lab.png")
     time.sleep(1.5)
     process.send_signal(sig)
-    out, err = process.communicate(timeout=60)
+    out, err = _communicate(process)
     assert process.returncode == code, err
     assert (
         "Traceback" not in err
@@ -362,7 +398,7 @@ def test_ctrl_c_while_starting_up_is_one_line(tmp_path):
     process = _start(tmp_path, "sheets", "--players", "200", "--out", "out.pdf")
     time.sleep(0.15)  # still importing
     process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=60)
+    out, err = _communicate(process)
     assert "Traceback" not in err
     if process.returncode == -signal.SIGINT:  # stopped by the signal itself (Python was still starting up)
         assert err in ("", "paperplay: interrupted\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import traceback
 from typing import Any
 
@@ -92,11 +93,49 @@ def _say(message: str) -> None:
 
 
 _signalled: list[int] = []
+_ending = threading.Lock()  # held by whoever says the run was stopped: one line, never two
+_watchdog: list[threading.Timer] = []
+SWALLOWED_GRACE = 5.0
+"""Seconds after a signal before the run is ended from a timer thread, in case the interrupt raised
+in the main thread was swallowed (by a callback from C that cannot raise, e.g. numba compiling)."""
+
+
+def _stopped_code() -> int:
+    return 143 if _signalled and _signalled[-1] == signal.SIGTERM else 130
+
+
+def _say_stopped() -> None:
+    _say("stopped (SIGTERM)" if _stopped_code() == 143 else "interrupted")
+
+
+def _end_now() -> None:
+    """Ends a run whose interrupt never reached main(): temporary files removed, one line, the code."""
+    if not _ending.acquire(blocking=False):  # main() is ending it already
+        return
+    from paperplay.files import remove_temporary_files
+
+    remove_temporary_files()
+    _say_stopped()
+    os._exit(_stopped_code())
 
 
 def _on_signal(signum: int, frame: Any) -> None:
     _signalled.append(signum)
+    if not _watchdog:
+        timer = threading.Timer(SWALLOWED_GRACE, _end_now)
+        timer.daemon = True
+        _watchdog.append(timer)
+        timer.start()
     raise KeyboardInterrupt  # unwinds like Ctrl-C: temporary files are removed on the way out
+
+
+def _on_unraisable(args: Any) -> None:
+    """An interrupt raised where Python cannot pass it on (inside a callback from C) ends the run now;
+    anything else goes to the usual hook."""
+    if args.exc_type is KeyboardInterrupt and _signalled:
+        _end_now()
+        return
+    sys.__unraisablehook__(args)
 
 
 def _install_signal_handlers() -> dict[int, Any]:
@@ -107,6 +146,17 @@ def _install_signal_handlers() -> dict[int, Any]:
         except (ValueError, OSError):  # not the main thread: leave signals alone
             pass
     return previous
+
+
+def _restore_signal_handlers(previous: dict[int, Any]) -> None:
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)
+    for timer in _watchdog:
+        timer.cancel()
+    _watchdog.clear()
+    _signalled.clear()
+    if _ending.locked():
+        _ending.release()
 
 
 def _safe_streams() -> None:
@@ -147,6 +197,7 @@ def main(argv: list[str] | None = None) -> None:
     _safe_streams()
     _signalled.clear()
     previous = _install_signal_handlers()
+    unraisable, sys.unraisablehook = sys.unraisablehook, _on_unraisable
     code: int
     try:
         _check_arguments(sys.argv[1:] if argv is None else argv)
@@ -164,10 +215,10 @@ def main(argv: list[str] | None = None) -> None:
         _say(f"error: {_usage_message(exc)}")
         code = 2
     except (KeyboardInterrupt, Abort):
+        _ending.acquire()  # waits (for good) if the watchdog is ending the run already
         remove_temporary_files()
-        terminated = bool(_signalled) and _signalled[-1] == signal.SIGTERM
-        _say("stopped (SIGTERM)" if terminated else "interrupted")
-        code = 143 if terminated else 130
+        _say_stopped()
+        code = _stopped_code()
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except Exception as exc:  # a bug: one line, exit 3; the traceback only on request
@@ -177,8 +228,8 @@ def main(argv: list[str] | None = None) -> None:
         _say(f"internal error: {type(exc).__name__}: {exc} (run with PAPERPLAY_DEBUG=1 for the traceback)")
         code = 3
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        _restore_signal_handlers(previous)
+        sys.unraisablehook = unraisable
         try:
             sys.stdout.flush()
         except Exception:  # noqa: BLE001 - a closed pipe cannot be flushed; nothing is lost

@@ -394,6 +394,44 @@ def test_signals_end_in_one_line_and_leave_no_file(tmp_path, sig, code, word):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_the_coachs_forked_workers_too(tmp_path, sig, code):
+    """advise forks workers for its two-tile search in plain Python: a signal to the command (or, as
+    Ctrl-C does, to its whole process group) ends it in one line and leaves no worker running."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "paperplay", "advise", "--cells", " ".join(["_"] * 20), "--tile", "17",
+         "--budget", "100000"], cwd=tmp_path, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "PAPERPLAY_NO_JIT": "1"}, start_new_session=True)
+    deadline = time.monotonic() + 30
+    while len(_group(process.pid)) < 3 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)  # until the workers are searching
+    assert len(_group(process.pid)) >= 3, "the search forked no workers"
+    if sig == signal.SIGINT:
+        os.killpg(process.pid, sig)
+    else:
+        process.send_signal(sig)
+    out, err = _communicate(process)
+    assert process.returncode == code and out == "", err
+    assert err.splitlines()[-1] == ("paperplay: interrupted" if code == 130 else "paperplay: stopped (SIGTERM)")
+    deadline = time.monotonic() + 5
+    while _group(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _group(process.pid) == []  # no worker is left in the command's process group
+
+
+def _group(pgid: int) -> list[int]:
+    """The live processes in a process group (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
 def test_ctrl_c_while_starting_up_is_one_line(tmp_path):
     process = _start(tmp_path, "sheets", "--players", "200", "--out", "out.pdf")
     time.sleep(0.15)  # still importing

@@ -355,6 +355,20 @@ def test_the_coach_looks_two_tiles_deep_until_the_exact_endgame():
     assert late.replies == {} and all(e.depth == 0 for e in late.estimates)
 
 
+def test_the_depth_2_search_forks_workers_in_plain_python_with_the_same_advice(monkeypatch):
+    import multiprocessing
+
+    forked = []
+    real = multiprocessing.get_context
+    monkeypatch.setattr(multiprocessing, "get_context", lambda method=None: forked.append(method) or real(method))
+    unseen = unseen_counts(RULES, [17])
+    alone = search([EMPTY] * 20, 17, unseen, Rng("t", "D2"), Scorer(RULES), first=4000, include=0)
+    assert forked == []
+    together = search([EMPTY] * 20, 17, unseen, Rng("t", "D2"), Scorer(RULES, jobs=2), first=4000, include=0)
+    assert forked == ["fork"] and len(alone.replies) >= 2
+    assert together == alone
+
+
 def test_the_coach_takes_the_obvious_box_and_plays_a_variant():
     cells = list(range(1, 10)) + [EMPTY] + list(range(11, 21))
     advice = search(cells, 10, unseen_counts(RULES, list(range(1, 21))), Rng("t", "T"), Scorer(RULES), first=1000)

@@ -107,7 +107,7 @@ def advise(
 
     With --variant, the coach plays the variant's bag and scoring table.
     """
-    from paperplay.streams.coach import COACH_BUDGET, Scorer, search, unseen_counts
+    from paperplay.streams.coach import COACH_BUDGET, Scorer, cores, search, unseen_counts
     from paperplay.streams.coach import explain as why
     from paperplay.streams.rules import EMPTY, tile_json, tile_name, tile_text
     from paperplay.streams.sheet import parse_tiles
@@ -132,7 +132,7 @@ def advise(
     seed = canonical_seed(seed)
     unseen = unseen_counts(rules, known)
     started = time.perf_counter()
-    advice = search(row, drawn, unseen, Rng("coach/advise", seed), Scorer(rules), first=budget)
+    advice = search(row, drawn, unseen, Rng("coach/advise", seed), Scorer(rules, jobs=cores()), first=budget)
     seconds = time.perf_counter() - started
     shown = advice.estimates[:top]
     reason = why(row, drawn, unseen, advice) if explain else None
@@ -288,7 +288,7 @@ def review(
     Example: paperplay review ann.json
     """
     from paperplay.jsonfile import read_json
-    from paperplay.streams.coach import COACH_BUDGET
+    from paperplay.streams.coach import COACH_BUDGET, cores
     from paperplay.streams.lab import review as run
     from paperplay.streams.rules import score, tile_text
     from paperplay.streams.sheet import check_placements, draw_of, sheet_from_json
@@ -310,7 +310,7 @@ def review(
     turns = []
     _say_when_compiling()
     with typer.progressbar(length=len(drawn), label="Reviewing", file=sys.stderr, show_pos=True) as bar:
-        for turn in run(drawn, data.placements, seed, budget or COACH_BUDGET, data.rules):
+        for turn in run(drawn, data.placements, seed, budget or COACH_BUDGET, data.rules, jobs=cores()):
             turns.append(turn)
             bar.update(1)
     lost = sum(t.loss for t in turns)

@@ -10,8 +10,10 @@ Pure: no files, no printing; scoring agrees with `rules.score` (tests check it).
 from __future__ import annotations
 
 import math
+import os
 import random
 import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -38,16 +40,18 @@ def unseen_counts(rules: StreamsRules, known: Sequence[Tile]) -> Unseen:
     return counts
 
 
-KERNEL_AFTER = 100_000
-"""Play-out tiles planned (Scorer.plan) before the compiled kernel is loaded: plain Python places
-about 200,000 tiles a second, and loading numba takes about 0.7 s."""
+KERNEL_AFTER = 150_000
+"""Play-out tiles planned (Scorer.plan) before the compiled kernel is loaded, per process the search
+may fork (Scorer.jobs): plain Python places about 200,000 tiles a second, and loading numba takes
+0.7 to 0.9 s."""
 
 
 class Scorer:
     """Scores a full row fast: maximal runs when the table never rewards a cut, else the best cut."""
 
-    def __init__(self, rules: StreamsRules) -> None:
+    def __init__(self, rules: StreamsRules, jobs: int = 1) -> None:
         self.rules = rules
+        self.jobs = jobs  # processes the coach's depth-2 search may fork when it runs in plain Python
         p = rules.points
         self.points = p
         self.runs_are_best = all(p[a + b] >= p[a] + p[b] for a in range(1, len(p)) for b in range(1, len(p) - a))
@@ -62,7 +66,7 @@ class Scorer:
         """The compiled play-out kernel (see kernel.py) when numba is installed, the table never
         rewards a cut (what the kernel scores) and enough play-out work has been planned to repay
         loading it (KERNEL_AFTER), else None."""
-        if not self.runs_are_best or self.work < KERNEL_AFTER:
+        if not self.runs_are_best or self.work < KERNEL_AFTER * max(1, self.jobs):
             return None
         compiled = kernel.load()
         if compiled is not None and self.points_array is None:
@@ -573,7 +577,7 @@ def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, fi
         return Advice(exact(cells, tile, unseen, scorer), {}, 0)
     keep = min(DEPTH2_CANDIDATES, len(boxes))
     deep = reply > 0 and len(boxes) - 1 >= DEPTH2_DRAWS
-    scorer.plan(first + (keep * sum(1 for n in unseen if n) * reply if deep else 0))
+    scorer.plan(first)
     draws = random.Random(rng.randbelow(1 << 62))
     estimates = _halving(cells, tile, unseen, draws, first, scorer, keep)
     spent = sum(e.playouts for e in estimates) * (len(boxes) - 1)
@@ -583,28 +587,24 @@ def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, fi
         candidates.append(include)
     if not deep or len(candidates) < 2:
         return Advice(estimates, {}, spent)
+    nexts = [after for after, count in enumerate(unseen) if count]
+    scorer.plan(len(candidates) * len(nexts) * reply)
+    # the same generator state for every candidate: the same futures after each next tile
     seed = draws.getrandbits(62)
+    found = iter(_replies(cells, tile, unseen, seed, reply, scorer, [(b, t) for b in candidates for t in nexts]))
     total = sum(unseen)
     replies: dict[int, dict[int, float]] = {}
     searched = []
     for box in candidates:
-        start = list(cells)
-        start[box] = tile
         values: dict[int, float] = {}
         mean = variance = 0.0
         playouts = 0
-        for after, count in enumerate(unseen):
-            if count == 0:
-                continue
-            rest = list(unseen)
-            rest[after] -= 1
-            # the same generator state for every candidate: the same futures after each next tile
-            estimates_after = _halving(start, after, rest, random.Random(seed + after), reply, scorer)
-            top = estimates_after[0]
-            spent += sum(e.playouts for e in estimates_after) * (len(boxes) - 2)
+        for after in nexts:
+            top, tiles = next(found)
+            spent += tiles
             playouts += top.playouts
             values[after] = top.mean
-            weight = count / total
+            weight = unseen[after] / total
             mean += weight * top.mean
             variance += (weight * top.stderr) ** 2
         replies[box] = values
@@ -612,6 +612,75 @@ def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, fi
     searched.sort(key=lambda e: (-e.mean, e.box))
     rest_of = [e for e in estimates if e.box not in replies]
     return Advice(searched + rest_of, replies, spent)
+
+
+Reply = tuple[Cells, int, Unseen, int, int, Scorer]
+_shared: Reply | None = None  # what forked workers reply to (set before the pool forks)
+
+
+def _reply(position: Reply, box: int, after: int) -> tuple[BoxEstimate, int]:
+    """The best box for `after` when the tile is written in `box`, by a small Monte Carlo seeded with
+    `after` (every candidate box gets the same futures); and the tiles placed."""
+    cells, tile, unseen, seed, reply, scorer = position
+    start = list(cells)
+    start[box] = tile
+    rest = list(unseen)
+    rest[after] -= 1
+    estimates = _halving(start, after, rest, random.Random(seed + after), reply, scorer)
+    return estimates[0], sum(e.playouts for e in estimates) * (start.count(EMPTY) - 1)
+
+
+def _reply_job(job: tuple[int, int]) -> tuple[BoxEstimate, int]:
+    assert _shared is not None
+    return _reply(_shared, *job)
+
+
+def _replies(cells: Cells, tile: int, unseen: Unseen, seed: int, reply: int, scorer: Scorer,
+             jobs: list[tuple[int, int]]) -> list[tuple[BoxEstimate, int]]:
+    """`_reply` for each (box, next tile), in order: in scorer.jobs processes forked from this one when
+    the play-outs run in plain Python (the results are the same either way)."""
+    global _shared
+    position: Reply = (cells, tile, unseen, seed, reply, scorer)
+    workers = min(scorer.jobs, len(jobs) // 4)
+    if workers < 2 or scorer.kernel() is not None or not _can_fork():
+        return [_reply(position, *job) for job in jobs]
+    import multiprocessing
+
+    _shared = position
+    for stream in (sys.stdout, sys.stderr):  # nothing half-written is copied into the workers
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    try:
+        with multiprocessing.get_context("fork").Pool(workers, initializer=_quiet_worker) as pool:
+            return pool.map(_reply_job, jobs)
+    finally:
+        _shared = None
+
+
+def cores() -> int:
+    """The processors this process may run on (at most 8): how many processes `advise` may fork."""
+    try:
+        count = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        count = os.cpu_count() or 1
+    return max(1, min(8, count))
+
+
+def _can_fork() -> bool:
+    """Forking is cheap and safe here: Linux, and not a daemonic worker (which may not have children)."""
+    import multiprocessing
+
+    return sys.platform.startswith("linux") and not multiprocessing.current_process().daemon
+
+
+def _quiet_worker() -> None:
+    """Forked workers leave Ctrl-C and SIGTERM to the parent (which stops them): no traceback from each."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _around(cells: Cells, box: int, tile: int, unseen: Unseen, short: bool = False) -> str:

@@ -165,12 +165,13 @@ class TurnReview:
 
 
 def review(drawn: Sequence[Tile], placements: Sequence[int], seed: str, budget: int = COACH_BUDGET,
-           rules: StreamsRules | None = None) -> Iterator[TurnReview]:
+           rules: StreamsRules | None = None, jobs: int = 1) -> Iterator[TurnReview]:
     """Replays a game in draw order; for each turn, the coach's expected final score of the box the
     player chose and of its own best box (the same search judges both: the player's box is one of
-    the boxes searched two tiles deep; the last three turns are exact for every box)."""
+    the boxes searched two tiles deep; the last three turns are exact for every box). `jobs`: the
+    processes the search may fork while it runs in plain Python (the same results)."""
     rules = rules or standard_rules()
-    scorer = Scorer(rules)
+    scorer = Scorer(rules, jobs=jobs)
     cells = [EMPTY] * rules.boxes
     unseen = unseen_counts(rules, [])
     for turn, (tile, box) in enumerate(zip(drawn, placements), start=1):

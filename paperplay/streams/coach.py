@@ -9,6 +9,7 @@ Pure: no files, no printing; scoring agrees with `rules.score` (tests check it).
 
 from __future__ import annotations
 
+import bisect
 import math
 import os
 import random
@@ -202,26 +203,24 @@ def gaps_of(cells: Cells, top: int) -> list[Gap]:
     return gaps
 
 
-def _runs_through(cells: Cells) -> tuple[list[int], list[int]]:
-    """For each box, the first and last box of the series it may still end up in: empty boxes carry
-    a series on; a number below the one before it starts a new one."""
-    n = len(cells)
-    starts = [0] * n
+def _breaks(cells: Cells) -> list[int]:
+    """The boxes that start a series: 0, and every number below the one before it (empty boxes carry a
+    series on). The series box b may still end up in runs from the last break at or before b to the
+    box before the next break."""
+    breaks = [0]
     previous = 0
-    start = 0
     for i, c in enumerate(cells):
         if c > 0:
-            if c < previous:
-                start = i
+            if c < previous and i:
+                breaks.append(i)
             previous = c
-        starts[i] = start
-    ends = [0] * n
-    end = n - 1
-    for i in range(n - 1, -1, -1):
-        ends[i] = end
-        if starts[i] == i:
-            end = i - 1
-    return starts, ends
+    return breaks
+
+
+def _series(breaks: list[int], box: int, n: int) -> tuple[int, int]:
+    """The first and last box of the series `box` may still end up in (see _breaks)."""
+    at = bisect.bisect_right(breaks, box)
+    return breaks[at - 1], (breaks[at] - 1 if at < len(breaks) else n - 1)
 
 
 def _misfit(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Sequence[int]) -> tuple[int, int]:
@@ -229,12 +228,12 @@ def _misfit(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Se
     (one break), preferring breaks that split short series and gaps with room to spare; one box in
     from that bound when the gap has two boxes or more and some number fits it, so that the box
     between may still carry either series on."""
-    starts, ends = _runs_through(cells)
+    breaks, n = _breaks(cells), len(cells)
     best = math.inf
     chosen = at = 0
     for g, (first, last, lo, hi) in enumerate(gaps):
         box = last if tile > hi else first
-        start, end = starts[box], ends[box]
+        start, end = _series(breaks, box, n)
         left, right = (box - start + 1, end - box) if tile > hi else (box - start, end - box + 1)
         cost = 0 if lo > hi or left <= 0 or right <= 0 else points[end - start + 1] - points[left] - points[right]
         fits = sum(unseen[lo:hi + 1])  # 0 when lo > hi
@@ -254,14 +253,14 @@ def _wild(gaps: list[Gap], unseen: Unseen, cells: Cells, points: Sequence[int], 
     run, the largest one."""
     n = len(cells)
     total = max(1, sum(unseen))
-    starts, ends = _runs_through(cells)
+    breaks = _breaks(cells)
     best = -math.inf
     chosen = at = -1
     for g, (first, last, lo, hi) in enumerate(gaps):
         if lo > hi:
             continue
         box = last if last < n - 1 else first
-        start, end = starts[box], ends[box]
+        start, end = _series(breaks, box, n)
         cost = points[end - start + 1] - points[box - start] - points[end - box]
         shortfall = (last - first + 1) - sum(unseen[lo:hi + 1]) * (empties - 1) / total
         key = shortfall * (cost + 1)

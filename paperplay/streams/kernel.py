@@ -78,7 +78,7 @@ def _gaps_of(cells: Any, top: int, gaps: Any) -> int:
 
 
 def _series(cells: Any, starts: Any, ends: Any) -> None:
-    """coach._runs_through into starts and ends."""
+    """coach._breaks and coach._series for every box at once: starts and ends."""
     n = cells.shape[0]
     previous = 0
     start = 0

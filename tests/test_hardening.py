@@ -432,6 +432,17 @@ def _group(pgid: int) -> list[int]:
     return found
 
 
+def test_a_reader_that_stops_reading_ends_the_command_quietly_with_141(tmp_path):
+    read, write = os.pipe()
+    os.close(read)  # `paperplay draw sequence | head -1`, after head has gone
+    try:
+        done = subprocess.run([sys.executable, "-m", "paperplay", "draw", "sequence", "--seed", "7KQ2-M9XD"],
+                              cwd=tmp_path, stdout=write, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (141, "")
+
+
 def test_ctrl_c_while_starting_up_is_one_line(tmp_path):
     process = _start(tmp_path, "sheets", "--players", "200", "--out", "out.pdf")
     time.sleep(0.15)  # still importing

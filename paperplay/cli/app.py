@@ -92,6 +92,9 @@ def _say(message: str) -> None:
     sys.stderr.flush()
 
 
+PIPE_CLOSED = 141
+"""The code when whoever reads stdout stops reading (`paperplay … | head -1`): 128 + SIGPIPE, as a
+shell reports a command the closed pipe ended; no message (there is no one to read it)."""
 _signalled: list[int] = []
 _ending = threading.Lock()  # held by whoever says the run was stopped: one line, never two
 _watchdog: list[threading.Timer] = []
@@ -221,6 +224,8 @@ def main(argv: list[str] | None = None) -> None:
         code = _stopped_code()
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":  # click's answer to a closed pipe (EPIPE)
+            code = PIPE_CLOSED
     except Exception as exc:  # a bug: one line, exit 3; the traceback only on request
         remove_temporary_files()
         if os.environ.get("PAPERPLAY_DEBUG"):

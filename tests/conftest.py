@@ -56,10 +56,10 @@ def write_json(tmp_path):
     return write
 
 
-def run_paperplay(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_paperplay(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Runs ``python -m paperplay`` as a separate process."""
     return subprocess.run([sys.executable, "-m", "paperplay", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
+                          cwd=cwd, timeout=timeout)
 
 
 # Hypothesis profiles for the fuzz suite (tests/test_fuzz.py): the quick run is part of the default

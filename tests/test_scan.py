@@ -323,3 +323,112 @@ def test_held_out_evaluation_of_200_photos(scan_stack):
     assert figures.wrong_unflagged <= 0.001 * figures.boxes
     assert figures.flagged <= 0.18 * figures.boxes
     assert figures.seconds / figures.photos < 1.0
+
+
+# --- photos that are damaged, odd or huge ------------------------------------------------------------
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG that claims width × height pixels, with almost no pixel data (a decompression bomb's header)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 1000))
+            + chunk(b"IEND", b""))
+
+
+def test_image_size_comes_from_the_header_of_a_png_or_a_jpeg(scan_stack):
+    import cv2
+    import numpy as np
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from paperplay.scan.reader import image_size
+
+    @settings(max_examples=40, deadline=None, derandomize=True)
+    @given(st.integers(1, 400), st.integers(1, 400), st.sampled_from(["png", "jpg", "progressive"]))
+    def check(width, height, kind):
+        image = np.random.default_rng([width, height]).integers(0, 255, (height, width), np.uint8)
+        flags = [cv2.IMWRITE_JPEG_PROGRESSIVE, 1] if kind == "progressive" else []
+        ok, data = cv2.imencode(".png" if kind == "png" else ".jpg", image, flags)
+        assert ok and image_size(data.tobytes()) == (width, height)
+
+    @settings(max_examples=200, deadline=None, derandomize=True)
+    @given(st.binary(max_size=300))
+    def anything(data):  # any bytes: a size or None, never an exception
+        size = image_size(data)
+        assert size is None or len(size) == 2
+
+    check()
+    anything()
+    assert image_size(_png_header(30000, 20000)) == (30000, 20000)
+    assert image_size(b"GIF89a...") is None
+
+
+def test_a_photo_that_claims_to_be_huge_is_refused_before_it_is_decoded(tmp_path, scan_stack):
+    bomb = tmp_path / "bomb.png"
+    bomb.write_bytes(_png_header(30000, 30000))  # 900 megapixels from 1 KB: minutes and gigabytes if decoded
+    result = run_paperplay("scan", str(bomb), "--out", str(tmp_path / "o"))
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        f"paperplay: error: {bomb}: is 30000 × 30000 pixels; expected a photo of at most 250 megapixels"]
+    assert not list((tmp_path / "o").glob("*"))  # nothing written
+
+
+def test_a_large_photo_is_shrunk_as_it_is_read_and_reads_the_same(tmp_path, two_photos):
+    import cv2
+
+    from paperplay.scan.reader import LONG_SIDE, load_gray
+
+    photo = cv2.imread(str(two_photos[0]))
+    big = tmp_path / "big.jpg"
+    cv2.imwrite(str(big), cv2.resize(photo, None, fx=2.2, fy=2.2, interpolation=cv2.INTER_CUBIC))
+    assert max(cv2.imread(str(big)).shape) > LONG_SIDE >= max(load_gray(big).shape)
+    small = run_paperplay("scan", str(two_photos[0]), "--seed", "7KQ2-M9XD", "--json", "--out", str(tmp_path / "a"))
+    large = run_paperplay("scan", str(big), "--seed", "7KQ2-M9XD", "--json", "--out", str(tmp_path / "b"))
+    assert small.returncode == large.returncode == 0, large.stderr
+    values = [[b["value"] for b in json.loads(r.stdout)["scans"][0]["boxes"]] for r in (small, large)]
+    assert values[0] == values[1] and len(values[0]) == 20
+
+
+def _damaged(photo: bytes, how: int) -> bytes:
+    """The photo cut short or with bytes overwritten (the header, the middle, the end), by `how`."""
+    import random
+
+    rng = random.Random(how)
+    data = bytearray(photo)
+    if how % 3 == 0:
+        return bytes(data[:rng.randrange(1, len(data))])
+    for _ in range(rng.choice([1, 8, 64])):
+        at = rng.randrange(0, 700) if how % 3 == 1 else rng.randrange(len(data))
+        data[at] = rng.randrange(256)
+    return bytes(data)
+
+
+def _scan_damaged(tmp_path, photo, cases):
+    folder = tmp_path / "damaged"
+    folder.mkdir()
+    names = []
+    for how in cases:
+        path = folder / f"d{how}.jpg"
+        path.write_bytes(_damaged(photo.read_bytes(), how))
+        names.append(str(path))
+    result = run_paperplay("scan", *names, "--seed", "7KQ2-M9XD", "--out", str(tmp_path / "o"), timeout=60 * len(cases))
+    assert result.returncode in (0, 1, 2), result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    for line in result.stderr.strip().splitlines():
+        if line.startswith("paperplay: error:"):
+            assert any(name in line for name in names), line
+
+
+def test_damaged_photos_are_read_or_get_one_line_each(tmp_path, two_photos):
+    _scan_damaged(tmp_path, two_photos[0], range(6))
+
+
+@pytest.mark.fuzz
+def test_damaged_photos_long(tmp_path, two_photos):
+    _scan_damaged(tmp_path, two_photos[0], range(6, 206))

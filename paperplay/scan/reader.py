@@ -42,17 +42,71 @@ class Page:
     notes: list[str] = field(default_factory=list)
 
 
+MAX_PIXELS = 250_000_000
+"""The largest photo read (a 200-megapixel phone camera's): a larger one is refused before it is
+decoded, so a small file that claims a huge image cannot take minutes and gigabytes."""
+MAX_BYTES = 200_000_000
+"""The largest photo file read."""
+LONG_SIDE = 4000
+"""A larger photo is shrunk to this long side as it is read: the reader needs about 4 pixels a
+millimetre and was tested on photos 2,000 to 3,200 pixels long."""
+
+
+def image_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG's or a JPEG's header, without decoding it; None for anything else."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24 and data[12:16] == b"IHDR":
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    if data[:2] != b"\xff\xd8":
+        return None
+    at = 2
+    while at + 4 <= len(data):
+        if data[at] != 0xFF:
+            return None
+        marker = data[at + 1]
+        if marker == 0xFF:  # fill byte
+            at += 1
+            continue
+        if marker in (0x01, *range(0xD0, 0xD8)):  # markers without a length
+            at += 2
+            continue
+        length = int.from_bytes(data[at + 2:at + 4], "big")
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start of frame
+            if at + 9 > len(data):
+                return None
+            return int.from_bytes(data[at + 7:at + 9], "big"), int.from_bytes(data[at + 5:at + 7], "big")
+        if length < 2:
+            return None
+        at += 2 + length
+    return None
+
+
 def load_gray(path: Path) -> Any:
-    """Reads a JPEG/PNG photo as grey pixels (EXIF orientation does not matter: the QR code orients the page)."""
+    """Reads a JPEG/PNG photo as grey pixels, shrunk to LONG_SIDE at most (EXIF orientation does not
+    matter: the QR code orients the page)."""
     import cv2
 
     try:
-        data = np.fromfile(str(path), dtype=np.uint8)
+        if path.stat().st_size > MAX_BYTES:
+            raise ScanError(f"is {path.stat().st_size // 1_000_000} MB; expected a photo of at most "
+                            f"{MAX_BYTES // 1_000_000} MB")
+        raw = path.read_bytes()
     except OSError as exc:
         raise ScanError(f"cannot be read ({exc.strerror})") from None
-    image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if data.size else None
-    if image is None:
+    data = np.frombuffer(raw, dtype=np.uint8)
+    size = image_size(raw)
+    if size is None:
         raise ScanError("is not an image that can be read (expected a JPEG or PNG photo)")
+    width, height = size
+    if width * height > MAX_PIXELS:
+        raise ScanError(f"is {width} × {height} pixels; expected a photo of at most "
+                        f"{MAX_PIXELS // 1_000_000} megapixels")
+    image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if data.size else None
+    if image is None or image.size == 0:
+        raise ScanError("is not an image that can be read (expected a JPEG or PNG photo)")
+    h, w = image.shape
+    if max(h, w) > LONG_SIDE:
+        scale = LONG_SIDE / max(h, w)
+        image = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
     return image
 
 

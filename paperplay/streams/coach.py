@@ -568,7 +568,8 @@ def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, fi
     Carlo (`reply` tiles), the values averaged over the unseen tiles by how many of each there are.
     Every candidate sees the same futures after each next tile (common random numbers), so they are
     compared on equal luck; `reply` defaults to DEPTH2_REPLY scaled by `first` (so one number sets
-    the work), 0 turns the depth-2 search off."""
+    the work), 0 turns the depth-2 search off. The replies run in `scorer.jobs` forked processes
+    while the play-outs run in plain Python (see _replies): the same advice, sooner."""
     if reply is None:
         reply = first * DEPTH2_REPLY // DEPTH2_FIRST
     boxes = _empties(cells)

@@ -41,7 +41,7 @@ def unseen_counts(rules: StreamsRules, known: Sequence[Tile]) -> Unseen:
     return counts
 
 
-KERNEL_AFTER = 150_000
+KERNEL_AFTER = 200_000
 """Play-out tiles planned (Scorer.plan) before the compiled kernel is loaded, per process the search
 may fork (Scorer.jobs): plain Python places about 200,000 tiles a second, and loading numba takes
 0.7 to 0.9 s."""

@@ -368,6 +368,13 @@ def test_the_depth_2_search_forks_workers_in_plain_python_with_the_same_advice(m
     assert forked == ["fork"] and len(alone.replies) >= 2
     assert together == alone
 
+    class NoPool:  # a container without /dev/shm: the pool cannot be made
+        def Pool(self, *args, **kwargs):
+            raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(multiprocessing, "get_context", lambda method=None: NoPool())
+    assert search([EMPTY] * 20, 17, unseen, Rng("t", "D2"), Scorer(RULES, jobs=2), first=4000, include=0) == alone
+
 
 def test_the_coach_takes_the_obvious_box_and_plays_a_variant():
     cells = list(range(1, 10)) + [EMPTY] + list(range(11, 21))

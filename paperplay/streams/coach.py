@@ -653,7 +653,11 @@ def _replies(cells: Cells, tile: int, unseen: Unseen, seed: int, reply: int, sco
         except (OSError, ValueError):
             pass
     try:
-        with multiprocessing.get_context("fork").Pool(workers, initializer=_quiet_worker) as pool:
+        try:
+            pool = multiprocessing.get_context("fork").Pool(workers, initializer=_quiet_worker)
+        except OSError:  # no semaphores (a container without /dev/shm) or no processes left: one process
+            return [_reply(position, *job) for job in jobs]
+        with pool:
             return pool.map(_reply_job, jobs)
     finally:
         _shared = None

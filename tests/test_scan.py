@@ -369,6 +369,45 @@ def test_image_size_comes_from_the_header_of_a_png_or_a_jpeg(scan_stack):
     assert image_size(b"GIF89a...") is None
 
 
+def test_a_jpeg_header_is_read_past_fill_bytes_restart_markers_and_stray_bytes(scan_stack):
+    import time
+
+    import cv2
+    import numpy as np
+
+    from paperplay.scan.reader import HEADER_SCAN, image_size
+
+    ok, encoded = cv2.imencode(".jpg", np.zeros((30, 50), np.uint8))
+    assert ok
+    jpeg = encoded.tobytes()
+    body = jpeg[2:]  # the segments after the start of image
+    app = b"\xff\xe1\x00\x06abcd"  # an application segment of four bytes
+    readable = {
+        "fill bytes": b"\xff\xd8\xff\xff\xff" + body,
+        "a restart marker": b"\xff\xd8\xff\xd0" + body,
+        "stray bytes": b"\xff\xd8" + app + b"junk" + body,
+        "a stuffed 0xff": b"\xff\xd8" + app + b"\xff\x00" + body,
+    }
+    for name, data in readable.items():
+        assert image_size(data) == (50, 30), name
+        ok = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE) is not None
+        assert ok, name  # a decoder reads these too
+    sof = jpeg.index(b"\xff\xc0")
+    unreadable = {
+        "a length below 2": b"\xff\xd8\xff\xe1\x00\x01" + body,
+        "the end of the image first": b"\xff\xd8\xff\xd9" + body,
+        "a cut frame header": jpeg[:sof + 6],
+        "no marker at all": b"\xff\xd8" + b"\x00" * 1000,
+        "a frame past the scanned bytes": b"\xff\xd8" + b"\x00" * HEADER_SCAN + body,
+    }
+    for name, data in unreadable.items():
+        assert image_size(data) is None, name
+    started = time.perf_counter()
+    assert image_size(b"\xff\xd8" + b"\xff" * 10_000_000) is None  # 10 MB of fill bytes
+    assert image_size(b"\xff\xd8" + b"\xff\x00" * 5_000_000) is None
+    assert time.perf_counter() - started < 5
+
+
 def test_a_photo_that_claims_to_be_huge_is_refused_before_it_is_decoded(tmp_path, scan_stack):
     bomb = tmp_path / "bomb.png"
     bomb.write_bytes(_png_header(30000, 30000))  # 900 megapixels from 1 KB: minutes and gigabytes if decoded

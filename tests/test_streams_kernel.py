@@ -53,8 +53,9 @@ numba = pytest.importorskip("numba", reason="the compiled kernel needs the fast 
 def test_compiled_play_outs_equal_the_python_ones(seed, filled):
     cells, tile, unseen = _position(seed, filled)
     scorer = Scorer(RULES)
-    assert scorer.kernel() is None  # not worth loading for a little work
     scorer.plan(KERNEL_AFTER)
+    assert scorer.kernel() is None  # not worth loading for a little work
+    scorer.plan(1)
     assert scorer.kernel() is not None
     boxes = [i for i, c in enumerate(cells) if c == EMPTY]
     compiled = play_boxes(cells, tile, boxes, 12, seed, unseen, scorer)
@@ -72,7 +73,8 @@ def test_a_wild_on_the_sheet_and_in_hand_play_out_the_same(monkeypatch):
     cells[5], cells[12] = WILD, 17
     unseen = unseen_counts(RULES, [WILD, 17, 4])
     scorer = Scorer(RULES)
-    scorer.plan(KERNEL_AFTER)
+    scorer.plan(KERNEL_AFTER + 1)
+    assert scorer.kernel() is not None
     compiled = play_boxes(cells, 4, [0, 3, 8, 19], 50, 99, unseen, scorer)
     monkeypatch.setattr(kernel, "load", lambda: None)
     assert play_boxes(cells, 4, [0, 3, 8, 19], 50, 99, unseen, scorer) == compiled
@@ -81,9 +83,18 @@ def test_a_wild_on_the_sheet_and_in_hand_play_out_the_same(monkeypatch):
 def test_the_coach_advises_the_same_with_or_without_the_kernel(monkeypatch):
     cells, tile, unseen = _position(3, 2)
     fast = Scorer(RULES)
-    fast.plan(KERNEL_AFTER)
+    fast.plan(KERNEL_AFTER + 1)
+    assert fast.kernel() is not None
     compiled = search(cells, tile, unseen, Rng("t", "K"), fast, first=3000)
     mc = evaluate(cells, tile, unseen, Rng("t", "M"), 5000, fast)
     monkeypatch.setattr(kernel, "load", lambda: None)
     assert search(cells, tile, unseen, Rng("t", "K"), Scorer(RULES), first=3000) == compiled
     assert evaluate(cells, tile, unseen, Rng("t", "M"), 5000, Scorer(RULES)) == mc
+
+
+def test_work_split_among_forked_processes_counts_once_a_process():
+    split = Scorer(RULES, jobs=2)
+    split.plan(2 * KERNEL_AFTER, processes=2)  # as long as KERNEL_AFTER tiles in one process
+    assert split.kernel() is None
+    split.plan(1)
+    assert split.kernel() is not None

@@ -42,9 +42,9 @@ def unseen_counts(rules: StreamsRules, known: Sequence[Tile]) -> Unseen:
 
 
 KERNEL_AFTER = 200_000
-"""Play-out tiles planned (Scorer.plan) before the compiled kernel is loaded, per process the search
-may fork (Scorer.jobs): plain Python places about 200,000 tiles a second, and loading numba takes
-0.7 to 0.9 s."""
+"""Play-out tiles planned (Scorer.plan) before the compiled kernel is loaded, tiles placed in forked
+processes counted once per process (a second's worth): plain Python places about 200,000 tiles a
+second, and loading numba takes 0.7 to 0.9 s."""
 
 
 class Scorer:
@@ -57,17 +57,17 @@ class Scorer:
         self.points = p
         self.runs_are_best = all(p[a + b] >= p[a] + p[b] for a in range(1, len(p)) for b in range(1, len(p) - a))
         self.points_array: Any = None
-        self.work = 0  # play-out tiles planned so far
+        self.work = 0.0  # play-out tiles planned so far (see plan)
 
-    def plan(self, tiles: int) -> None:
-        """Says how many tiles the coming play-outs will place (see kernel)."""
-        self.work += tiles
+    def plan(self, tiles: int, processes: int = 1) -> None:
+        """Says how many tiles the coming play-outs will place, in how many processes (see kernel)."""
+        self.work += tiles / processes
 
     def kernel(self) -> Callable[..., None] | None:
         """The compiled play-out kernel (see kernel.py) when numba is installed, the table never
         rewards a cut (what the kernel scores) and enough play-out work has been planned to repay
         loading it (KERNEL_AFTER), else None."""
-        if not self.runs_are_best or self.work < KERNEL_AFTER * max(1, self.jobs):
+        if not self.runs_are_best or self.work <= KERNEL_AFTER:
             return None
         compiled = kernel.load()
         if compiled is not None and self.points_array is None:
@@ -588,10 +588,11 @@ def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, fi
     if not deep or len(candidates) < 2:
         return Advice(estimates, {}, spent)
     nexts = [after for after, count in enumerate(unseen) if count]
-    scorer.plan(len(candidates) * len(nexts) * reply)
+    jobs = [(b, t) for b in candidates for t in nexts]
+    scorer.plan(len(jobs) * reply, processes=_workers(scorer, len(jobs)))
     # the same generator state for every candidate: the same futures after each next tile
     seed = draws.getrandbits(62)
-    found = iter(_replies(cells, tile, unseen, seed, reply, scorer, [(b, t) for b in candidates for t in nexts]))
+    found = iter(_replies(cells, tile, unseen, seed, reply, scorer, jobs))
     total = sum(unseen)
     replies: dict[int, dict[int, float]] = {}
     searched = []
@@ -641,10 +642,11 @@ def _replies(cells: Cells, tile: int, unseen: Unseen, seed: int, reply: int, sco
     the play-outs run in plain Python (the results are the same either way)."""
     global _shared
     position: Reply = (cells, tile, unseen, seed, reply, scorer)
-    workers = min(scorer.jobs, len(jobs) // 4)
-    if workers < 2 or scorer.kernel() is not None or not _can_fork():
+    workers = _workers(scorer, len(jobs))
+    if workers < 2 or scorer.kernel() is not None:
         return [_reply(position, *job) for job in jobs]
     import multiprocessing
+    import signal
 
     _shared = position
     for stream in (sys.stdout, sys.stderr):  # nothing half-written is copied into the workers
@@ -652,15 +654,27 @@ def _replies(cells: Cells, tile: int, unseen: Unseen, seed: int, reply: int, sco
             stream.flush()
         except (OSError, ValueError):
             pass
+    # Ctrl-C and SIGTERM wait while the workers are forked (each unblocks them once it ignores them),
+    # so that no worker is stopped by the parent's handler and prints a traceback.
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         try:
             pool = multiprocessing.get_context("fork").Pool(workers, initializer=_quiet_worker)
         except OSError:  # no semaphores (a container without /dev/shm) or no processes left: one process
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             return [_reply(position, *job) for job in jobs]
         with pool:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a signal that came meanwhile arrives here
             return pool.map(_reply_job, jobs)
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         _shared = None
+
+
+def _workers(scorer: Scorer, jobs: int) -> int:
+    """How many processes _replies forks for `jobs` replies (1: it runs them itself)."""
+    workers = min(scorer.jobs, jobs // 4)
+    return workers if workers >= 2 and _can_fork() else 1
 
 
 def cores() -> int:
@@ -685,6 +699,7 @@ def _quiet_worker() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})  # blocked while forking
 
 
 def _around(cells: Cells, box: int, tile: int, unseen: Unseen, short: bool = False) -> str:

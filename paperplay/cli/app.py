@@ -118,6 +118,13 @@ def _end_now() -> None:
     from paperplay.files import remove_temporary_files
 
     remove_temporary_files()
+    multiprocessing = sys.modules.get("multiprocessing")
+    if multiprocessing is not None:  # os._exit skips multiprocessing's own clean-up: stop the workers here
+        try:
+            for child in multiprocessing.active_children():
+                child.terminate()
+        except Exception:  # noqa: BLE001 - ending anyway; a worker that outlives us finds its pipe closed
+            pass
     _say_stopped()
     os._exit(_stopped_code())
 
@@ -201,7 +208,8 @@ def main(argv: list[str] | None = None) -> None:
     _signalled.clear()
     previous = _install_signal_handlers()
     unraisable, sys.unraisablehook = sys.unraisablehook, _on_unraisable
-    code: int
+    code = 0
+    stopped = False
     try:
         _check_arguments(sys.argv[1:] if argv is None else argv)
         result = app(args=argv, prog_name="paperplay", standalone_mode=False)
@@ -222,6 +230,7 @@ def main(argv: list[str] | None = None) -> None:
         remove_temporary_files()
         _say_stopped()
         code = _stopped_code()
+        stopped = True
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
         if type(sys.stdout).__name__ == "PacifyFlushWrapper":  # click's answer to a closed pipe (EPIPE)
@@ -235,8 +244,25 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         _restore_signal_handlers(previous)
         sys.unraisablehook = unraisable
+        if stopped and argv is None:  # the command line is ending: a second Ctrl-C may not print a traceback
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(sig, signal.SIG_IGN)
         try:
             sys.stdout.flush()
-        except Exception:  # noqa: BLE001 - a closed pipe cannot be flushed; nothing is lost
+        except BrokenPipeError:  # whoever read stdout stopped reading before the last of it
+            _close_stdout()
+            if code == 0:
+                code = PIPE_CLOSED
+        except Exception:  # noqa: BLE001 - stdout cannot be flushed (closed); nothing is lost
             pass
     sys.exit(code)
+
+
+def _close_stdout() -> None:
+    """Points stdout at /dev/null, so that Python's own flush as it exits finds no closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -15,6 +15,8 @@ from paperplay.errors import InputError
 
 # Temporary files being written right now; remove_temporary_files() deletes what is left.
 _PENDING: set[str] = set()
+# Output folders this run created, outermost first; remove_empty_folders() deletes those left empty.
+_MADE: list[Path] = []
 
 
 def check_writable(path: Path, force: bool) -> None:
@@ -33,7 +35,13 @@ def check_writable(path: Path, force: bool) -> None:
         raise InputError(f"{path}: already exists; use --force to overwrite it or --out for another name")
     folder = path.parent
     try:
+        missing = []
+        while not folder.exists() and folder.parent != folder:
+            missing.append(folder)
+            folder = folder.parent
+        folder = path.parent
         folder.mkdir(parents=True, exist_ok=True)
+        _MADE.extend(reversed(missing))
     except OSError as exc:
         raise InputError(f"{folder}: cannot create the output folder ({exc.strerror})") from None
     if not os.access(folder, os.W_OK | os.X_OK):
@@ -86,5 +94,15 @@ def remove_temporary_files() -> None:
     for tmp_name in list(_PENDING):
         try:
             _discard(tmp_name)
+        except OSError:
+            pass
+
+
+def remove_empty_folders() -> None:
+    """Deletes the output folders this run created that are still empty (say, every photo given to
+    scan failed): a command that wrote nothing leaves nothing behind."""
+    while _MADE:
+        try:
+            _MADE.pop().rmdir()  # innermost first; fails, as it should, on a folder with anything in it
         except OSError:
             pass

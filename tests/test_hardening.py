@@ -322,6 +322,25 @@ def test_an_interrupted_write_leaves_no_file(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == [] and not files._PENDING
 
 
+def test_output_folders_a_run_made_are_removed_when_it_leaves_them_empty(tmp_path):
+    (tmp_path / "kept").mkdir()
+    files.check_writable(tmp_path / "new" / "deeper" / "out.pdf", force=False)  # makes new/ and new/deeper/
+    files.check_writable(tmp_path / "kept" / "out.pdf", force=False)
+    files.check_writable(tmp_path / "used" / "out.pdf", force=False)
+    files.write_atomic(tmp_path / "used" / "out.pdf", b"data", force=False)
+    assert (tmp_path / "new" / "deeper").is_dir()
+    files.remove_empty_folders()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept", "used"]  # an existing folder stays, empty or not
+    assert (tmp_path / "used" / "out.pdf").read_bytes() == b"data" and not files._MADE
+
+
+def test_a_command_that_fails_after_making_its_output_folder_leaves_none(tmp_path):
+    (tmp_path / "kit.pdf").write_bytes(b"%PDF- mine")  # the page's folder is made before the kit is refused
+    code, _, err = run(tmp_path, "kit", "streams", "--seed", "S", "--out", "kit.pdf", "--html", "new/caller.html")
+    assert code == 2 and "kit.pdf: already exists" in error_line(err)
+    assert not (tmp_path / "new").exists() and (tmp_path / "kit.pdf").read_bytes() == b"%PDF- mine"
+
+
 def test_temporary_files_are_registered_until_renamed(tmp_path, monkeypatch):
     seen = []
     real_replace = files.os.replace

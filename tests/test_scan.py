@@ -415,7 +415,7 @@ def test_a_photo_that_claims_to_be_huge_is_refused_before_it_is_decoded(tmp_path
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         f"paperplay: error: {bomb}: is 30000 × 30000 pixels; expected a photo of at most 250 megapixels"]
-    assert not list((tmp_path / "o").glob("*"))  # nothing written
+    assert not (tmp_path / "o").exists()  # nothing written, not even the folder
 
 
 def test_a_large_photo_is_shrunk_as_it_is_read_and_reads_the_same(tmp_path, two_photos):

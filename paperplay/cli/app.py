@@ -115,9 +115,10 @@ def _end_now() -> None:
     """Ends a run whose interrupt never reached main(): temporary files removed, one line, the code."""
     if not _ending.acquire(blocking=False):  # main() is ending it already
         return
-    from paperplay.files import remove_temporary_files
+    from paperplay.files import remove_empty_folders, remove_temporary_files
 
     remove_temporary_files()
+    remove_empty_folders()
     multiprocessing = sys.modules.get("multiprocessing")
     if multiprocessing is not None:  # os._exit skips multiprocessing's own clean-up: stop the workers here
         try:
@@ -202,7 +203,7 @@ def main(argv: list[str] | None = None) -> None:
     errors = _click_exceptions()
     ClickException, Abort = errors.ClickException, typer.Abort
     NoArgsIsHelpError = getattr(errors, "NoArgsIsHelpError", ())
-    from paperplay.files import remove_temporary_files
+    from paperplay.files import remove_empty_folders, remove_temporary_files
 
     _safe_streams()
     _signalled.clear()
@@ -244,6 +245,7 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         _restore_signal_handlers(previous)
         sys.unraisablehook = unraisable
+        remove_empty_folders()
         if stopped and argv is None:  # the command line is ending: a second Ctrl-C may not print a traceback
             for sig in (signal.SIGINT, signal.SIGTERM):
                 signal.signal(sig, signal.SIG_IGN)

@@ -35,13 +35,7 @@ def check_writable(path: Path, force: bool) -> None:
         raise InputError(f"{path}: already exists; use --force to overwrite it or --out for another name")
     folder = path.parent
     try:
-        missing = []
-        while not folder.exists() and folder.parent != folder:
-            missing.append(folder)
-            folder = folder.parent
-        folder = path.parent
-        folder.mkdir(parents=True, exist_ok=True)
-        _MADE.extend(reversed(missing))
+        _make_folder(folder)
     except OSError as exc:
         raise InputError(f"{folder}: cannot create the output folder ({exc.strerror})") from None
     if not os.access(folder, os.W_OK | os.X_OK):
@@ -98,11 +92,26 @@ def remove_temporary_files() -> None:
             pass
 
 
+def _make_folder(folder: Path) -> None:
+    """Makes a folder and its missing parents, outermost first, and records those this call made
+    (only those: a level that exists, however the path names it, is left alone)."""
+    for level in reversed([folder, *folder.parents]):
+        try:
+            os.mkdir(level)
+        except FileExistsError:
+            continue
+        _MADE.append(level.absolute())
+
+
 def remove_empty_folders() -> None:
     """Deletes the output folders this run created that are still empty (say, every photo given to
     scan failed): a command that wrote nothing leaves nothing behind."""
-    while _MADE:
+    while True:
         try:
-            _MADE.pop().rmdir()  # innermost first; fails, as it should, on a folder with anything in it
+            folder = _MADE.pop()  # innermost first
+        except IndexError:  # none left (the watchdog and main() may both be here)
+            return
+        try:
+            folder.rmdir()  # fails, as it should, on a folder with anything in it
         except OSError:
             pass

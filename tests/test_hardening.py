@@ -334,6 +334,15 @@ def test_output_folders_a_run_made_are_removed_when_it_leaves_them_empty(tmp_pat
     assert (tmp_path / "used" / "out.pdf").read_bytes() == b"data" and not files._MADE
 
 
+def test_a_folder_that_existed_is_never_removed_however_the_path_names_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "keep").mkdir()  # the user's, empty
+    files.check_writable(Path("new/../keep/out.html"), force=False)  # new/ is made on the way
+    files.check_writable(Path("./keep/./sub/../out.pdf"), force=False)
+    files.remove_empty_folders()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep"]
+
+
 def test_a_command_that_fails_after_making_its_output_folder_leaves_none(tmp_path):
     (tmp_path / "kit.pdf").write_bytes(b"%PDF- mine")  # the page's folder is made before the kit is refused
     code, _, err = run(tmp_path, "kit", "streams", "--seed", "S", "--out", "kit.pdf", "--html", "new/caller.html")
@@ -440,6 +449,20 @@ def test_a_signal_stops_the_coachs_forked_workers_too(tmp_path, sig, code):
     while _group(process.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _group(process.pid) == []  # no worker is left in the command's process group
+
+
+@pytest.mark.parametrize("pause", [0.0, 0.002, 0.02, 0.2])
+def test_a_second_ctrl_c_as_the_run_ends_changes_nothing(tmp_path, pause):
+    process = _start(tmp_path, "simulate", "--strategy", "montecarlo:20000", "--games", "1000",
+                     "--plot", "lab.png")
+    time.sleep(1.5)
+    process.send_signal(signal.SIGINT)
+    time.sleep(pause)
+    process.send_signal(signal.SIGINT)  # impatient: while the first one is ending the run
+    out, err = _communicate(process)
+    assert process.returncode == 130 and "Traceback" not in err, err
+    assert err.endswith("paperplay: interrupted\n") and err.count("interrupted") == 1
+    assert list(tmp_path.iterdir()) == []
 
 
 def _group(pgid: int) -> list[int]:

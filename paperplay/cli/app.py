@@ -7,7 +7,7 @@ import signal
 import sys
 import threading
 import traceback
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 
@@ -119,19 +119,33 @@ def _end_now() -> None:
 
     remove_temporary_files()
     remove_empty_folders()
+    _say_stopped()
+    _leave(_stopped_code())
+
+
+def _leave(code: int) -> NoReturn:
+    """Ends a stopped run at once. Python's own shutdown is skipped: it puts the default signal
+    handlers back, so an impatient second Ctrl-C could kill it half-way, and its clean-up would wait
+    for workers; the workers are stopped here instead."""
     multiprocessing = sys.modules.get("multiprocessing")
-    if multiprocessing is not None:  # os._exit skips multiprocessing's own clean-up: stop the workers here
+    if multiprocessing is not None:
         try:
             for child in multiprocessing.active_children():
                 child.terminate()
         except Exception:  # noqa: BLE001 - ending anyway; a worker that outlives us finds its pipe closed
             pass
-    _say_stopped()
-    os._exit(_stopped_code())
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a closed stream: nothing more can be said
+            pass
+    os._exit(code)
 
 
 def _on_signal(signum: int, frame: Any) -> None:
     _signalled.append(signum)
+    if _ending.locked():  # the run is ending already, with its one line: a second Ctrl-C changes nothing
+        return
     if not _watchdog:
         timer = threading.Timer(SWALLOWED_GRACE, _end_now)
         timer.daemon = True
@@ -243,12 +257,11 @@ def main(argv: list[str] | None = None) -> None:
         _say(f"internal error: {type(exc).__name__}: {exc} (run with PAPERPLAY_DEBUG=1 for the traceback)")
         code = 3
     finally:
+        if stopped and argv is None:  # the command line is ending: another signal ends it at once, quietly
+            previous = {sig: (lambda signum, frame, code=code: _leave(code)) for sig in previous}
         _restore_signal_handlers(previous)
         sys.unraisablehook = unraisable
         remove_empty_folders()
-        if stopped and argv is None:  # the command line is ending: a second Ctrl-C may not print a traceback
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                signal.signal(sig, signal.SIG_IGN)
         try:
             sys.stdout.flush()
         except BrokenPipeError:  # whoever read stdout stopped reading before the last of it
@@ -257,6 +270,8 @@ def main(argv: list[str] | None = None) -> None:
                 code = PIPE_CLOSED
         except Exception:  # noqa: BLE001 - stdout cannot be flushed (closed); nothing is lost
             pass
+    if stopped and argv is None:
+        _leave(code)
     sys.exit(code)
 
 

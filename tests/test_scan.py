@@ -370,23 +370,32 @@ def test_image_size_comes_from_the_header_of_a_png_or_a_jpeg(scan_stack):
 
 
 def test_a_jpeg_header_is_read_past_fill_bytes_restart_markers_and_stray_bytes(scan_stack):
+    import struct
     import time
 
     import cv2
     import numpy as np
 
-    from paperplay.scan.reader import HEADER_SCAN, image_size
+    from paperplay.scan.reader import HEADER_MARKERS, image_size
+
+    def segment(marker: int, payload: bytes) -> bytes:
+        return bytes([0xFF, marker]) + struct.pack(">H", len(payload) + 2) + payload
 
     ok, encoded = cv2.imencode(".jpg", np.zeros((30, 50), np.uint8))
     assert ok
     jpeg = encoded.tobytes()
     body = jpeg[2:]  # the segments after the start of image
-    app = b"\xff\xe1\x00\x06abcd"  # an application segment of four bytes
+    app = segment(0xE1, b"abcd")
+    thumbnail = cv2.imencode(".jpg", np.zeros((12, 16), np.uint8))[1].tobytes()
+    huffman = segment(0xC4, b"\x00" + bytes([1] + [0] * 15) + b"\x00")  # a table, before the frame
     readable = {
         "fill bytes": b"\xff\xd8\xff\xff\xff" + body,
         "a restart marker": b"\xff\xd8\xff\xd0" + body,
         "stray bytes": b"\xff\xd8" + app + b"junk" + body,
         "a stuffed 0xff": b"\xff\xd8" + app + b"\xff\x00" + body,
+        "an EXIF thumbnail with its own frame": b"\xff\xd8" + segment(0xE1, b"Exif\0\0" + thumbnail) + body,
+        "a Huffman table before the frame": b"\xff\xd8" + huffman + body,
+        "3 MB of profile segments": b"\xff\xd8" + segment(0xE2, b"ICC_PROFILE\0" + b"\0" * 65000) * 48 + body,
     }
     for name, data in readable.items():
         assert image_size(data) == (50, 30), name
@@ -395,16 +404,16 @@ def test_a_jpeg_header_is_read_past_fill_bytes_restart_markers_and_stray_bytes(s
     sof = jpeg.index(b"\xff\xc0")
     unreadable = {
         "a length below 2": b"\xff\xd8\xff\xe1\x00\x01" + body,
-        "the end of the image first": b"\xff\xd8\xff\xd9" + body,
-        "a cut frame header": jpeg[:sof + 6],
+        "the end of the image first": b"\xff\xd8\xff\xd9\x00\x04" + body,
+        "a cut frame header": jpeg[:sof + 8],
         "no marker at all": b"\xff\xd8" + b"\x00" * 1000,
-        "a frame past the scanned bytes": b"\xff\xd8" + b"\x00" * HEADER_SCAN + body,
+        "too many markers first": b"\xff\xd8" + b"\xff\xd0" * HEADER_MARKERS + body,
     }
     for name, data in unreadable.items():
         assert image_size(data) is None, name
     started = time.perf_counter()
-    assert image_size(b"\xff\xd8" + b"\xff" * 10_000_000) is None  # 10 MB of fill bytes
-    assert image_size(b"\xff\xd8" + b"\xff\x00" * 5_000_000) is None
+    for filler in (b"\xff", b"\xff\x00", b"\x00\xff\x00", b"\xff\xe0\x00\x02"):
+        assert image_size(b"\xff\xd8" + filler * (20_000_000 // len(filler))) is None  # 20 MB of it
     assert time.perf_counter() - started < 5
 
 

@@ -8,6 +8,7 @@ layout says it is.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,43 +53,38 @@ LONG_SIDE = 4000
 millimetre and was tested on photos 2,000 to 3,200 pixels long."""
 
 
-HEADER_SCAN = 2_000_000
-"""How far into a JPEG its frame header is looked for (past EXIF, ICC and other segments)."""
+JPEG_MARKER = re.compile(rb"\xff([\x01-\xfe])")
+"""A JPEG marker and its code: fill bytes (0xFF) before it, a stuffed 0xFF00 and stray bytes are
+not markers, as a decoder reads them."""
+HEADER_MARKERS = 20_000
+"""At most this many markers are read before a JPEG's frame header (a photo has a few dozen; the
+segments between them are jumped by their lengths, however long), so any file is answered at once."""
 
 
 def image_size(data: bytes) -> tuple[int, int] | None:
-    """(width, height) from a PNG's or a JPEG's header, without decoding it; None for anything else.
-    In a JPEG, stray bytes between segments are skipped as a decoder skips them; only the first
-    HEADER_SCAN bytes are looked at, so any file is answered quickly."""
+    """(width, height) from a PNG's or a JPEG's header, without decoding it; None for anything else."""
     if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24 and data[12:16] == b"IHDR":
         return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     if data[:2] != b"\xff\xd8":
         return None
-    end = min(len(data), HEADER_SCAN)
     at = 2
-    while at + 4 <= end:
-        if data[at] != 0xFF:  # stray bytes: on to the next marker
-            at = data.find(b"\xff", at, end)
-            if at < 0:
-                return None
-            continue
-        marker = data[at + 1]
-        if marker == 0xFF or marker == 0x00:  # a fill byte, or a stuffed 0xFF that is no marker
-            at += 1 if marker == 0xFF else 2
-            continue
-        if marker in (0x01, *range(0xD0, 0xD8)):  # markers without a length
-            at += 2
-            continue
-        if marker == 0xD9:  # the end of the image before any frame
+    for _ in range(HEADER_MARKERS):
+        found = JPEG_MARKER.search(data, at)
+        if found is None:
             return None
-        length = int.from_bytes(data[at + 2:at + 4], "big")
+        marker, at = found[1][0], found.end()  # at: just past the marker's code
+        if marker == 0x01 or 0xD0 <= marker <= 0xD7:  # markers without a length
+            continue
+        if marker == 0xD9 or at + 2 > len(data):  # the end of the image before any frame
+            return None
         if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start of frame
-            if at + 9 > len(data):
+            if at + 7 > len(data):
                 return None
-            return int.from_bytes(data[at + 7:at + 9], "big"), int.from_bytes(data[at + 5:at + 7], "big")
+            return int.from_bytes(data[at + 5:at + 7], "big"), int.from_bytes(data[at + 3:at + 5], "big")
+        length = int.from_bytes(data[at:at + 2], "big")
         if length < 2:
             return None
-        at += 2 + length
+        at += length
     return None
 
 

@@ -592,7 +592,7 @@ def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, fi
         candidates.append(include)
     if not deep or len(candidates) < 2:
         return Advice(estimates, {}, spent)
-    reply = reply * min(len(candidates), DEPTH2_SHARE) // len(candidates)  # at most DEPTH2_SHARE's work
+    reply = max(1, reply * min(len(candidates), DEPTH2_SHARE) // len(candidates))  # DEPTH2_SHARE's work at most
     nexts = [after for after, count in enumerate(unseen) if count]
     jobs = [(b, t) for b in candidates for t in nexts]
     scorer.plan(len(jobs) * reply, processes=_workers(scorer, len(jobs)))

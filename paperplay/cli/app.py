@@ -155,12 +155,14 @@ def _on_signal(signum: int, frame: Any) -> None:
 
 
 def _on_unraisable(args: Any) -> None:
-    """An interrupt raised where Python cannot pass it on (inside a callback from C) ends the run now;
-    anything else goes to the usual hook."""
-    if args.exc_type is KeyboardInterrupt and _signalled:
+    """An interrupt raised where Python cannot pass it on (inside a callback from C) ends the run now.
+    Once the run is stopped, any other error Python cannot pass on is dropped: it comes from an object
+    the interrupt left half-built (llvmlite's destructors fail on one), and the run ends in one line.
+    Before a signal, errors go to the usual hook."""
+    if not _signalled:
+        sys.__unraisablehook__(args)
+    elif args.exc_type is KeyboardInterrupt:
         _end_now()
-        return
-    sys.__unraisablehook__(args)
 
 
 def _install_signal_handlers() -> dict[int, Any]:
@@ -260,7 +262,8 @@ def main(argv: list[str] | None = None) -> None:
         if stopped and argv is None:  # the command line is ending: another signal ends it at once, quietly
             previous = {sig: (lambda signum, frame, code=code: _leave(code)) for sig in previous}
         _restore_signal_handlers(previous)
-        sys.unraisablehook = unraisable
+        # a stopped command line drops them until it leaves: objects the interrupt left half-built
+        sys.unraisablehook = (lambda args: None) if stopped and argv is None else unraisable
         remove_empty_folders()
         try:
             sys.stdout.flush()

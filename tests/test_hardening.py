@@ -398,8 +398,9 @@ print("still running")
     # caught and dropped by code that should not have: the watchdog ends the run
     ("try:\n    os.kill(os.getpid(), signal.SIGTERM); time.sleep(1)\nexcept KeyboardInterrupt:\n    pass", 0.5),
     # the interrupt leaves an object half-built and its destructor fails (llvmlite's do): nothing printed
-    ("class Half:\n    def __init__(self):\n        os.kill(os.getpid(), signal.SIGTERM); time.sleep(1); self.handle = 1\n"
-     "    def __del__(self):\n        del self.handle\ntry:\n    Half()\nexcept KeyboardInterrupt:\n    pass", 0.5),
+    ("class Half:\n    def __init__(self):\n        os.kill(os.getpid(), signal.SIGTERM); time.sleep(1)\n"
+     "        self.handle = 1\n    def __del__(self):\n        del self.handle\n"
+     "try:\n    Half()\nexcept KeyboardInterrupt:\n    pass", 0.5),
 ])
 def test_a_signal_whose_interrupt_is_swallowed_still_ends_the_run(tmp_path, how, grace):
     process = subprocess.Popen([sys.executable, "-c", _SWALLOWED.format(grace=grace, swallow=how)], cwd=tmp_path,
@@ -407,6 +408,44 @@ def test_a_signal_whose_interrupt_is_swallowed_still_ends_the_run(tmp_path, how,
     out, err = _communicate(process, timeout=20)
     assert process.returncode == 143 and out == "", (out, err)
     assert err == "paperplay: stopped (SIGTERM)\n"
+
+
+_FRAGILE = """
+import os, signal, time
+from paperplay import interrupts
+from paperplay.cli import app
+app._install_signal_handlers()
+with interrupts.fragile():
+    try:
+        os.kill(os.getpid(), signal.{name}); time.sleep(5)
+    except KeyboardInterrupt:
+        print("raised inside the fragile work")
+print("went on")
+"""
+
+
+@pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "SIGTERM")])
+def test_a_signal_during_work_it_must_not_cut_ends_the_run_there(tmp_path, sig, code, word):
+    """numba compiling (llvmlite) crashes when an interrupt cuts it part-way: a signal then ends the run
+    at once from its handler, with the usual line and code, and nothing raised into the work."""
+    process = subprocess.Popen([sys.executable, "-c", _FRAGILE.format(name=sig.name)], cwd=tmp_path, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = _communicate(process, timeout=20)
+    assert (process.returncode, out) == (code, ""), err
+    assert err == f"paperplay: {'stopped (SIGTERM)' if code == 143 else 'interrupted'}\n"
+
+
+def test_the_kernel_compiles_as_fragile_work(monkeypatch):
+    from paperplay import interrupts
+    from paperplay.streams import kernel
+
+    seen = []
+    monkeypatch.setattr(kernel, "_tried", False)
+    monkeypatch.setattr(kernel, "_compiled", None)
+    monkeypatch.setattr(kernel, "_compile", lambda: seen.append(interrupts.inside()))
+    monkeypatch.delenv("PAPERPLAY_NO_JIT", raising=False)
+    kernel.load()
+    assert seen == [True] and not interrupts.inside()
 
 
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "SIGTERM")])

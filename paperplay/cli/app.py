@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 
 import typer
 
-from paperplay import __version__
+from paperplay import __version__, interrupts
 from paperplay.cli import coach_cmds, draw_cmds, print_cmds, referee_cmds, scan_cmds
 from paperplay.errors import InputError
 from paperplay.messages import one_line
@@ -112,7 +112,8 @@ def _say_stopped() -> None:
 
 
 def _end_now() -> None:
-    """Ends a run whose interrupt never reached main(): temporary files removed, one line, the code."""
+    """Ends a run whose interrupt never reached main(), or came during work it must not cut (see
+    paperplay.interrupts): temporary files removed, one line, the code."""
     if not _ending.acquire(blocking=False):  # main() is ending it already
         return
     from paperplay.files import remove_empty_folders, remove_temporary_files
@@ -145,6 +146,9 @@ def _leave(code: int) -> NoReturn:
 def _on_signal(signum: int, frame: Any) -> None:
     _signalled.append(signum)
     if _ending.locked():  # the run is ending already, with its one line: a second Ctrl-C changes nothing
+        return
+    if interrupts.inside():  # work an exception must not cut (numba compiling): end the run from here
+        _end_now()
         return
     if not _watchdog:
         timer = threading.Timer(SWALLOWED_GRACE, _end_now)

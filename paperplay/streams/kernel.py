@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from paperplay.interrupts import fragile
 from paperplay.streams.rules import EMPTY, WILD
 
 EDGE_MARGIN = 2
@@ -349,12 +350,19 @@ def load() -> Callable[..., None] | None:
     """The compiled `_play_boxes`, or None without numba (or with PAPERPLAY_NO_JIT=1). The first
     call after installing compiles it (some seconds; `notice` is called if it takes a while) into
     numba's cache, later ones load it from there (about 0.7 s with numba's import)."""
-    global np, _compiled, _tried
+    global _compiled, _tried
     if _tried:
         return _compiled
     _tried = True
     if os.environ.get("PAPERPLAY_NO_JIT"):
         return None
+    with fragile():  # a Ctrl-C raised part-way through numba's import or compiling can crash it
+        _compiled = _compile()
+    return _compiled
+
+
+def _compile() -> Callable[..., None] | None:
+    global np
     try:
         import numba
         import numpy
@@ -371,12 +379,12 @@ def load() -> Callable[..., None] | None:
                    "_runs", "_score", "_futures")
         for name in helpers:  # compiled only when _play_boxes is (its cache holds them all)
             g[name] = numba.njit(g[name])
-        _compiled = numba.njit(SIGNATURE, cache=True, nogil=True)(_play_boxes)
+        compiled: Callable[..., None] = numba.njit(SIGNATURE, cache=True, nogil=True)(_play_boxes)
+        return compiled
     except Exception:  # a numba that cannot compile it: the plain-Python play-outs give the same results
         if os.environ.get("PAPERPLAY_DEBUG"):
             raise
-        _compiled = None
+        return None
     finally:
         if timer is not None:
             timer.cancel()
-    return _compiled

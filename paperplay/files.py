@@ -8,6 +8,7 @@ while they exist, so the command line's Ctrl-C and SIGTERM handling can remove t
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -19,20 +20,24 @@ _PENDING: set[str] = set()
 _MADE: list[Path] = []
 
 
-def check_writable(path: Path, force: bool) -> None:
+def check_writable(path: Path, force: bool, hint: str = "a file name ending in .pdf with --out") -> None:
     """Fails early, before any work, when the output cannot or may not be written.
 
     Any existing path counts as existing, a dangling symbolic link included: without --force
-    nothing already at the path is replaced.
+    nothing already at the path is replaced. Only files are written: a device, a pipe or a socket
+    at the path is refused even with --force (`hint` says what to give instead of a folder).
     """
     try:
         is_dir, exists = path.is_dir(), path.exists() or path.is_symlink()
+        special = exists and not is_dir and path.exists() and not path.is_file()
     except OSError as exc:  # a name too long, a loop of links
         raise InputError(f"{path}: is not a usable file name ({exc.strerror})") from None
     if is_dir:
-        raise InputError(f"{path}: is a folder; give a file name ending in .pdf with --out")
+        raise InputError(f"{path}: is a folder; give {hint}")
     if exists and not force:
-        raise InputError(f"{path}: already exists; use --force to overwrite it or --out for another name")
+        raise InputError(f"{path}: already exists; use --force to overwrite it, or give another name")
+    if special:
+        raise InputError(f"{path}: is not a file (a device, a pipe or a socket); give {hint}")
     folder = path.parent
     try:
         _make_folder(folder)
@@ -42,30 +47,42 @@ def check_writable(path: Path, force: bool) -> None:
         raise InputError(f"{folder}: the output folder is not writable")
 
 
+def _destination(path: Path) -> Path:
+    """Where writing `path` lands: through a symbolic link to a file (the link is kept, its file
+    replaced), else the path itself (a dangling link is replaced)."""
+    if path.is_symlink():
+        target = path.resolve()
+        if target.is_file():
+            return target
+    return path
+
+
 def write_atomic(path: Path, data: bytes, force: bool) -> None:
     """Writes data to a temporary file beside path, then renames it into place.
 
     A crash mid-write leaves no file at path; the temporary file is removed on any failure,
-    Ctrl-C and SIGTERM included.
+    Ctrl-C and SIGTERM included. A file overwritten (--force) keeps its permissions.
     """
     check_writable(path, force)
+    umask = os.umask(0)
+    os.umask(umask)
+    mode = 0o666 & ~umask  # what a normal new file gets
     try:
-        handle, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+        target = _destination(path)
+        mode = stat.S_IMODE(os.stat(target).st_mode) if force and target.is_file() else mode
+        handle, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     except OSError as exc:
         raise InputError(f"{path.parent}: cannot write in the output folder ({exc.strerror})") from None
     _PENDING.add(tmp_name)
     try:
-        # mkstemp makes the file private (0600); give it the mode a normal new file gets (umask applies).
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp_name, 0o666 & ~umask)
+        os.chmod(tmp_name, mode)  # mkstemp makes the file private (0600)
         with os.fdopen(handle, "wb") as out:
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
         if not force and (path.exists() or path.is_symlink()):
             raise InputError(f"{path}: appeared while writing; use --force to overwrite it")
-        os.replace(tmp_name, path)
+        os.replace(tmp_name, target)
         _PENDING.discard(tmp_name)
     except OSError as exc:
         _discard(tmp_name)

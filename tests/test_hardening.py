@@ -312,6 +312,55 @@ def test_a_dangling_symlink_at_out_is_not_replaced_without_force(tmp_path):
     assert not (tmp_path / "out.pdf").is_symlink() and (tmp_path / "out.pdf").read_bytes()[:5] == b"%PDF-"
 
 
+def test_a_link_to_a_file_is_written_through_and_the_file_keeps_its_permissions(tmp_path):
+    (tmp_path / "mine.pdf").write_bytes(b"%PDF- mine")
+    (tmp_path / "mine.pdf").chmod(0o600)
+    (tmp_path / "link.pdf").symlink_to("mine.pdf")
+    code, _, err = run(tmp_path, "sheets", "--players", "1", "--seed", "S", "--out", "link.pdf", "--force")
+    assert code == 0, err
+    assert (tmp_path / "link.pdf").is_symlink() and (tmp_path / "mine.pdf").read_bytes()[:5] == b"%PDF-"
+    assert (tmp_path / "mine.pdf").stat().st_mode & 0o777 == 0o600 and len((tmp_path / "mine.pdf").read_bytes()) > 100
+
+
+@pytest.mark.parametrize("option, name", [("--out", "out.pdf"), ("--html", "out.html")])
+def test_a_pipe_at_the_output_path_is_refused_even_with_force(tmp_path, option, name):
+    os.mkfifo(tmp_path / name)
+    args = ["sheets", "--players", "1", "--seed", "S", option, name, "--force"] if option == "--out" else \
+        ["call", "streams", "--seed", "S", option, name, "--force"]
+    code, _, err = run(tmp_path, *args)
+    assert code == 2 and f"{name}: is not a file (a device, a pipe or a socket)" in error_line(err), err
+    assert (tmp_path / name).is_fifo() and sorted(p.name for p in tmp_path.iterdir()) == [name]
+
+
+def test_a_page_name_too_long_is_an_input_error(tmp_path):
+    code, _, err = run(tmp_path, "call", "streams", "--seed", "S", "--html", "a" * 300 + ".html")
+    assert code == 2 and "is not a usable file name" in error_line(err), err
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [("draw", "streams", "--seed", "S"), ("schema", "streams-sheet"), ("--help",),
+                                  ("draw", "streams", "--seed", "S", "--json")])
+def test_standard_output_that_cannot_be_written_is_one_line_and_exit_2(tmp_path, args):
+    with open("/dev/full", "w") as full:
+        process = subprocess.run([sys.executable, "-m", "paperplay", *args], cwd=tmp_path, stdout=full,
+                                 stderr=subprocess.PIPE, text=True, timeout=60)
+    assert process.returncode == 2, process.stderr
+    assert process.stderr == "paperplay: error: standard output could not be written (No space left on device)\n"
+
+
+def test_a_file_with_too_many_values_is_refused_naming_its_largest_field(tmp_path):
+    sheet = copy.deepcopy(SPEC_SHEET)
+    sheet["cells"] = [1] * 30_000
+    (tmp_path / "big.json").write_text(json.dumps(sheet))
+    code, _, err = run(tmp_path, "score", "big.json")
+    assert code == 2 and error_line(err).startswith("paperplay: error: big.json: holds 30,0"), err
+    assert "(field cells has 30,000 entries); expected at most 20,000" in error_line(err)
+    sheet["cells"] = [1] * 5_000  # within the bound: the schema names what is wrong
+    (tmp_path / "big.json").write_text(json.dumps(sheet))
+    code, _, err = run(tmp_path, "score", "big.json")
+    assert code == 2 and "field cells has 5000 entries; expected exactly 20 boxes" in error_line(err), err
+
+
 def test_an_interrupted_write_leaves_no_file(tmp_path, monkeypatch):
     def interrupted(fd):
         raise KeyboardInterrupt

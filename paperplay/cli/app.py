@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
@@ -95,6 +96,8 @@ def _say(message: str) -> None:
 PIPE_CLOSED = 141
 """The code when whoever reads stdout stops reading (`paperplay … | head -1`): 128 + SIGPIPE, as a
 shell reports a command the closed pipe ended; no message (there is no one to read it)."""
+UNWRITABLE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+"""Why standard output may refuse what paperplay writes (`> /dev/full`, a full disk): exit 2, one line."""
 _signalled: list[int] = []
 _ending = threading.Lock()  # held by whoever says the run was stopped: one line, never two
 _watchdog: list[threading.Timer] = []
@@ -258,10 +261,15 @@ def main(argv: list[str] | None = None) -> None:
             code = PIPE_CLOSED
     except Exception as exc:  # a bug: one line, exit 3; the traceback only on request
         remove_temporary_files()
-        if os.environ.get("PAPERPLAY_DEBUG"):
-            traceback.print_exc()
-        _say(f"internal error: {type(exc).__name__}: {exc} (run with PAPERPLAY_DEBUG=1 for the traceback)")
-        code = 3
+        if isinstance(exc, OSError) and exc.errno in UNWRITABLE:  # stdout cannot take more: not a bug
+            _close_stdout()
+            _say(f"error: standard output could not be written ({exc.strerror})")
+            code = 2
+        else:
+            if os.environ.get("PAPERPLAY_DEBUG"):
+                traceback.print_exc()
+            _say(f"internal error: {type(exc).__name__}: {exc} (run with PAPERPLAY_DEBUG=1 for the traceback)")
+            code = 3
     finally:
         if stopped and argv is None:  # the command line is ending: another signal ends it at once, quietly
             previous = {sig: (lambda signum, frame, code=code: _leave(code)) for sig in previous}
@@ -275,6 +283,11 @@ def main(argv: list[str] | None = None) -> None:
             _close_stdout()
             if code == 0:
                 code = PIPE_CLOSED
+        except OSError as exc:  # the last of stdout could not be written (a full disk)
+            _close_stdout()
+            if code == 0 and exc.errno in UNWRITABLE:
+                _say(f"error: standard output could not be written ({exc.strerror})")
+                code = 2
         except Exception:  # noqa: BLE001 - stdout cannot be flushed (closed); nothing is lost
             pass
     if stopped and argv is None:

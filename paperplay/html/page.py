@@ -13,7 +13,6 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from paperplay.errors import InputError
 from paperplay.resources import template_path
 
 
@@ -93,18 +92,14 @@ def read_data(page: bytes | str) -> Any:
 
 def check_page_path(path: Path, force: bool) -> None:
     """Fails early, before any work, when the page may not or cannot be written."""
-    from paperplay.render.pdf import check_writable  # moving to paperplay.files; kept in this one place
+    from paperplay.files import check_writable
 
-    if path.is_dir():
-        raise InputError(f"{path}: is a folder; give a file name ending in .html with --html")
-    if path.exists() and not force:
-        raise InputError(f"{path}: already exists; use --force to overwrite it, or give --html another name")
-    check_writable(path, force)
+    check_writable(path, force, hint="a file name ending in .html with --html")
 
 
 def write_page(path: Path, page: bytes, force: bool) -> None:
     """Writes a page atomically (a temporary file renamed into place); never overwrites without force."""
-    from paperplay.render.pdf import write_atomic  # moving to paperplay.files; kept in this one place
+    from paperplay.files import write_atomic
 
     check_page_path(path, force)
     write_atomic(path, page, force)

@@ -361,6 +361,37 @@ def test_a_file_with_too_many_values_is_refused_naming_its_largest_field(tmp_pat
     assert code == 2 and "field cells has 5000 entries; expected exactly 20 boxes" in error_line(err), err
 
 
+_STATE = str(DATA / "streetcar-state.json")
+
+
+@pytest.mark.parametrize("written", ["２", "٣", "+3", " 3", "3_0", "3.0"])
+@pytest.mark.parametrize("args, option", [
+    (("draw", "streetcar", "--seed", "S", "--players"), "--players"),
+    (("kit", "streetcar", "--seed", "S", "--set"), "--set"),
+    (("simulate", "--games"), "--games"),
+    (("simulate", "--games", "1", "--jobs"), "--jobs"),
+    (("advise", "--cells", " ".join(["_"] * 20), "--tile", "5", "--budget"), "--budget"),
+    (("advise", "--cells", " ".join(["_"] * 20), "--tile", "5", "--top"), "--top"),
+    (("route", _STATE, "--line"), "--line"),
+    (("route", _STATE, "--line", "1", "--card"), "--card"),
+])
+def test_number_options_are_ascii_digits_only(tmp_path, args, option, written):
+    code, _, err = run(tmp_path, *args, written)
+    assert code == 2 and f"{option}: is {written!r}; expected a whole number in the digits 0-9" in error_line(err)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args", [("draw", "streams"), ("sheets",), ("kit", "sequence"), ("call", "streams"),
+                                  ("simulate", "--strategy", "gap", "--games", "1"),
+                                  ("advise", "--cells", " ".join(["_"] * 20), "--tile", "5"),
+                                  ("score", "--cells", " ".join(["1"] * 20))])
+@pytest.mark.parametrize("seed", ["", "-- --", "A" * 33])
+def test_a_bad_seed_option_is_named(tmp_path, args, seed):
+    code, _, err = run(tmp_path, *args, "--seed", seed)
+    assert code == 2 and error_line(err).startswith(f"paperplay: error: --seed: seed {seed!r} has "), err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_an_interrupted_write_leaves_no_file(tmp_path, monkeypatch):
     def interrupted(fd):
         raise KeyboardInterrupt

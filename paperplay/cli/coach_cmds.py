@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import guarded, print_json
+from paperplay.cli.common import guarded, print_json, seed_option
 from paperplay.errors import InputError
 from paperplay.seeds import Rng, canonical_seed, display_code
 
@@ -86,9 +86,10 @@ def advise(
                                              show_default=False)] = None,
     seed: Annotated[str | None, typer.Option("--seed", "-s", help="The coach's own seed (default: one made from the "
                                              "position).", show_default=False)] = None,
-    budget: Annotated[int | None, typer.Option("--budget", help="Tiles placed in the first Monte Carlo's play-outs "
+    budget: Annotated[int | None, typer.Option("--budget", click_type=opt.WHOLE,
+                                                help="Tiles placed in the first Monte Carlo's play-outs "
                                                "(default 20000; 100-10000000).", show_default=False)] = None,
-    top: Annotated[int, typer.Option("--top", help="How many boxes to show.")] = 3,
+    top: Annotated[int, typer.Option("--top", click_type=opt.WHOLE, help="How many boxes to show.")] = 3,
     variant: opt.Variant = None,
     as_json: opt.Json = False,
     explain: Annotated[bool, typer.Option("--explain", help="Say why the best box beats the runner-up.")] = False,
@@ -129,7 +130,7 @@ def advise(
         text = (" ".join("_" if c == EMPTY else tile_text(c) for c in row)
                 + f"|{tile_text(drawn)}|{sorted(map(tile_text, known))}")
         seed = hashlib.sha256(text.encode()).hexdigest()[:8].upper()
-    seed = canonical_seed(seed)
+    seed = seed_option(seed)
     unseen = unseen_counts(rules, known)
     started = time.perf_counter()
     advice = search(row, drawn, unseen, Rng("coach/advise", seed), Scorer(rules, jobs=cores()), first=budget)
@@ -187,10 +188,11 @@ def simulate(
                                                       "montecarlo[:BUDGET] or coach.", show_default=False)] = None,
     compare: Annotated[str | None, typer.Option("--compare", help="Several strategies on the same games, e.g. "
                                                 "gap,montecarlo.", show_default=False)] = None,
-    games: Annotated[int, typer.Option("--games", "-g", help="How many games (1-100,000).")] = 1000,
+    games: Annotated[int, typer.Option("--games", "-g", click_type=opt.WHOLE,
+                                       help="How many games (1-100,000).")] = 1000,
     seed: Annotated[str, typer.Option("--seed", "-s", help="Game i is drawn from seed <SEED>G<i> (SPEC §3).")]
     = "LAB",
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes.")] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", click_type=opt.WHOLE, help="Worker processes.")] = 1,
     plot: Annotated[Path | None, typer.Option("--plot", help="Draw the score distributions to FILE.png or FILE.pdf.",
                                               show_default=False)] = None,
     force: Annotated[bool, typer.Option("--force", "-f", help="Overwrite the --plot file.")] = False,
@@ -219,7 +221,7 @@ def simulate(
         raise InputError(f"--games: is {games}; expected 1 to 100,000")
     if not 1 <= jobs <= 256:
         raise InputError(f"--jobs: is {jobs}; expected 1 to 256")
-    canonical = canonical_seed(seed)
+    canonical = seed_option(seed)
     if plot is not None:
         if plot.suffix.lower() not in (".png", ".pdf"):
             raise InputError(f"--plot: {plot} must end in .png or .pdf")
@@ -272,7 +274,8 @@ def _write_plot(summaries: Any, path: Path, force: bool, title: str) -> None:
 def review(
     sheet: Annotated[Path, typer.Argument(help="A finished Streams sheet with its seed (or draw) and placements.",
                                           show_default=False)],
-    budget: Annotated[int | None, typer.Option("--budget", help="Tiles placed in the first Monte Carlo's play-outs "
+    budget: Annotated[int | None, typer.Option("--budget", click_type=opt.WHOLE,
+                                                help="Tiles placed in the first Monte Carlo's play-outs "
                                                "per turn (default 20000, 100-10000000; the turns then look two "
                                                "tiles deep).", show_default=False)] = None,
     variant: Annotated[str | None, typer.Option("--variant", help=VARIANT_HELP + " Default: the sheet's field "

@@ -23,11 +23,19 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
+def seed_option(seed: str) -> str:
+    """The --seed option's canonical seed; an unusable one is an error naming --seed."""
+    try:
+        return canonical_seed(seed)
+    except InputError as exc:
+        raise InputError(exc.message, field="seed") from None
+
+
 def seed_or_new(seed: str | None) -> tuple[str, bool]:
     """Returns the canonical seed, or a fresh one (and whether it was generated)."""
     if seed is None:
         return generate_seed(), True
-    return canonical_seed(seed), False
+    return seed_option(seed), False
 
 
 def output_path(out: Path | None, game: str, seed: str, what: str) -> Path:

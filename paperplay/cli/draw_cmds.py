@@ -12,10 +12,10 @@ from typing import Annotated
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import guarded, print_json, size_text
+from paperplay.cli.common import guarded, print_json, seed_option, size_text
 from paperplay.errors import InputError
 from paperplay.games import find_game
-from paperplay.seeds import canonical_seed, display_code, game_code
+from paperplay.seeds import display_code, game_code
 
 
 def draw(
@@ -44,7 +44,7 @@ def draw(
     info = find_game(game)
     given = {"players": players, "set": card_set, "numbers": numbers, "level": level, "variant": variant}
     info.refuse_options("draw", given, info.draw_options)
-    dealt = info.module().draw(canonical_seed(seed), given)
+    dealt = info.module().draw(seed_option(seed), given)
     if as_json:
         print_json(dealt.to_json())
         return
@@ -136,7 +136,7 @@ def call(
     """
     from paperplay.streams.api import variant_rules
 
-    canonical = canonical_seed(seed)
+    canonical = seed_option(seed)
     rules = variant_rules(variant)
     if html is not None:
         if start is not None:

@@ -7,9 +7,10 @@ paperplay.render.paper.PAPER_SIZES, Sequence levels from templates/sequence/game
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -20,6 +21,26 @@ from paperplay.resources import load_template
 
 LEVELS = tuple(load_template("sequence/game.json")["levels"])
 CALLABLE = tuple(g.name for g in GAMES if g.can_call)
+
+
+try:
+    from typer._click import types as click_types  # typer 0.2x carries its own copy of click
+except ImportError:  # pragma: no cover - older typer uses click itself
+    from click import types as click_types  # type: ignore[no-redef]
+
+
+class WholeNumber(click_types.IntParamType):
+    """An integer option written in ASCII digits, with a minus sign if any: Python's int(), which
+    click uses, also reads '２' (full-width), '+3', ' 3' and '3_0' (as 30)."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, str) and not re.fullmatch(r"-?[0-9]+", value):
+            self.fail(f"is {value!r}; expected a whole number in the digits 0-9", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+WHOLE = WholeNumber()
+"""The type of every integer option (click_type=WHOLE)."""
 
 
 def choice(values: Sequence[str]) -> Callable[[str | None], str | None]:
@@ -49,7 +70,8 @@ Paper = Annotated[str | None, typer.Option("--paper", callback=choice(tuple(PAPE
                                            metavar=_metavar(tuple(PAPER_SIZES)),
                                            help="Paper size (default a4; a3 only where a game offers it).",
                                            show_default=False)]
-Players = Annotated[int | None, typer.Option("--players", "-n", help="Number of players.", show_default=False)]
+Players = Annotated[int | None, typer.Option("--players", "-n", click_type=WHOLE, help="Number of players.",
+                                             show_default=False)]
 Seed = Annotated[str | None, typer.Option("--seed", "-s", help=SEED_HELP, show_default=False)]
 RequiredSeed = Annotated[str, typer.Option("--seed", "-s", help="The seed whose draw to use.", show_default=False)]
 Names = Annotated[str | None, typer.Option("--names", help="Player names, comma-separated, printed on the sheets.",
@@ -57,7 +79,8 @@ Names = Annotated[str | None, typer.Option("--names", help="Player names, comma-
 Out = Annotated[Path | None, typer.Option("--out", "-o", help=OUT_HELP, dir_okay=False, show_default=False)]
 Force = Annotated[bool, typer.Option("--force", "-f", help="Overwrite the output file if it exists.")]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
-CardSet = Annotated[int | None, typer.Option("--set", help="Streetcar: route cards, 2 or 3 stops (default 2).",
+CardSet = Annotated[int | None, typer.Option("--set", click_type=WHOLE,
+                                             help="Streetcar: route cards, 2 or 3 stops (default 2).",
                                              show_default=False)]
 Numbers = Annotated[str | None, typer.Option("--numbers", help="Sequence: board numbers: 1-48 (default), 0-47, "
                                              "times-tables or 48 numbers separated by commas.", show_default=False)]
@@ -79,10 +102,6 @@ Lang = Annotated[str | None, typer.Option("--lang", callback=choice(tuple(LANGUA
 Scannable = Annotated[bool | None, typer.Option("--scannable", help="Streams: sheets that paperplay scan can read "
                                                 "from photos (corner marks, tens | units cells).",
                                                 show_default=False)]
-Budget = Annotated[int | None, typer.Option("--budget", min=100, max=10_000_000,
-                                            help="Tiles placed in the first Monte Carlo's play-outs per move "
-                                            "(default 20000).",
-                                            show_default=False)]
 
 
 def lang_or_locale(lang: str | None) -> str:

@@ -8,11 +8,10 @@ from typing import Annotated, Any
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import guarded, print_json, size_text
+from paperplay.cli.common import guarded, print_json, seed_option, size_text
 from paperplay.errors import InputError
 from paperplay.messages import one_line
 from paperplay.referee import Outcome, rankings, referee_files
-from paperplay.seeds import canonical_seed
 
 
 def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]] | None,
@@ -101,7 +100,7 @@ def score(
         raise InputError("give one or more sheet files, or a sheet with --cells")
     if seed is not None and draw_list is not None:
         raise InputError("--seed and --draw: give one source of the draw, not both")
-    canonical = canonical_seed(seed) if seed is not None else None
+    canonical = seed_option(seed) if seed is not None else None
     rules = variant_rules(variant) if variant is not None else None
     drawn = parse_tiles(draw_list, "--draw", rules=rules) if draw_list is not None else None
     _check_html(html, force)
@@ -157,11 +156,14 @@ def verify(
 def route(
     state: Annotated[Path, typer.Argument(help="A Streetcar board state (JSON, see: paperplay schema "
                                           "streetcar-state).", show_default=False)],
-    line: Annotated[int, typer.Option("--line", "-l", help="The line (1-6 on the standard board).",
+    line: Annotated[int, typer.Option("--line", "-l", click_type=opt.WHOLE,
+                                      help="The line (1-6 on the standard board).",
                                       show_default=False)],
-    card: Annotated[int | None, typer.Option("--card", help="Route card number (1-6) giving the line's stops.",
+    card: Annotated[int | None, typer.Option("--card", click_type=opt.WHOLE,
+                                             help="Route card number (1-6) giving the line's stops.",
                                              show_default=False)] = None,
-    card_set: Annotated[int, typer.Option("--set", help="Route-card set with --card: 2 (two stops) or 3 (three "
+    card_set: Annotated[int, typer.Option("--set", click_type=opt.WHOLE,
+                                          help="Route-card set with --card: 2 (two stops) or 3 (three "
                                           "stops).")] = 2,
     stops: Annotated[str | None, typer.Option("--stops", help="The stops instead of a card, e.g. B,D,M; '' for "
                                               "none.", show_default=False)] = None,

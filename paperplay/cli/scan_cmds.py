@@ -9,10 +9,10 @@ from typing import Annotated, Any
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import guarded, print_json
+from paperplay.cli.common import guarded, print_json, seed_option
 from paperplay.errors import InputError
 from paperplay.referee import Outcome
-from paperplay.seeds import canonical_seed, display_code, game_code
+from paperplay.seeds import display_code, game_code
 
 INSTALL = "paperplay scan needs the scan extra (numpy, OpenCV, zxing-cpp): pip install 'paperplay[scan]'"
 
@@ -112,7 +112,7 @@ def scan(
 
     if seed is not None and draw_list is not None:
         raise InputError("--seed and --draw: give one source of the draw, not both")
-    canonical = canonical_seed(seed) if seed is not None else None
+    canonical = seed_option(seed) if seed is not None else None
     drawn = parse_tiles(draw_list, "--draw") if draw_list is not None else (draw(canonical) if canonical else None)
     _need_extra()
     from paperplay.files import check_writable, write_atomic

@@ -392,6 +392,24 @@ def test_a_bad_seed_option_is_named(tmp_path, args, seed):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("command", [("kit", "streams"), ("sheets",)])
+def test_too_many_names_are_named_as_names(tmp_path, command):
+    names = ",".join(f"P{i}" for i in range(201))
+    code, _, err = run(tmp_path, *command, "--seed", "S", "--names", names)
+    assert code == 2 and "--names: gives 201 names; expected at most 200" in error_line(err), err
+
+
+@pytest.mark.parametrize("out, page", [("same", "same"), ("kit.pdf", "./kit.pdf"),
+                                       (None, "output/streams-S-kit.pdf")])
+@pytest.mark.parametrize("force", [False, True])
+def test_a_kit_and_its_page_at_the_same_path_are_refused_before_either_is_written(tmp_path, out, page, force):
+    args = ["kit", "streams", "--seed", "S", "--html", page] + (["--out", out] if out else []) + \
+        (["--force"] if force else [])
+    code, _, err = run(tmp_path, *args)
+    assert code == 2 and "--html: is " in error_line(err) and "the kit's PDF too" in error_line(err), err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_an_interrupted_write_leaves_no_file(tmp_path, monkeypatch):
     def interrupted(fd):
         raise KeyboardInterrupt

@@ -297,6 +297,40 @@ def test_unreadable_photos_get_one_line_and_exit_2(tmp_path, scan_stack):
     assert "Traceback" not in result.stderr
 
 
+def test_a_damaged_png_gets_one_line_and_nothing_from_the_libraries(tmp_path, scan_stack):
+    import cv2
+    import numpy as np
+
+    noise = (np.random.default_rng(1).random((600, 800)) * 255).astype(np.uint8)
+    ok, data = cv2.imencode(".png", noise)
+    (tmp_path / "cut.png").write_bytes(data.tobytes()[:len(data) // 2])  # libpng: "input buffer is incomplete"
+    result = run_paperplay("scan", "cut.png", "--out", "o", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == ("paperplay: error: cut.png: is not an image that can be read (expected a JPEG or PNG "
+                             "photo)\n")
+
+
+def test_photos_whose_sheets_would_share_a_name_are_refused_before_any_is_read(tmp_path, two_photos):
+    a = two_photos[0]
+    twin = tmp_path / "elsewhere" / a.name
+    twin.parent.mkdir()
+    twin.write_bytes(a.read_bytes())
+    for photos in ([str(a), str(a)], [str(a), str(twin)]):
+        result = run_paperplay("scan", *photos, "--seed", SEED, "--out", "o", cwd=tmp_path)
+        assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+        assert "its sheet would be o/ann.json, as " in result.stderr and "different names" in result.stderr
+        assert not (tmp_path / "o").exists()
+
+
+def test_confirm_without_answers_leaves_no_file(tmp_path, scan_stack):
+    photo, _ = _photo(tmp_path, "eve.jpg", 4, scan_stack, change=lambda t: [30 if v == 16 else v for v in t])
+    result = subprocess.run([sys.executable, "-m", "paperplay", "scan", str(photo), "--seed", SEED, "--out", "o",
+                             "--confirm"], cwd=tmp_path, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                            timeout=120)
+    assert result.returncode == 2 and "--confirm: no answer on standard input for box" in result.stderr
+    assert len(result.stderr.splitlines()) == 1 and not (tmp_path / "o").exists()
+
+
 def test_a_classic_sheet_is_named_as_such(tmp_path, scan_stack):
     import pypdfium2
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import os
 import time
 from pathlib import Path
 from typing import Annotated
@@ -140,6 +141,8 @@ def kit(
     if html is not None:
         from paperplay.html.page import check_page_path
 
+        if os.path.realpath(html) == os.path.realpath(path):
+            raise InputError(f"is {str(html)!r}, the kit's PDF too; give the page another name", field="html")
         check_page_path(html, force)  # both outputs are checked before either is written
     doc = info.module().kit(canonical, options)
     size = write_pdf(doc, path, force)

@@ -19,11 +19,13 @@ INSTALL = "paperplay scan needs the scan extra (numpy, OpenCV, zxing-cpp): pip i
 
 def _need_extra() -> None:
     try:
-        import cv2  # noqa: F401
+        import cv2
         import numpy  # noqa: F401
         import zxingcpp  # noqa: F401
     except ImportError:
         raise InputError(INSTALL) from None
+    # OpenCV's own warnings (a truncated PNG) would be a second line on stderr: the reader says what failed
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
 
 
 def _json_tile(tile: Any) -> Any:
@@ -120,8 +122,13 @@ def scan(
     from paperplay.scan.reader import ScanError
 
     targets = []
+    named: dict[str, Path] = {}  # each photo's sheet file by the name it will have, to the photo
     for photo in photos:
         sheet_path, page_path = out / f"{photo.stem}.json", out / f"{photo.stem}.check.html"
+        if sheet_path.name in named:
+            raise InputError(f"{photo}: its sheet would be {sheet_path}, as {named[sheet_path.name]}'s is; give the "
+                             "photos different names (or scan them with different --out folders)")
+        named[sheet_path.name] = photo
         for path in (sheet_path, page_path):
             check_writable(path, force)
         targets.append((photo, sheet_path, page_path))
@@ -143,10 +150,17 @@ def scan(
             continue
         cells = scan.cells
         if confirm:
-            for reading in scan.flagged:
-                crop_path = out / f"{photo.stem}-box{reading.box:02d}.png"
-                write_atomic(crop_path, _png(scan.crops[reading.box - 1]), force)
-                cells[reading.box - 1] = _ask(photo, reading, crop_path)
+            crops: list[Path] = []  # the boxes' images shown while asking, removed if no answer comes
+            try:
+                for reading in scan.flagged:
+                    crop_path = out / f"{photo.stem}-box{reading.box:02d}.png"
+                    write_atomic(crop_path, _png(scan.crops[reading.box - 1]), force)
+                    crops.append(crop_path)
+                    cells[reading.box - 1] = _ask(photo, reading, crop_path)
+            except BaseException:
+                for crop in crops:
+                    crop.unlink(missing_ok=True)
+                raise
         sheet: dict[str, Any] = {"game": "streams", "code": display_code(scan.code), "player": f"sheet {scan.sheet}"}
         if canonical is not None:
             sheet["seed"] = display_code(canonical)

@@ -8,7 +8,11 @@ layout says it is.
 
 from __future__ import annotations
 
+import os
 import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,6 +92,31 @@ def image_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
+@contextmanager
+def _native_stderr_silenced() -> Iterator[None]:
+    """Points file descriptor 2 at /dev/null while C libraries run (what they print there bypasses
+    Python); where that cannot be done, nothing changes."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):
+        yield
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        os.close(saved)
+        yield
+        return
+    try:
+        os.dup2(null, 2)
+        os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def load_gray(path: Path) -> Any:
     """Reads a JPEG/PNG photo as grey pixels, shrunk to LONG_SIDE at most (EXIF orientation does not
     matter: the QR code orients the page)."""
@@ -108,7 +137,8 @@ def load_gray(path: Path) -> Any:
     if width * height > MAX_PIXELS:
         raise ScanError(f"is {width} × {height} pixels; expected a photo of at most "
                         f"{MAX_PIXELS // 1_000_000} megapixels")
-    image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if data.size else None
+    with _native_stderr_silenced():  # libpng prints its own line for a damaged PNG; ScanError says it once
+        image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if data.size else None
     if image is None or image.size == 0:
         raise ScanError("is not an image that can be read (expected a JPEG or PNG photo)")
     h, w = image.shape

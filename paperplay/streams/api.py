@@ -55,6 +55,9 @@ def players_and_names(
     if players is None:
         if not names and default is None:
             raise InputError("missing; say how many players, e.g. --players 8 (or give --names)", field="players")
+        if len(names) > MAX_PLAYERS:
+            raise InputError(f"gives {len(names)} names; expected at most {MAX_PLAYERS} (one sheet each)",
+                             field="names")
         players = len(names) or default
     assert players is not None
     if not 1 <= players <= MAX_PLAYERS:

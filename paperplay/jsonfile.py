@@ -19,7 +19,7 @@ MAX_DIGITS = 30  # digits in an integer literal (no field needs more than a few)
 
 
 class _Refused(ValueError):
-    """A JSON literal paperplay will not read: too many digits, NaN or Infinity."""
+    """A JSON literal paperplay will not read: too many digits, NaN or Infinity, a field given twice."""
 
 
 def _parse_int(text: str) -> int:
@@ -35,6 +35,16 @@ def _parse_float(text: str) -> float:
     return value
 
 
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose every field appears once (with two, JSON readers disagree on which counts)."""
+    found = dict(pairs)
+    if len(found) < len(pairs):
+        seen: set[str] = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        raise _Refused(f"the field {shorten(twice, 40)!r} twice in one object; expected each field once")
+    return found
+
+
 def _parse_constant(text: str) -> float:
     raise _Refused(f"{text}, which is not a JSON number; expected a finite number")
 
@@ -45,37 +55,48 @@ Streetcar game's log (about 1,900). Checking a file against its schema takes up 
 
 
 def _size(value: Any) -> tuple[int, int]:
-    """The nesting depth of a parsed document (0 for a scalar) and how many values it holds, without
-    recursion; the walk stops below MAX_DEPTH."""
-    deepest, count, stack = 0, 0, [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        count += 1
-        if isinstance(item, (list, dict)):
-            deepest = max(deepest, depth)
-            if depth <= MAX_DEPTH:
-                stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    """The nesting depth of a parsed document (0 for a scalar) and how many values it holds, level by
+    level without recursion; the walk stops below MAX_DEPTH."""
+    deepest, count, level, depth = 0, 0, [value], 0
+    while level and depth <= MAX_DEPTH:
+        depth += 1
+        count += len(level)
+        below: list[Any] = []
+        for item in level:
+            if isinstance(item, dict):
+                below.extend(item.values())
+            elif isinstance(item, list):
+                below.extend(item)
+            else:
+                continue
+            deepest = depth
+        level = below
     return deepest, count
 
 
 def _largest(value: Any) -> tuple[str, int]:
-    """The path of the longest array or object in a document and its number of entries."""
-    best, stack = ("the top level", 0), [(value, "")]
-    while stack:
-        item, path = stack.pop()
-        if isinstance(item, (list, dict)):
+    """The path of the longest array or object in a document ("" for the document itself) and its
+    number of entries."""
+    best, level = ("", len(value) if isinstance(value, (list, dict)) else 0), [(value, "")]
+    while level:
+        below = []
+        for item, path in level:
             if len(item) > best[1]:
-                best = (path or "the top level", len(item))
+                best = (path, len(item))
             pairs = item.items() if isinstance(item, dict) else enumerate(item)
-            stack.extend((v, f"{path}[{k}]" if isinstance(k, int) else (f"{path}.{k}" if path else str(k)))
-                         for k, v in pairs)
+            for key, child in pairs:
+                if child and isinstance(child, (list, dict)):
+                    below.append((child, f"{path}[{key}]" if isinstance(key, int) else
+                                  (f"{path}.{key}" if path else str(key))))
+        level = below
     return best
 
 
 def parse_json(text: str, source: str) -> Any:
     """Parses JSON text within paperplay's bounds; anything else is an InputError naming the source."""
     try:
-        data = json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
+        data = json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant,
+                          object_pairs_hook=_object)
     except json.JSONDecodeError as exc:
         raise InputError(f"{source}: is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     except _Refused as exc:
@@ -88,8 +109,9 @@ def parse_json(text: str, source: str) -> Any:
         raise InputError(f"{source}: is nested too deeply; expected at most {MAX_DEPTH} levels of arrays and objects")
     if count > MAX_VALUES:
         path, entries = _largest(data)
-        raise InputError(f"{source}: holds {count:,} values (field {path} has {entries:,} entries); expected at "
-                         f"most {MAX_VALUES:,} in a paperplay file")
+        where = f"field {path}" if path else "the top level"
+        raise InputError(f"{source}: holds {count:,} values ({where} has {entries:,} entries); expected at most "
+                         f"{MAX_VALUES:,} in a paperplay file")
     return data
 
 

@@ -410,6 +410,45 @@ def test_a_kit_and_its_page_at_the_same_path_are_refused_before_either_is_writte
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("command", ["score", "verify"])
+def test_no_results_page_is_written_when_no_sheet_could_be_read(tmp_path, command):
+    (tmp_path / "bad.json").write_text('{"game": "streams"}')
+    code, out, err = run(tmp_path, command, "missing.json", "bad.json", "--html", "r.html")
+    assert code == 2 and len(err.splitlines()) == 2 and "r.html" not in out  # one line for each file
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json"]
+
+
+@pytest.mark.parametrize("text, field", [
+    ('{"game": "chess", "game": "streams", "seed": "S", "cells": []}', "game"),
+    ('{"game": "streams", "seed": "S", "cells": [], "x": {"a": 1, "a": 2}}', "a"),
+])
+def test_a_field_given_twice_is_refused(tmp_path, text, field):
+    (tmp_path / "twice.json").write_text(text)
+    code, _, err = run(tmp_path, "verify", "twice.json")
+    assert code == 2 and f"twice.json: holds the field {field!r} twice in one object" in error_line(err), err
+
+
+def test_the_largest_field_is_named_wherever_it_is():
+    from paperplay.jsonfile import _largest, _size
+
+    assert _largest({"a": [1, {"b": [1, 2, 3]}], "c": [1, 2]}) == ("a[1].b", 3)
+    assert _largest([[], [1]]) == ("", 2) and _largest([]) == ("", 0)
+    assert [_size(v) for v in (5, [], [[[]]], {"a": [1, {"b": 2}]})] == [(0, 1), (1, 1), (3, 3), (3, 5)]
+
+
+def test_simulate_starts_no_more_workers_than_pieces_of_work(monkeypatch):
+    import multiprocessing
+
+    from paperplay.streams.lab import simulate
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a pool of workers for one game")
+
+    monkeypatch.setattr(multiprocessing, "get_context", no_pool)
+    (summary,) = simulate(["gap"], games=1, seed="S", jobs=64)
+    assert len(summary.scores) == 1
+
+
 def test_an_interrupted_write_leaves_no_file(tmp_path, monkeypatch):
     def interrupted(fd):
         raise KeyboardInterrupt

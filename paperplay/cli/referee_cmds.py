@@ -43,14 +43,17 @@ HtmlOption = Annotated[Path | None, typer.Option("--html", help="Also write the 
 
 
 def _write_results_page(path: Path, force: bool, outcomes: list[Outcome], ranking: list[dict[str, Any]],
-                        lang: str | None = None) -> str:
-    """Writes the results page of refereed Streams sheets; returns the line that says so."""
+                        lang: str | None = None) -> str | None:
+    """Writes the results page of refereed Streams sheets; returns the line that says so. With no
+    sheet that could be read, no page is written (it would show nothing; each file's error says why)."""
     import time
 
     from paperplay.html.page import write_page
     from paperplay.html.results import results_page
     from paperplay.i18n import translator
 
+    if all(o.verdict is None for o in outcomes):
+        return None
     started = time.perf_counter()
     boxes = [None if o.verdict is None else o.verdict.sheet.cells for o in outcomes]  # type: ignore[attr-defined]
     page = results_page([o.to_json() for o in outcomes], boxes, ranking, translator(opt.lang_or_locale(lang)))

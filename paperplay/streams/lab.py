@@ -121,6 +121,7 @@ def simulate(names: Sequence[str], games: int, seed: str, jobs: int = 1,
             if progress is not None:
                 progress(len(numbers))
 
+    jobs = min(jobs, len(work))  # never more workers than pieces of work
     if jobs <= 1:
         collect(_play_chunk(job) for job in work)
     else:

@@ -449,6 +449,14 @@ def test_simulate_starts_no_more_workers_than_pieces_of_work(monkeypatch):
     assert len(summary.scores) == 1
 
 
+def test_paperplay_alone_is_one_line_naming_the_commands(tmp_path):
+    process = subprocess.run([sys.executable, "-m", "paperplay"], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=60)
+    assert process.returncode == 2 and process.stdout == ""
+    assert process.stderr.startswith("paperplay: error: give a command (sheets, kit, draw, ")
+    assert process.stderr.endswith("; see: paperplay --help\n") and len(process.stderr.splitlines()) == 1
+
+
 def test_an_interrupted_write_leaves_no_file(tmp_path, monkeypatch):
     def interrupted(fd):
         raise KeyboardInterrupt

@@ -243,8 +243,11 @@ def main(argv: list[str] | None = None) -> None:
     except InputError as exc:
         _say(f"error: {exc}")
         code = 2
-    except NoArgsIsHelpError as exc:
-        exc.show()
+    except NoArgsIsHelpError as exc:  # `paperplay` alone: one line, as for any other usage error
+        ctx = getattr(exc, "ctx", None)
+        lister = getattr(getattr(ctx, "command", None), "list_commands", None)
+        what = f"a command ({', '.join(lister(ctx))})" if lister is not None else "arguments"
+        _say(f"error: give {what}; see: {ctx.command_path if ctx is not None else 'paperplay'} --help")
         code = 2
     except ClickException as exc:
         _say(f"error: {_usage_message(exc)}")

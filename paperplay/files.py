@@ -8,7 +8,6 @@ while they exist, so the command line's Ctrl-C and SIGTERM handling can remove t
 from __future__ import annotations
 
 import os
-import stat
 import tempfile
 from pathlib import Path
 
@@ -38,7 +37,7 @@ def check_writable(path: Path, force: bool, hint: str = "a file name ending in .
         raise InputError(f"{path}: already exists; use --force to overwrite it, or give another name")
     if special:
         raise InputError(f"{path}: is not a file (a device, a pipe or a socket); give {hint}")
-    folder = path.parent
+    folder = _destination(path).parent  # where the file lands: a link's target's folder
     try:
         _make_folder(folder)
     except OSError as exc:
@@ -50,26 +49,29 @@ def check_writable(path: Path, force: bool, hint: str = "a file name ending in .
 def _destination(path: Path) -> Path:
     """Where writing `path` lands: through a symbolic link to a file (the link is kept, its file
     replaced), else the path itself (a dangling link is replaced)."""
-    if path.is_symlink():
-        target = path.resolve()
-        if target.is_file():
-            return target
+    try:
+        if path.is_symlink():
+            target = path.resolve()
+            if target.is_file():
+                return target
+    except (OSError, RuntimeError):  # a loop of links (RuntimeError before Python 3.13): the link is replaced
+        pass
     return path
 
 
-def write_atomic(path: Path, data: bytes, force: bool) -> None:
+def write_atomic(path: Path, data: bytes, force: bool, hint: str = "a file name ending in .pdf with --out") -> None:
     """Writes data to a temporary file beside path, then renames it into place.
 
     A crash mid-write leaves no file at path; the temporary file is removed on any failure,
     Ctrl-C and SIGTERM included. A file overwritten (--force) keeps its permissions.
     """
-    check_writable(path, force)
+    check_writable(path, force, hint)
     umask = os.umask(0)
     os.umask(umask)
     mode = 0o666 & ~umask  # what a normal new file gets
     try:
         target = _destination(path)
-        mode = stat.S_IMODE(os.stat(target).st_mode) if force and target.is_file() else mode
+        mode = os.stat(target).st_mode & 0o777 if force and target.is_file() else mode  # no set-user-ID
         handle, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     except OSError as exc:
         raise InputError(f"{path.parent}: cannot write in the output folder ({exc.strerror})") from None

@@ -374,6 +374,7 @@ _STATE = str(DATA / "streetcar-state.json")
     (("advise", "--cells", " ".join(["_"] * 20), "--tile", "5", "--top"), "--top"),
     (("route", _STATE, "--line"), "--line"),
     (("route", _STATE, "--line", "1", "--card"), "--card"),
+    (("call", "streams", "--seed", "S", "--from"), "--from"),
 ])
 def test_number_options_are_ascii_digits_only(tmp_path, args, option, written):
     code, _, err = run(tmp_path, *args, written)
@@ -455,6 +456,40 @@ def test_paperplay_alone_is_one_line_naming_the_commands(tmp_path):
     assert process.returncode == 2 and process.stdout == ""
     assert process.stderr.startswith("paperplay: error: give a command (sheets, kit, draw, ")
     assert process.stderr.endswith("; see: paperplay --help\n") and len(process.stderr.splitlines()) == 1
+
+
+def test_a_loop_of_links_at_out_is_replaced_with_force(tmp_path):
+    (tmp_path / "a.pdf").symlink_to("b.pdf")
+    (tmp_path / "b.pdf").symlink_to("a.pdf")
+    code, _, err = run(tmp_path, "sheets", "--players", "1", "--seed", "S", "--out", "a.pdf")
+    assert code == 2 and "already exists" in error_line(err)
+    code, _, err = run(tmp_path, "sheets", "--players", "1", "--seed", "S", "--out", "a.pdf", "--force")
+    assert code == 0, err
+    assert not (tmp_path / "a.pdf").is_symlink() and (tmp_path / "a.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_an_overwritten_file_keeps_its_permissions_but_not_set_user_id(tmp_path):
+    (tmp_path / "out.pdf").write_bytes(b"old")
+    (tmp_path / "out.pdf").chmod(0o6750)
+    files.write_atomic(tmp_path / "out.pdf", b"new", force=True)
+    assert (tmp_path / "out.pdf").stat().st_mode & 0o7777 == 0o750
+
+
+def test_a_link_writes_where_its_file_is_and_that_folder_is_checked(tmp_path):
+    (tmp_path / "files").mkdir()
+    (tmp_path / "files" / "real.pdf").write_bytes(b"old")
+    (tmp_path / "links").mkdir()
+    (tmp_path / "links" / "out.pdf").symlink_to("../files/real.pdf")
+    assert files._destination(tmp_path / "links" / "out.pdf") == (tmp_path / "files" / "real.pdf").resolve()
+    files.write_atomic(tmp_path / "links" / "out.pdf", b"new", force=True)
+    assert (tmp_path / "files" / "real.pdf").read_bytes() == b"new" and (tmp_path / "links" / "out.pdf").is_symlink()
+    assert sorted(p.name for p in (tmp_path / "links").iterdir()) == ["out.pdf"]  # no temporary file left there
+
+
+def test_a_pipe_at_the_plot_path_names_the_plot_option(tmp_path):
+    os.mkfifo(tmp_path / "p.png")
+    code, _, err = run(tmp_path, "simulate", "--strategy", "gap", "--games", "2", "--plot", "p.png", "--force")
+    assert code == 2 and error_line(err).endswith("give a file name ending in .png or .pdf with --plot"), err
 
 
 def test_an_interrupted_write_leaves_no_file(tmp_path, monkeypatch):

@@ -89,8 +89,11 @@ def _usage_message(exc: Any) -> str:
 
 
 def _say(message: str) -> None:
-    sys.stderr.write(f"paperplay: {one_line(message)}\n")
-    sys.stderr.flush()
+    try:
+        sys.stderr.write(f"paperplay: {one_line(message)}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):  # stderr closed or full: the exit code still says it
+        pass
 
 
 PIPE_CLOSED = 141

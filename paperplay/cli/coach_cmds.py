@@ -225,10 +225,11 @@ def simulate(
     if plot is not None:
         if plot.suffix.lower() not in (".png", ".pdf"):
             raise InputError(f"--plot: {plot} must end in .png or .pdf")
-        check_writable(plot, force)
+        check_writable(plot, force, PLOT_HINT)
     total = games * len(names)
     _say_when_compiling(now=any(name.startswith(("montecarlo", "coach")) for name in names))
-    with typer.progressbar(length=total, label="Playing", file=sys.stderr, show_pos=True) as bar:
+    with typer.progressbar(length=total, label="Playing", file=sys.stderr, show_pos=True,
+                           hidden=not sys.stderr.isatty()) as bar:
         summaries = run(names, games, canonical, jobs, progress=bar.update, rules=rules)
     label = "" if rules.standard else f" (variant {rules.name})"
     if plot is not None:
@@ -258,6 +259,9 @@ def simulate(
         typer.echo(f"Wrote {plot}")
 
 
+PLOT_HINT = "a file name ending in .png or .pdf with --plot"
+
+
 def _write_plot(summaries: Any, path: Path, force: bool, title: str) -> None:
     from paperplay.files import write_atomic
     from paperplay.render.pdf import write_pdf
@@ -266,9 +270,9 @@ def _write_plot(summaries: Any, path: Path, force: bool, title: str) -> None:
 
     document = histogram_document(summaries, title)
     if path.suffix.lower() == ".pdf":
-        write_pdf(document, path, force)
+        write_pdf(document, path, force, option="--plot")
     else:
-        write_atomic(path, png_bytes(document.pages[0], dpi=120), force)
+        write_atomic(path, png_bytes(document.pages[0], dpi=120), force, PLOT_HINT)
 
 
 def review(
@@ -312,7 +316,8 @@ def review(
     seed = seed or canonical_seed(hashlib.sha256(str(drawn).encode()).hexdigest()[:8])
     turns = []
     _say_when_compiling()
-    with typer.progressbar(length=len(drawn), label="Reviewing", file=sys.stderr, show_pos=True) as bar:
+    with typer.progressbar(length=len(drawn), label="Reviewing", file=sys.stderr, show_pos=True,
+                           hidden=not sys.stderr.isatty()) as bar:
         for turn in run(drawn, data.placements, seed, budget or COACH_BUDGET, data.rules, jobs=cores()):
             turns.append(turn)
             bar.update(1)

@@ -102,7 +102,8 @@ def call(
     start: Annotated[
         int | None,
         typer.Option(
-            "--from", help="Resume at this turn (1-20, or the variant's number of tiles).", show_default=False
+            "--from", click_type=opt.WHOLE, help="Resume at this turn (1-20, or the variant's number of tiles).",
+            show_default=False
         ),
     ] = None,
     html: Annotated[

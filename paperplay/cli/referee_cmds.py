@@ -233,7 +233,8 @@ def route(
         tiles = [(sq, tile.kind, tile.rotation) for sq, tile in sorted(board_state.layout.items())]
         t = translator(opt.lang_or_locale(lang))
         title = route_title(state.name, line, answer.route.length if answer.route else None, t)
-        write_pdf(state_document(board, tiles, board_state.stop_signs, squares, title, t), pdf, force)
+        write_pdf(state_document(board, tiles, board_state.stop_signs, squares, title, t), pdf, force,
+                  option="--pdf")
     for problem in problems:
         typer.echo(one_line(f"paperplay: warning: {state}: the board breaks rule {problem.rule}: {problem.message}"),
                    err=True)

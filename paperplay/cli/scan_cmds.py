@@ -17,6 +17,9 @@ from paperplay.seeds import display_code, game_code
 INSTALL = "paperplay scan needs the scan extra (numpy, OpenCV, zxing-cpp): pip install 'paperplay[scan]'"
 
 
+SCAN_HINT = "another --out folder, or rename the photo"
+
+
 def _need_extra() -> None:
     try:
         import cv2
@@ -130,7 +133,7 @@ def scan(
                              "photos different names (or scan them with different --out folders)")
         named[sheet_path.name] = photo
         for path in (sheet_path, page_path):
-            check_writable(path, force)
+            check_writable(path, force, SCAN_HINT)
         targets.append((photo, sheet_path, page_path))
     outcomes: list[Outcome] = []
     scans: list[dict[str, Any]] = []
@@ -154,7 +157,7 @@ def scan(
             try:
                 for reading in scan.flagged:
                     crop_path = out / f"{photo.stem}-box{reading.box:02d}.png"
-                    write_atomic(crop_path, _png(scan.crops[reading.box - 1]), force)
+                    write_atomic(crop_path, _png(scan.crops[reading.box - 1]), force, SCAN_HINT)
                     crops.append(crop_path)
                     cells[reading.box - 1] = _ask(photo, reading, crop_path)
             except BaseException:
@@ -167,8 +170,8 @@ def scan(
         elif drawn is not None:
             sheet["draw"] = [_json_tile(t) for t in drawn]
         sheet["cells"] = [_json_tile(t) for t in cells]
-        write_atomic(sheet_path, (json.dumps(sheet, ensure_ascii=False) + "\n").encode(), force)
-        write_atomic(page_path, _contact_sheet(scan, cells).encode(), force)
+        write_atomic(sheet_path, (json.dumps(sheet, ensure_ascii=False) + "\n").encode(), force, SCAN_HINT)
+        write_atomic(page_path, _contact_sheet(scan, cells).encode(), force, SCAN_HINT)
         flagged = [] if confirm else scan.flagged
         scans.append({"photo": str(photo), "sheet": scan.sheet, "code": scan.code, "file": str(sheet_path),
                       "check_page": str(page_path), "confirmed": confirm,

@@ -212,9 +212,11 @@ def render_bytes(doc: Document) -> bytes:
     return buffer.getvalue()
 
 
-def write_pdf(doc: Document, path: Path, force: bool = False) -> int:
-    """Renders a document and writes it safely; returns the size in bytes."""
-    check_writable(path, force)
+def write_pdf(doc: Document, path: Path, force: bool = False, option: str = "--out") -> int:
+    """Renders a document and writes it safely; returns the size in bytes. `option` names the path's
+    option in errors."""
+    hint = f"a file name ending in .pdf with {option}"
+    check_writable(path, force, hint)
     data = render_bytes(doc)
-    write_atomic(path, data, force)
+    write_atomic(path, data, force, hint)
     return len(data)

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
+import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -61,6 +65,28 @@ def test_call_shows_each_tile_and_can_resume(cli):
 def test_call_goes_back_one_tile(cli):
     result = cli("call", "streams", "--seed", "7KQ2M9XD", input="\n\nb\nq\n")
     assert _shown_turns(result.stdout) == ["1", "2", "1"]
+
+
+def test_call_back_before_any_tile_calls_none(cli):
+    result = cli("call", "streams", "--seed", "7KQ2M9XD", input="b\nq\n")
+    assert _shown_turns(result.stdout) == [] and "No tile has been called yet." in result.stdout
+    assert "Stopped before turn 1." in result.stdout and result.exit_code == 0
+
+
+@pytest.mark.parametrize("sig, code, line", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143,
+                                                                                      "stopped (SIGTERM)")])
+def test_call_stopped_by_a_signal_says_where_to_resume_and_exits_with_the_signal(tmp_path, sig, code, line):
+    process = subprocess.Popen([sys.executable, "-m", "paperplay", "call", "streams", "--seed", "1"], cwd=tmp_path,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("\n")
+    process.stdin.flush()
+    while "turn 1/20" not in process.stdout.readline():  # the first tile is being shown
+        pass
+    process.send_signal(sig)  # while it is shown (resume at 1) or after (at 2)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == code and err == f"paperplay: {line}\n"
+    assert re.search(r"Stopped before turn ([12])\. Resume with: paperplay call streams --seed 1 --from \1", out), out
 
 
 def test_call_ends_cleanly_without_input(cli):

@@ -46,8 +46,14 @@ def output_path(out: Path | None, game: str, seed: str, what: str) -> Path:
 
 
 def print_json(document: Any) -> None:
-    """Prints one JSON document on stdout (the only thing --json prints there)."""
-    sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
+    """Prints one JSON document on stdout (the only thing --json prints there): UTF-8 as it is, and
+    any other encoding with \\u escapes (Python's own escapes for what it cannot encode are no JSON)."""
+    sys.stdout.write(json.dumps(document, ensure_ascii=not stdout_is_utf8()) + "\n")
+
+
+def stdout_is_utf8() -> bool:
+    encoding = getattr(sys.stdout, "encoding", None) or ""
+    return encoding.lower().replace("-", "").replace("_", "") in ("utf8", "utf8sig")
 
 
 def size_text(n: int) -> str:

@@ -155,36 +155,46 @@ def call(
     code = display_code(game_code("streams", canonical))
     turn = start
     typer.echo(f"Calling Streams, game {code}. Enter: next tile · b: back · q: quit")
-    while True:
-        try:
-            answer = input(f"[Enter for turn {turn}/{len(tiles)}] " if turn <= len(tiles) else "").strip().lower()
-        except (EOFError, KeyboardInterrupt):
-            answer = "q"
-        if answer == "q":
-            if turn <= len(tiles):
-                typer.echo(
-                    f"\nStopped before turn {turn}. Resume with: paperplay call streams --seed {canonical} "
-                    f"--from {turn}"
-                )
-            return
-        if answer == "b":
-            turn = max(1, turn - 2) if turn > 1 else 1
-        if turn > len(tiles):
-            typer.echo(f"All {len(tiles)} tiles are called. Time to score: paperplay score SHEET.json --seed SEED")
-            return
-        tile = tiles[turn - 1]
-        if clear:
-            typer.echo("\033[2J\033[H", nl=False)
-        typer.echo(f"\n  Game {code}    turn {turn}/{len(tiles)}\n")
-        for row in big_text("*" if tile == WILD else str(tile)):
-            typer.echo("    " + row)
-        typer.echo(f"\n  {'WILD' if tile == WILD else tile}" + ("  (the wild: any one number)" if tile == WILD else ""))
-        done = ", ".join("*" if t == WILD else str(t) for t in tiles[:turn])
-        typer.echo(f"  called so far: {done}\n")
-        turn += 1
-        if turn > len(tiles):
-            typer.echo("That was the last tile. Time to score: paperplay score SHEET.json --seed SEED")
-            return
+
+    def stopped() -> None:
+        typer.echo(f"\nStopped before turn {turn}. Resume with: paperplay call streams --seed {canonical} "
+                   f"--from {turn}")
+
+    try:
+        while True:
+            try:
+                answer = input(f"[Enter for turn {turn}/{len(tiles)}] " if turn <= len(tiles) else "").strip().lower()
+            except EOFError:
+                answer = "q"
+            if answer == "q":
+                if turn <= len(tiles):
+                    stopped()
+                return
+            if answer == "b":
+                if turn == 1:
+                    typer.echo("  No tile has been called yet.")
+                    continue
+                turn = max(1, turn - 2)
+            if turn > len(tiles):
+                typer.echo(f"All {len(tiles)} tiles are called. Time to score: paperplay score SHEET.json --seed SEED")
+                return
+            tile = tiles[turn - 1]
+            if clear:
+                typer.echo("\033[2J\033[H", nl=False)
+            typer.echo(f"\n  Game {code}    turn {turn}/{len(tiles)}\n")
+            for row in big_text("*" if tile == WILD else str(tile)):
+                typer.echo("    " + row)
+            typer.echo(f"\n  {'WILD' if tile == WILD else tile}"
+                       + ("  (the wild: any one number)" if tile == WILD else ""))
+            done = ", ".join("*" if t == WILD else str(t) for t in tiles[:turn])
+            typer.echo(f"  called so far: {done}\n")
+            turn += 1
+            if turn > len(tiles):
+                typer.echo("That was the last tile. Time to score: paperplay score SHEET.json --seed SEED")
+                return
+    except KeyboardInterrupt:  # Ctrl-C (or SIGTERM) at any moment: the resume line, then 130 (143) as any stopped run
+        stopped()
+        raise
 
 
 def register(app: typer.Typer) -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import guarded, print_json, seed_option, size_text
+from paperplay.cli.common import guarded, print_json, seed_option, size_text, stdout_is_utf8
 from paperplay.errors import InputError
 from paperplay.messages import one_line
 from paperplay.referee import Outcome, rankings, referee_files
@@ -266,7 +267,10 @@ def schema(
         for known in schema_names():
             typer.echo(known)
         return
-    typer.echo(schema_text(name), nl=False)
+    text = schema_text(name)
+    if not stdout_is_utf8():  # the same schema, its non-ASCII characters as JSON's \\u escapes
+        text = json.dumps(json.loads(text), indent=2, ensure_ascii=True) + "\n"
+    typer.echo(text, nl=False)
 
 
 def register(app: typer.Typer) -> None:

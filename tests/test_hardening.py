@@ -492,6 +492,20 @@ def test_a_pipe_at_the_plot_path_names_the_plot_option(tmp_path):
     assert code == 2 and error_line(err).endswith("give a file name ending in .png or .pdf with --plot"), err
 
 
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1", "utf-8"])
+def test_json_output_is_valid_json_in_any_output_encoding(tmp_path, encoding):
+    sheet = {**copy.deepcopy(SPEC_SHEET), "player": "Søren 😀"}
+    (tmp_path / "s.json").write_text(json.dumps(sheet), encoding="utf-8")
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    for args in (["score", "s.json", "--json"], ["schema", "streams-sheet"]):
+        process = subprocess.run([sys.executable, "-m", "paperplay", *args], cwd=tmp_path, capture_output=True,
+                                 env=env, timeout=60)
+        document = json.loads(process.stdout.decode("utf-8"))  # bytes any JSON reader takes
+        assert process.returncode in (0, 1) and document
+        if args[0] == "score":
+            assert document["results"][0]["player"] == "Søren 😀"
+
+
 def test_an_interrupted_write_leaves_no_file(tmp_path, monkeypatch):
     def interrupted(fd):
         raise KeyboardInterrupt

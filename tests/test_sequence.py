@@ -346,6 +346,15 @@ def test_teams_must_be_equal_and_alternate(colours, message):
     assert problem["rule"] == "sequence/teams" and message in problem["message"]
 
 
+def test_a_seating_problem_is_reported_before_the_first_turn():
+    log = {"game": "sequence", "seed": "DEMO", "turns": [],
+           "players": [{"name": "P0", "colour": "red"}, {"name": "P1", "colour": "red"}]}
+    result = verify_log(log, "log.json")
+    assert not result.valid and result.summary == "NOT VALID: the players' seating breaks a rule before the first turn"
+    assert result.text_lines()[1].startswith("  x the players, before the first turn: sequence/teams: ")
+    assert "None" not in "\n".join(result.text_lines()) and "turn 0" not in "\n".join(result.text_lines())
+
+
 def test_forgotten_draw_loses_the_card(legal_log):
     log = copy.deepcopy(legal_log)
     log["turns"][0]["draw"] = False

@@ -384,7 +384,8 @@ class LogResult(Verdict):
     def text_lines(self) -> list[str]:
         out = [f"{self.source}: game log, {self.summary}"]
         for p in self.problems:
-            out.append(f"  x turn {p.turn} ({p.player}) {p.rule}: {p.message}")
+            where = f"turn {p.turn} ({p.player})" if p.turn else "the players, before the first turn:"
+            out.append(f"  x {where} {p.rule}: {p.message}")
         return out
 
 
@@ -493,7 +494,9 @@ def verify_log(data: dict[str, Any], source: str, rules: SequenceRules | None = 
             problems = (exc.problem.at(number, turn.player),)
     played = game.turn
     sequences = {c: len(game.fixed.get(c, [])) for c in dict.fromkeys(log.colour.values())}
-    if problems:
+    if problems and not problems[0].turn:
+        summary = "NOT VALID: the players' seating breaks a rule before the first turn"
+    elif problems:
         summary = f"NOT VALID: the first illegal action is at turn {problems[0].turn}"
     elif game.winner:
         n = sequences[game.winner]

@@ -164,3 +164,21 @@ def test_the_check_finds_text_on_a_card_and_a_mark_through_text():
     assert any("on a card" in p for p in found) and any("5 mm" in p for p in found)
     assert any("crosses 'crossed by a mark'" in p for p in found) and any("shorter than 3 mm" in p for p in found)
     assert not any("inside the card" in p for p in found)
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_a_wide_variants_large_points_stay_inside_their_cells(paper):
+    """30 boxes with points of six digits: each number is shrunk to its cell (they ran together)."""
+    from paperplay.streams.pages import sheets_document
+    from paperplay.streams.rules import rules_from_data
+
+    data = {"variant": "wide", "boxes": 30, "bag": [{"value": v, "count": 1} for v in range(880, 999)]
+            + [{"value": "*", "count": 1}], "points": [0] + [100000 - i for i in range(30)]}
+    rules = rules_from_data(data, "wide.json")
+    document = sheets_document(game_code("streams", "S"), 1, paper=paper, rules=rules)
+    items = [*document.pages[0].items, *(i for form in document.forms.values() for i in form)]
+    numbers = [(item, box) for item, box, _tags in walk(items) if isinstance(item, Text) and item.text.isdigit()
+               and int(item.text) >= 99971]
+    assert len(numbers) == 30 and min(n.size for n, _box in numbers) < 8  # the points row, shrunk
+    boxes = sorted(box for _n, box in numbers)
+    assert all(a[2] < b[0] for a, b in zip(boxes, boxes[1:]))  # side by side, none touching the next

@@ -8,10 +8,11 @@ variant other than the standard game name it, and their QR codes carry `variant=
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from paperplay.i18n import ENGLISH, Translator
 from paperplay.render.model import Circle, Document, Item, Line, Page, Polygon, Rect, Text, UseForm, paper_size
-from paperplay.render.fit import all_boxes
+from paperplay.render.fit import all_boxes, text_box
 from paperplay.render.parts import MARGIN, calibration_ruler, code_corner, crop_marks, grid_lines, qr_payload
 from paperplay.seeds import display_code
 from paperplay.streams.rules import WILD, StreamsRules, Tile, standard_rules, tile_text
@@ -21,6 +22,14 @@ BOX_HEIGHT = 30.0
 LOCO_WIDTH = 30.0
 SHEET_FORM = "streams-sheet"
 ACCENT = "#1f5fa8"
+
+
+def _fitted(text: Text, width: float) -> Text:
+    """The text, smaller when it is wider than `width` mm (a variant's large points in a narrow cell)."""
+    left, _top, right, _bottom = text_box(text)
+    if right - left <= width:
+        return text
+    return replace(text, size=round(text.size * width / (right - left), 2))
 
 
 def _box_width(width: float, rules: StreamsRules) -> float:
@@ -107,7 +116,8 @@ def sheet_form(width: float, height: float, code: str, rules: StreamsRules,
         for i, value in enumerate(values):
             x = MARGIN + label_w + i * col_w
             items.append(Rect(x, y, col_w, 7, stroke=0.5, fill="#eef3fa" if r == 0 else None))
-            items.append(Text(x + col_w / 2, y + 5, str(value), size=8, bold=r == 1, align="center"))
+            items.append(_fitted(Text(x + col_w / 2, y + 5, str(value), size=8, bold=r == 1, align="center"),
+                                 col_w - 1))
     notes = top + 20
     for i, line in enumerate((
         _("A series: boxes side by side, left to right, where no number is smaller than the one before it "

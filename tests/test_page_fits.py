@@ -182,3 +182,23 @@ def test_a_wide_variants_large_points_stay_inside_their_cells(paper):
     assert len(numbers) == 30 and min(n.size for n, _box in numbers) < 8  # the points row, shrunk
     boxes = sorted(box for _n, box in numbers)
     assert all(a[2] < b[0] for a, b in zip(boxes, boxes[1:]))  # side by side, none touching the next
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_a_wide_variants_caller_sheet_keeps_each_tile_in_its_cell(paper):
+    """30 tiles of three digits in 15 columns: numbers and turn labels shrink to their cells."""
+    from paperplay.i18n import translator
+    from paperplay.streams.pages import caller_page
+    from paperplay.streams.rules import draw, rules_from_data
+
+    data = {"variant": "wide", "boxes": 30, "bag": [{"value": v, "count": 1} for v in range(880, 999)]
+            + [{"value": "*", "count": 1}], "points": [0] + [100000 - i for i in range(30)]}
+    rules = rules_from_data(data, "wide.json")
+    page = caller_page("S", game_code("streams", "S"), draw("S", rules), paper, rules, translator("de"))
+    texts = [(item, box) for item, box, _tags in walk(page.items) if isinstance(item, Text)]
+    by_row = {"key": lambda box: (round(box[3] / 10), box[0])}  # rows (42 mm apart), then left to right
+    tiles = sorted((box for item, box in texts if item.text.isdigit() and int(item.text) >= 880), **by_row)
+    labels = sorted((box for item, box in texts if item.text.startswith("Zug ")), **by_row)
+    assert len(tiles) == 30 and len(labels) == 30
+    for row in (tiles[:15], tiles[15:], labels[:15], labels[15:]):
+        assert all(a[2] < b[0] for a, b in zip(row, row[1:]))  # side by side, none running into the next

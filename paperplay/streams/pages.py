@@ -191,9 +191,12 @@ def caller_page(seed: str, code: str, drawn: Sequence[Tile], paper: str = "a4",
         r, c = divmod(turn - 1, cols)
         x, y = MARGIN + c * cell_w, top + r * (cell_h + 6)
         items.append(Rect(x + 1, y, cell_w - 2, cell_h, stroke=0.8, color=ACCENT))
-        items.append(Text(x + 3, y + 5, _("turn {turn}").format(turn=turn), size=8, color="#555555"))
+        # a variant's long numbers in narrow cells are shrunk to them (the label stops before the tick box)
+        items.append(_fitted(Text(x + 3, y + 5, _("turn {turn}").format(turn=turn), size=8, color="#555555"),
+                             cell_w - 11))
         items.append(Rect(x + cell_w - 7, y + 2, 4, 4, stroke=0.6))
-        items.append(Text(x + cell_w / 2, y + 26, tile_text(tile), size=size, bold=True, align="center"))
+        items.append(_fitted(Text(x + cell_w / 2, y + 26, tile_text(tile), size=size, bold=True, align="center"),
+                             cell_w - 4))
     items.append(Text(MARGIN, top + 2 * (cell_h + 6) + 4,
                       _("Call each tile in turn and tick its box. paperplay call streams --seed SEED calls them on "
                         "screen."),

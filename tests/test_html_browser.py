@@ -195,3 +195,30 @@ def test_results_page_prints_on_one_page_and_fits_a_phone(page, results_file):
         assert len(PdfReader(io.BytesIO(page.pdf(format=paper))).pages) == 1, paper
     page.set_viewport_size({"width": 375, "height": 800})
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 375
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (390, 844), (844, 390)])
+def test_caller_tile_fits_its_stage_beside_a_long_grid(page, tmp_path, size):
+    """A variant of 120 three-digit values: with the sorted grid shown, the tile shrinks to the space
+    left above it (it was cut off, or on a phone not shown at all); the standard game keeps its size."""
+    from paperplay.streams.rules import rules_from_data
+
+    data = {"variant": "wide", "boxes": 30, "bag": [{"value": v, "count": 1} for v in range(880, 999)]
+            + [{"value": "*", "count": 1}], "points": [0] + [100000 - i for i in range(30)]}
+    rules = rules_from_data(data, "wide.json")
+    wide = tmp_path / "wide.html"
+    wide.write_bytes(caller_page(game_code("streams", "S"), draw("S", rules), rules))
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    sizes = {}
+    for name, uri in (("wide", wide.as_uri()), ("standard", caller_file(tmp_path))):
+        page.goto(uri)
+        for _ in range(12):
+            page.keyboard.press("Space")
+        page.keyboard.press("g")
+        page.wait_for_timeout(450)
+        tile = page.eval_on_selector("#tile", "e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; }")
+        stage = page.eval_on_selector("#stage", "e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; }")
+        assert stage[0] - 1 <= tile[0] and tile[1] <= stage[1] + 1, (name, tile, stage)
+        sizes[name] = tile[1] - tile[0]
+        page.evaluate("localStorage.clear()")
+    assert sizes["wide"] > 60 and sizes["standard"] >= sizes["wide"]

@@ -216,8 +216,8 @@ def test_caller_tile_fits_its_stage_beside_a_long_grid(page, tmp_path, size):
             page.keyboard.press("Space")
         page.keyboard.press("g")
         page.wait_for_timeout(450)
-        tile = page.eval_on_selector("#tile", "e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; }")
-        stage = page.eval_on_selector("#stage", "e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; }")
+        span = "e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; }"
+        tile, stage = page.eval_on_selector("#tile", span), page.eval_on_selector("#stage", span)
         assert stage[0] - 1 <= tile[0] and tile[1] <= stage[1] + 1, (name, tile, stage)
         sizes[name] = tile[1] - tile[0]
         page.evaluate("localStorage.clear()")

@@ -19,7 +19,11 @@ _PENDING: set[str] = set()
 _MADE: list[Path] = []
 
 
-def check_writable(path: Path, force: bool, hint: str = "a file name ending in .pdf with --out") -> None:
+OUT_HINT = "a file name ending in .pdf with --out"
+"""What to give instead of an unusable path, by default (each output names its own option)."""
+
+
+def check_writable(path: Path, force: bool, hint: str = OUT_HINT) -> None:
     """Fails early, before any work, when the output cannot or may not be written.
 
     Any existing path counts as existing, a dangling symbolic link included: without --force
@@ -28,7 +32,7 @@ def check_writable(path: Path, force: bool, hint: str = "a file name ending in .
     """
     try:
         is_dir, exists = path.is_dir(), path.exists() or path.is_symlink()
-        special = exists and not is_dir and path.exists() and not path.is_file()
+        special = path.exists() and not is_dir and not path.is_file()
     except OSError as exc:  # a name too long, a loop of links
         raise InputError(f"{path}: is not a usable file name ({exc.strerror})") from None
     if is_dir:
@@ -59,7 +63,7 @@ def _destination(path: Path) -> Path:
     return path
 
 
-def write_atomic(path: Path, data: bytes, force: bool, hint: str = "a file name ending in .pdf with --out") -> None:
+def write_atomic(path: Path, data: bytes, force: bool, hint: str = OUT_HINT) -> None:
     """Writes data to a temporary file beside path, then renames it into place.
 
     A crash mid-write leaves no file at path; the temporary file is removed on any failure,

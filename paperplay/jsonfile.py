@@ -16,6 +16,9 @@ from paperplay.resources import load_schema
 MAX_BYTES = 4_000_000  # the largest input file read (a whole Streetcar game log is about 20 KB)
 MAX_DEPTH = 24  # nesting of arrays and objects (the formats need at most 6)
 MAX_DIGITS = 30  # digits in an integer literal (no field needs more than a few)
+MAX_VALUES = 20_000
+"""The most values (numbers, strings, arrays, objects...) a file may hold: ten times a six-player
+Streetcar game's log (about 1,900). Checking a file against its schema takes up to 0.1 ms a value."""
 
 
 class _Refused(ValueError):
@@ -38,20 +41,17 @@ def _parse_float(text: str) -> float:
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """An object whose every field appears once (with two, JSON readers disagree on which counts)."""
     found = dict(pairs)
-    if len(found) < len(pairs):
+    if len(found) < len(pairs):  # a field given twice: name the first one
         seen: set[str] = set()
-        twice = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
-        raise _Refused(f"the field {shorten(twice, 40)!r} twice in one object; expected each field once")
+        for key, _ in pairs:
+            if key in seen:
+                raise _Refused(f"the field {shorten(key, 40)!r} twice in one object; expected each field once")
+            seen.add(key)
     return found
 
 
 def _parse_constant(text: str) -> float:
     raise _Refused(f"{text}, which is not a JSON number; expected a finite number")
-
-
-MAX_VALUES = 20_000
-"""The most values (numbers, strings, arrays, objects...) a file may hold: ten times a six-player
-Streetcar game's log (about 1,900). Checking a file against its schema takes up to 0.1 ms a value."""
 
 
 def _size(value: Any) -> tuple[int, int]:

@@ -14,6 +14,7 @@ import typer
 
 from paperplay import __version__, interrupts
 from paperplay.cli import coach_cmds, draw_cmds, print_cmds, referee_cmds, scan_cmds
+from paperplay.cli import options as opt
 from paperplay.errors import InputError
 from paperplay.messages import one_line
 
@@ -53,17 +54,10 @@ for _module in (print_cmds, draw_cmds, referee_cmds, coach_cmds, scan_cmds):
     _module.register(app)
 
 
-def _click_exceptions() -> Any:
-    try:
-        from typer._click import exceptions  # typer 0.2x carries its own copy of click
-    except ImportError:  # pragma: no cover - older typer uses click itself
-        from click import exceptions  # type: ignore[no-redef]
-    return exceptions
-
 
 def _usage_message(exc: Any) -> str:
     """One line for a click usage error: the option (or argument) first, then what was wrong."""
-    errors = _click_exceptions()
+    errors = opt.click_exceptions
     BadParameter, MissingParameter, NoSuchOption = errors.BadParameter, errors.MissingParameter, errors.NoSuchOption
 
     message = exc.message if isinstance(exc.message, str) else str(exc)
@@ -226,7 +220,7 @@ def main(argv: list[str] | None = None) -> None:
     field, or the option), 3 an internal error (a bug; PAPERPLAY_DEBUG=1 shows the traceback),
     130 interrupted by Ctrl-C (143 for SIGTERM), with temporary files removed.
     """
-    errors = _click_exceptions()
+    errors = opt.click_exceptions
     ClickException, Abort = errors.ClickException, typer.Abort
     NoArgsIsHelpError = getattr(errors, "NoArgsIsHelpError", ())
     from paperplay.files import remove_empty_folders, remove_temporary_files
@@ -268,9 +262,7 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # a bug: one line, exit 3; the traceback only on request
         remove_temporary_files()
         if isinstance(exc, OSError) and exc.errno in UNWRITABLE:  # stdout cannot take more: not a bug
-            _close_stdout()
-            _say(f"error: standard output could not be written ({exc.strerror})")
-            code = 2
+            code = _stdout_refused(exc)
         else:
             if os.environ.get("PAPERPLAY_DEBUG"):
                 traceback.print_exc()
@@ -290,15 +282,21 @@ def main(argv: list[str] | None = None) -> None:
             if code == 0:
                 code = PIPE_CLOSED
         except OSError as exc:  # the last of stdout could not be written (a full disk)
-            _close_stdout()
             if code == 0 and exc.errno in UNWRITABLE:
-                _say(f"error: standard output could not be written ({exc.strerror})")
-                code = 2
+                code = _stdout_refused(exc)
+            _close_stdout()
         except Exception:  # noqa: BLE001 - stdout cannot be flushed (closed); nothing is lost
             pass
     if stopped and argv is None:
         _leave(code)
     sys.exit(code)
+
+
+def _stdout_refused(exc: OSError) -> int:
+    """Says that standard output could not take what was written (one line), and the code: 2."""
+    _close_stdout()
+    _say(f"error: standard output could not be written ({exc.strerror})")
+    return 2
 
 
 def _close_stdout() -> None:

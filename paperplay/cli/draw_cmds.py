@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-
 from typing import Annotated
 
 import typer
@@ -144,7 +144,6 @@ def call(
             raise InputError("--from: is for the terminal caller; the --html page keeps its own position")
         write_caller_page(html, canonical, force, variant, opt.lang_or_locale(lang))
         return
-    from paperplay.streams.rules import WILD
     from paperplay.streams.rules import draw as streams_draw
 
     tiles = streams_draw(canonical, rules)
@@ -178,16 +177,7 @@ def call(
             if turn > len(tiles):
                 typer.echo(f"All {len(tiles)} tiles are called. Time to score: paperplay score SHEET.json --seed SEED")
                 return
-            tile = tiles[turn - 1]
-            if clear:
-                typer.echo("\033[2J\033[H", nl=False)
-            typer.echo(f"\n  Game {code}    turn {turn}/{len(tiles)}\n")
-            for row in big_text("*" if tile == WILD else str(tile)):
-                typer.echo("    " + row)
-            typer.echo(f"\n  {'WILD' if tile == WILD else tile}"
-                       + ("  (the wild: any one number)" if tile == WILD else ""))
-            done = ", ".join("*" if t == WILD else str(t) for t in tiles[:turn])
-            typer.echo(f"  called so far: {done}\n")
+            _show_tile(tiles, turn, code, clear)
             turn += 1
             if turn > len(tiles):
                 typer.echo("That was the last tile. Time to score: paperplay score SHEET.json --seed SEED")
@@ -195,6 +185,21 @@ def call(
     except KeyboardInterrupt:  # Ctrl-C (or SIGTERM) at any moment: the resume line, then 130 (143) as any stopped run
         stopped()
         raise
+
+
+def _show_tile(tiles: Sequence[int], turn: int, code: str, clear: bool) -> None:
+    """The terminal caller's screen for one turn: the tile in large digits and the tiles called so far."""
+    from paperplay.streams.rules import WILD
+
+    tile = tiles[turn - 1]
+    if clear:
+        typer.echo("\033[2J\033[H", nl=False)
+    typer.echo(f"\n  Game {code}    turn {turn}/{len(tiles)}\n")
+    for row in big_text("*" if tile == WILD else str(tile)):
+        typer.echo("    " + row)
+    typer.echo(f"\n  {'WILD' if tile == WILD else tile}" + ("  (the wild: any one number)" if tile == WILD else ""))
+    done = ", ".join("*" if t == WILD else str(t) for t in tiles[:turn])
+    typer.echo(f"  called so far: {done}\n")
 
 
 def register(app: typer.Typer) -> None:

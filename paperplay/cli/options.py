@@ -23,9 +23,11 @@ LEVELS = tuple(load_template("sequence/game.json")["levels"])
 CALLABLE = tuple(g.name for g in GAMES if g.can_call)
 
 
-try:
-    from typer._click import types as click_types  # typer 0.2x carries its own copy of click
+try:  # typer 0.2x carries its own copy of click
+    from typer._click import exceptions as click_exceptions
+    from typer._click import types as click_types
 except ImportError:  # pragma: no cover - older typer uses click itself
+    from click import exceptions as click_exceptions  # type: ignore[no-redef]  # noqa: F401 - app.py's
     from click import types as click_types  # type: ignore[no-redef]
 
 

@@ -921,3 +921,24 @@ def test_an_out_name_too_long_for_the_file_system(tmp_path, name):
     code, _, err = run(tmp_path, "sheets", "--players", "1", "--seed", "S", "--out", name)
     assert code == 2 and "not a usable file name" in error_line(err) and len(err) < 700
     assert not [p for p in tmp_path.rglob("*") if p.is_file()]
+
+
+@pytest.mark.parametrize("command", [("kit", "streams"), ("sheets",)])
+@pytest.mark.parametrize("name, said", [
+    ("Ődön", "the name 'Ődön' has 'Ő', which the printed sheets' font cannot show; write it as 'Odön'?"),
+    ("Zoë 😀", "the name 'Zoë 😀' has '😀', which the printed sheets' font cannot show; expected letters"),
+    ("李", "the name '李' has '李', which")])
+def test_a_name_the_font_cannot_print_is_refused(tmp_path, command, name, said):
+    code, _, err = run(tmp_path, *command, "--seed", "S", "--names", f"Ann,{name}")
+    assert code == 2 and f"paperplay: error: --names: {said}" in error_line(err), err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_names_the_font_can_print_are_on_the_sheets(tmp_path):
+    from pdfcheck import page_texts
+
+    names = ["Søren", "Jürgen", "Łukasz", "Đorđe", "Zoë"]
+    code, _, err = run(tmp_path, "sheets", "--seed", "S", "--names", ",".join(names), "--out", "s.pdf")
+    assert code == 0, err
+    texts = page_texts(tmp_path / "s.pdf")
+    assert [name for name, text in zip(names, texts) if name in text] == names

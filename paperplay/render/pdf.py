@@ -65,6 +65,22 @@ def text_width(text: str, size: float, bold: bool = False) -> float:
     return stringWidth(text, FONT_BOLD if bold else FONT, size) / PT_PER_MM
 
 
+@cache
+def _drawable() -> frozenset[int]:
+    from reportlab.pdfbase import pdfmetrics
+
+    _register_fonts()
+    regular, bold = (pdfmetrics.getFont(name).face.charToGlyph for name in (FONT, FONT_BOLD))
+    return frozenset(regular).intersection(bold)
+
+
+def undrawable(text: str) -> str:
+    """The characters of `text` that paperplay's font has no glyph for (each once, in order): reportlab
+    would leave them out of the page. Spaces and line breaks are drawable."""
+    drawable = _drawable()
+    return "".join(dict.fromkeys(c for c in text if ord(c) not in drawable and not c.isspace()))
+
+
 class _Painter:
     """Draws items on a reportlab canvas, converting mm from the top-left to points."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 from paperplay.errors import InputError, Verdict
 from paperplay.i18n import translator
 from paperplay.render.model import Document
+from paperplay.render.pdf import undrawable
 from paperplay.seeds import display_code, game_code
 from paperplay.streams import rules, sheet
 from paperplay.streams.rules import WILD, StreamsRules, Tile, load_rules, tile_json
@@ -64,7 +66,26 @@ def players_and_names(
         raise InputError(f"is {players}; expected 1-{MAX_PLAYERS}", field="players")
     if len(names) > players:
         raise InputError(f"gives {len(names)} names for {players} players", field="names")
+    for name in names:
+        _check_printable(name)
     return players, names
+
+
+def _unaccented(character: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", character) if not unicodedata.combining(c))
+
+
+def _check_printable(name: str) -> None:
+    """Refuses a name with a character the sheets' font cannot draw (it would be left out of the page
+    without a word), suggesting the same name without its accents when that can be printed."""
+    missing = undrawable(name)
+    if not missing:
+        return
+    plain = "".join(_unaccented(c) if c in missing else c for c in name)
+    expected = (f"write it as {plain!r}?" if not undrawable(plain)
+                else "expected letters of Western European alphabets, digits and punctuation")
+    raise InputError(f"the name {name!r} has {', '.join(map(repr, missing))}, which the printed sheets' font "
+                     f"cannot show; {expected}", field="names")
 
 
 def _scannable_rules(options: dict[str, Any]) -> None:

@@ -68,10 +68,12 @@ def text_width(text: str, size: float, bold: bool = False) -> float:
 @cache
 def _drawable() -> frozenset[int]:
     from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
 
     _register_fonts()
-    regular, bold = (pdfmetrics.getFont(name).face.charToGlyph for name in (FONT, FONT_BOLD))
-    return frozenset(regular).intersection(bold)
+    regular, bold = (pdfmetrics.getFont(name) for name in (FONT, FONT_BOLD))
+    assert isinstance(regular, TTFont) and isinstance(bold, TTFont)
+    return frozenset(regular.face.charToGlyph).intersection(bold.face.charToGlyph)
 
 
 def undrawable(text: str) -> str:

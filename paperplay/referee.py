@@ -75,11 +75,12 @@ def referee_files(paths: Sequence[Path], check: Check | None = None, game: str |
 
 
 def rankings(outcomes: Sequence[Outcome]) -> dict[str, list[dict[str, Any]]]:
-    """For each game that ranks its records (Streams sheets), the ranking of two or more of them."""
+    """For each game that ranks its records (Streams sheets) and has records here, their ranking (valid
+    records only: empty when none is)."""
     out = {}
     for name in dict.fromkeys(o.game for o in outcomes if o.game is not None):
         module = find_game(name).module()
         mine = [o.verdict for o in outcomes if o.game == name and o.verdict is not None]
-        if hasattr(module, "ranking") and len(mine) > 1:
+        if hasattr(module, "ranking"):
             out[name] = module.ranking(mine)
     return out

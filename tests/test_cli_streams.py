@@ -109,6 +109,16 @@ def test_score_json_matches_spec(cli, write_json):
     assert row["seed"] == "7KQ2M9XD" and row["wild_value"] is None and row["problems"] == []
     assert row["series"][:2] == [{"start": 2, "end": 3, "length": 2, "points": 1},
                                  {"start": 5, "end": 7, "length": 3, "points": 3}]
+    assert document["ranking"] == [{"place": 1, "player": "Ann", "total": 16}]  # SPEC §5: one sheet, ranked
+
+
+def test_verify_json_ranks_a_single_sheet_and_the_terminal_does_not(cli, write_json):
+    path = write_json("ann.json", SPEC_SHEET)
+    assert json.loads(cli("verify", str(path), "--json").stdout)["ranking"] == [
+        {"place": 1, "player": "Ann", "total": 16}]
+    assert "Ranking" not in cli("verify", str(path)).stdout
+    broken = write_json("cy.json", {**SPEC_SHEET, "cells": [30] + SPEC_SHEET["cells"][1:]})
+    assert json.loads(cli("score", str(broken), "--json").stdout)["ranking"] == []
 
 
 def test_score_several_files_ranks_valid_sheets(cli, write_json):

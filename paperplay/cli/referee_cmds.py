@@ -17,6 +17,8 @@ from paperplay.referee import Outcome, rankings, referee_files
 
 def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]] | None,
             note: str | None = None) -> None:
+    """Prints the outcomes and exits with the highest code. The ranking (Streams sheets) is in the JSON
+    whenever given, as SPEC's one-sheet example shows; the terminal shows it for two records or more."""
     for outcome in outcomes:
         if outcome.error is not None:
             typer.echo(f"paperplay: error: {one_line(str(outcome.error))}", err=True)
@@ -29,7 +31,7 @@ def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]
         for outcome in outcomes:
             for line in outcome.text_lines():
                 typer.echo(line)
-        if ranking:
+        if ranking and len(outcomes) > 1:
             typer.echo("Ranking (valid sheets):")
             for row in ranking:
                 typer.echo(f"  {row['place']}. {row['player']}: {row['total']}")
@@ -118,7 +120,7 @@ def score(
                                                                            canonical, drawn), game="streams")
     ranked = ranking(o.to_json() for o in outcomes if o.verdict is not None)
     note = _write_results_page(html, force, outcomes, ranked, lang) if html is not None else None
-    _finish(outcomes, as_json, ranked if len(outcomes) > 1 else None, note)
+    _finish(outcomes, as_json, ranked, note)
 
 
 def verify(

@@ -204,10 +204,18 @@ def test_wrong_points_for_a_series_are_reported():
 
 
 def test_a_claimed_series_that_is_not_ascending_is_reported():
-    claims = [ClaimedSeries(1, 3, 3)]  # 4 3 6
+    claims = [ClaimedSeries(1, 3, 3)] + RIGHT_CUT[1:]  # 4 3 6, and the rest of the best cut
     problems = check_claims(SPEC_CELLS, score(SPEC_CELLS), claims, None)
-    assert [p.rule for p in problems] == ["streams/claim-series"]
+    assert [p.rule for p in problems] == ["streams/claim-series", "streams/claim-cut"]
     assert "4 3 6" in problems[0].message
+    assert problems[1].message == ("the claimed series score 15 together (the series not ascending counted as 0), "
+                                   "but the best cut scores 16")
+
+
+def test_a_series_not_ascending_where_the_best_cut_scores_nothing_breaks_only_its_own_rule():
+    cells = [20, 10] + SPEC_CELLS[2:]  # boxes 1-4 fall: the best cut scores nothing there either
+    claims = [ClaimedSeries(1, 2, 1)] + RIGHT_CUT[1:]
+    assert [p.rule for p in check_claims(cells, score(cells), claims, None)] == ["streams/claim-series"]
 
 
 def test_a_claimed_cut_that_misses_points_is_reported():

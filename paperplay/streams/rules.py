@@ -387,7 +387,8 @@ def check_claims(
     problems = []
     if claimed_series is not None:
         claim_sum = 0
-        cut_ok = True
+        cut_ok = True  # the claims make a cut: no overlap, every series on the sheet
+        broken = 0
         used: dict[int, int] = {}
         for number, claim in enumerate(claimed_series, start=1):
             label = f"claimed series {number} (boxes {claim.start}-{claim.end})"
@@ -412,7 +413,7 @@ def check_claims(
                     "streams/claim-series",
                     f"{label} is not ascending: {' '.join(map(tile_text, run))}",
                 ))
-                cut_ok = False
+                broken += 1  # scores nothing; the cut's sum is still checked against the best
                 continue
             due = rules.points[len(run)]
             claim_sum += due
@@ -422,9 +423,11 @@ def check_claims(
                     f"{label} claims {claim.points} points, but a series of {len(run)} scores {due}",
                 ))
         if cut_ok and claim_sum < actual.total:
+            counted = "the series" if broken == 1 else f"the {broken} series"
+            unscored = f" ({counted} not ascending counted as 0)" if broken else ""
             problems.append(Problem(
                 "streams/claim-cut",
-                f"the claimed series score {claim_sum} together, but the best cut scores {actual.total}",
+                f"the claimed series score {claim_sum} together{unscored}, but the best cut scores {actual.total}",
             ))
     if claimed_total is not None and claimed_total != actual.total:
         problems.append(Problem(

@@ -260,3 +260,16 @@ def test_bad_options_exit_2(cli, args, message):
 def test_unknown_game_and_paper_are_usage_errors(cli):
     assert cli("kit", "chess").exit_code == 2
     assert cli("sheets", "--players", "2", "--paper", "a5").exit_code == 2
+
+
+@pytest.mark.parametrize("source, said", [("field", "field draw"), ("option", "the --draw list")])
+def test_a_draw_list_that_differs_from_the_seed_names_where_it_came_from(cli, write_json, source, said):
+    seed_draw = [11, 3, 5, 17, 27, 25, 6, 4, 13, 15, 16, 1, 28, 15, 7, 18, 23, 8, 20, 24]
+    other = seed_draw[1:] + seed_draw[:1]
+    sheet = {**SPEC_SHEET, "draw": other} if source == "field" else SPEC_SHEET
+    path = write_json("ann.json", sheet)
+    extra = ["--draw", ",".join(map(str, other))] if source == "option" else []
+    result = cli("score", str(path), *extra)
+    assert result.exit_code == 2
+    assert f"ann.json: {said} differs from seed 7KQ2M9XD's draw at turn 1 (3 recorded, 11 drawn by the seed)" \
+        in result.stderr

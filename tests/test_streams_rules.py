@@ -145,6 +145,13 @@ def test_sheet_with_a_tile_that_was_not_drawn_is_rejected():
     assert any("the drawn 6 is missing" in p.message for p in problems)
 
 
+def test_sheet_without_the_drawn_wild_names_it():
+    drawn = [WILD] + list(draw("7KQ2M9XD"))[1:]
+    cells = [11] + drawn[1:]
+    assert [p.message for p in check_tiles(cells, drawn)] == [
+        "box 1 holds 11, which was not drawn", "the drawn wild is missing from the sheet"]
+
+
 def test_sheet_with_a_number_twice_that_was_drawn_once_is_rejected():
     drawn = list(draw("7KQ2M9XD"))
     cells = list(drawn)

@@ -334,7 +334,8 @@ def check_tiles(
     for tile, count in want.items():
         missing = count - len(where.get(tile, []))
         if missing > 0:
-            what = f"the drawn {tile_name(tile)}" if count == 1 else f"{tile_name(tile)} (drawn {_times(count)})"
+            drawn_once = "the drawn wild" if tile == WILD else f"the drawn {tile}"
+            what = drawn_once if count == 1 else f"{tile_name(tile)} (drawn {_times(count)})"
             problems.append(Problem(
                 "streams/drawn-tiles",
                 f"{what} is missing from the sheet" + ("" if missing == count or count == 1 else f" {_times(missing)}"),

@@ -223,7 +223,8 @@ def _resolve_draw(
     if seed_draw is not None and recorded is not None and seed_draw != recorded:
         turn = next(i for i, (a, b) in enumerate(zip(seed_draw, recorded), start=1) if a != b)
         raise InputError(
-            f"{src}: the draw list differs from seed {seed}'s draw at turn {turn} "
+            f"{src}: {'field draw' if sheet.draw is not None else 'the --draw list'} differs from seed {seed}'s "
+            f"draw at turn {turn} "
             f"({tile_text(recorded[turn - 1])} recorded, {tile_text(seed_draw[turn - 1])} drawn by the seed)"
         )
     if seed_draw is not None:

@@ -273,3 +273,12 @@ def test_a_draw_list_that_differs_from_the_seed_names_where_it_came_from(cli, wr
     assert result.exit_code == 2
     assert f"ann.json: {said} differs from seed 7KQ2M9XD's draw at turn 1 (3 recorded, 11 drawn by the seed)" \
         in result.stderr
+
+
+@pytest.mark.parametrize("code, ok", [("1111-OOOO", False), ("P2QP-HGPU", False), ("p2qp-hgph", True)])
+def test_a_game_code_outside_the_code_alphabet_is_an_input_error(cli, write_json, code, ok):
+    path = write_json("ann.json", {**SPEC_SHEET, "code": code})
+    result = cli("score", str(path))
+    assert result.exit_code == (0 if ok else 2), result.stderr
+    assert ok or f'ann.json: field code is "{code}"; expected the game code printed on the sheet, 8 characters of ' \
+        "23456789ABCDEFGHJKMNPQRSTVWXYZ" in result.stderr

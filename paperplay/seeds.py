@@ -39,6 +39,14 @@ def canonical_seed(text: str) -> str:
     return kept
 
 
+def seed_field(text: str, source: str, field: str = "seed") -> str:
+    """canonical_seed of a file's field; an error names the file and the field."""
+    try:
+        return canonical_seed(text)
+    except InputError as exc:
+        raise InputError(f"{source}: field {field}: {exc}") from None
+
+
 def generate_seed() -> str:
     """Returns a fresh random canonical seed of 8 characters from ALPHABET."""
     return "".join(secrets.choice(ALPHABET) for _ in range(8))

@@ -942,3 +942,18 @@ def test_names_the_font_can_print_are_on_the_sheets(tmp_path):
     assert code == 0, err
     texts = page_texts(tmp_path / "s.pdf")
     assert [name for name, text in zip(names, texts) if name in text] == names
+
+
+@pytest.mark.parametrize("record, field", [("streetcar-game.json", "seed"), ("sequence-game.json", "seed"),
+                                           ("sequence-position", "board_seed"), ("streams-sheet", "seed")])
+def test_a_bad_seed_in_any_record_names_the_file_and_the_field(tmp_path, record, field):
+    if record == "sequence-position":
+        data = {"game": "sequence", "board_seed": "!!", "players": 2, "chips": {"red": [], "blue": []}}
+    elif record == "streams-sheet":
+        data = {**SPEC_SHEET, "seed": "!!"}
+    else:
+        data = {**json.loads((DATA / record).read_text()), field: "!!"}
+    (tmp_path / "r.json").write_text(json.dumps(data))
+    code, _, err = run(tmp_path, "verify", "r.json")
+    assert code == 2 and error_line(err) == (f"paperplay: error: r.json: field {field}: seed '!!' has no ASCII letters "
+                                             "or digits; a seed is 1-32 letters and digits, e.g. 7KQ2-M9XD"), err

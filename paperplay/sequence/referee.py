@@ -9,7 +9,7 @@ from typing import Any
 
 from paperplay.errors import IllegalAction, InputError, Problem, Verdict
 from paperplay.jsonfile import validate
-from paperplay.seeds import canonical_seed
+from paperplay.seeds import seed_field
 from paperplay.sequence.rules import (
     MINUS, Board, Card, SequenceRules, Square, Window, best_sequences, complete_windows, evaluate, make_board,
     make_deck, number_set, reshuffle, standard_rules,
@@ -30,8 +30,8 @@ def board_from_record(data: dict[str, Any], source: str, rules: SequenceRules) -
         raise InputError(f"{source}: give either field board (10 rows of 10) or field board_seed, not "
                          + ("both" if "board" in data else "neither"))
     if "board_seed" in data:
+        seed = seed_field(data["board_seed"], source, "board_seed")
         try:
-            seed = canonical_seed(data["board_seed"])
             numbers = number_set(data.get("numbers", "1-48"))
         except InputError as exc:
             raise exc.where(source) from None
@@ -457,10 +457,7 @@ class SequenceLog:
 def read_log(data: dict[str, Any], source: str) -> SequenceLog:
     """Reads a whole game log before anything is played; raises only InputError."""
     validate(data, "sequence-log", source)
-    try:
-        seed = canonical_seed(data["seed"])
-    except InputError as exc:
-        raise InputError(f"{source}: field seed: {exc}") from None
+    seed = seed_field(data["seed"], source)
     try:
         numbers = number_set(data.get("numbers", "1-48"))
     except InputError as exc:

@@ -12,7 +12,7 @@ from typing import Any
 from paperplay.errors import InputError, Problem, Verdict
 from paperplay.jsonfile import validate, validate_schema
 from paperplay.resources import load_schema
-from paperplay.seeds import canonical_seed, game_code
+from paperplay.seeds import canonical_seed, game_code, seed_field
 from paperplay.streams.rules import (
     EMPTY, WILD, ClaimedSeries, Score, StreamsRules, Tile, check_claims, check_draw, check_tiles, draw, load_rules,
     score, standard_rules, tile_from_json, tile_name, tile_text,
@@ -116,7 +116,7 @@ def sheet_from_json(data: Any, source: str, rules: StreamsRules | None = None) -
         cells=tuple(tile_from_json(c) for c in data["cells"]),
         player=data.get("player"),
         code=canonical_seed(data["code"]) if "code" in data else None,
-        seed=_seed_field(data["seed"], source) if "seed" in data else None,
+        seed=seed_field(data["seed"], source) if "seed" in data else None,
         draw=tuple(tile_from_json(t) for t in data["draw"]) if "draw" in data else None,
         claimed_total=data.get("claimed_total"),
         placements=tuple(data["placements"]) if "placements" in data else None,
@@ -126,12 +126,6 @@ def sheet_from_json(data: Any, source: str, rules: StreamsRules | None = None) -
         rules=rules,
     )
 
-
-def _seed_field(text: str, source: str) -> str:
-    try:
-        return canonical_seed(text)
-    except InputError as exc:
-        raise InputError(f"{source}: field seed: {exc}") from None
 
 
 def parse_tiles(text: str, option: str, count: int | None = BOXES, empty: bool = False,

@@ -16,7 +16,7 @@ from typing import Any
 from paperplay.errors import IllegalAction as Illegal
 from paperplay.errors import InputError, Problem, Verdict
 from paperplay.jsonfile import validate
-from paperplay.seeds import Rng, canonical_seed
+from paperplay.seeds import Rng, seed_field
 from paperplay.streetcar.data import Edge, Square, Terminal, lines, route_cards, starting_hand, tile_kinds
 from paperplay.streetcar.deal import bag as seeded_bag
 from paperplay.streetcar.deal import deal as seeded_deal
@@ -559,7 +559,7 @@ def _seats(data: Mapping[str, Any], source: str, geo: Geometry, seed: str | None
 
 def new_game(data: Mapping[str, Any], source: str, folder: Path | None = None) -> Game:
     """Sets the table from a log's header: board, seats, cards, hands, bag and dice."""
-    seed = canonical_seed(data["seed"]) if "seed" in data else None
+    seed = seed_field(data["seed"], source) if "seed" in data else None
     geo = geometry(load_board(data.get("board"), source, folder))
     card_set = data.get("set", 2)
     variants = data.get("variants", {})

@@ -284,6 +284,13 @@ def test_turn_order_is_enforced(legal_log):
     assert (problem["turn"], problem["rule"]) == (4, "sequence/turn-order")
 
 
+def test_a_turn_by_someone_not_at_the_table_is_an_input_error(legal_log):
+    log = copy.deepcopy(legal_log)
+    log["turns"][3]["player"] = "Zed"
+    with pytest.raises(InputError, match=r"^log.json: field turns\[3\].player is 'Zed'; expected one of "):
+        verify_log(log, "log.json")
+
+
 def test_a_card_must_be_in_the_hand(legal_log):
     log = copy.deepcopy(legal_log)
     log["turns"][0]["card"] = "999 - 1"

@@ -465,6 +465,10 @@ def read_log(data: dict[str, Any], source: str) -> SequenceLog:
     names = [p["name"] for p in data["players"]]
     if len(set(names)) != len(names):
         raise InputError(f"{source}: field players names a player twice")
+    for index, turn in enumerate(data["turns"]):
+        if turn["player"] not in names:  # as in a Streetcar log: a name no seat has is a record that cannot be used
+            raise InputError(f"{source}: field turns[{index}].player is {turn['player']!r}; expected one of "
+                             f"{', '.join(names)}")
     turns = tuple(parse_turn(t, f"{source}: field turns[{i}]") for i, t in enumerate(data["turns"]))
     return SequenceLog(seed, numbers, data.get("level", "mixed"), names,
                        {p["name"]: p["colour"] for p in data["players"]}, turns)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -215,7 +216,8 @@ def test_cli_route_bad_input_exits_2(cli, write_json, tmp_path):
     state = write_json("row.json", {"game": "streetcar", "board": ROW_BOARD, "tiles": ROW_TILES})
     cases = [
         (["--line", "3", "--stops", "A"], "--line: is 3; this board has lines 1"),
-        (["--line", "1", "--stops", "Z"], "--stops: Z is not a location on this board"),
+        (["--line", "1", "--stops", "Z"], "--stops: Z, which is not a location on this board"),
+        (["--line", "1", "--card", "1"], "--card: route card 1 (set 2) gives line 1 stop "),
         (["--line", "1"], "give the stops with --card N"),
         (["--line", "1", "--card", "9"], "--card: is 9"),
         (["--line", "1", "--card", "1", "--set", "4"], "--set: is 4"),
@@ -229,6 +231,14 @@ def test_cli_route_bad_input_exits_2(cli, write_json, tmp_path):
     assert result.exit_code == 2 and "tiles[0].rotation is 45" in result.stderr
     result = cli("route", str(tmp_path / "nope.json"), "--line", "1", "--stops", "")
     assert result.exit_code == 2 and "no such file" in result.stderr
+
+
+@pytest.mark.parametrize("record, said", [
+    ("sequence-game.json", "field game is 'sequence'; route reads a Streetcar board state"),
+    ("streetcar-game.json", "is a Streetcar game log (it has field turns); route reads a Streetcar board state")])
+def test_cli_route_says_when_a_file_is_no_board_state(cli, record, said):
+    result = cli("route", str(DATA / record), "--line", "1", "--card", "1")
+    assert result.exit_code == 2 and f"{record}: {said}" in result.stderr, result.stderr
 
 
 def test_cli_route_on_a_board_that_breaks_a_rule_warns_and_exits_1(cli, write_json):

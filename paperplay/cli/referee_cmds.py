@@ -159,6 +159,18 @@ def verify(
     _finish(outcomes, as_json, next(iter(ranked.values())) if len(ranked) == 1 else None, note)
 
 
+def _check_is_a_state(data: Any, path: Path) -> None:
+    """Another game's record, or a Streetcar game log, said as such (the schema would ask for tiles)."""
+    if not isinstance(data, dict):
+        return
+    wanted = "route reads a Streetcar board state (see: paperplay schema streetcar-state)"
+    game = data.get("game")
+    if isinstance(game, str) and game != "streetcar":
+        raise InputError(f"{path}: field game is {game!r}; {wanted}")
+    if game == "streetcar" and "turns" in data:
+        raise InputError(f"{path}: is a Streetcar game log (it has field turns); {wanted}")
+
+
 def route(
     state: Annotated[Path, typer.Argument(help="A Streetcar board state (JSON, see: paperplay schema "
                                           "streetcar-state).", show_default=False)],
@@ -202,7 +214,9 @@ def route(
 
     if (card is None) == (stops is None):
         raise InputError("give the stops with --card N (and --set) or with --stops B,D,M, one of them")
-    board_state, problems = state_from_json(read_json(state), str(state), state.parent)
+    data = read_json(state)
+    _check_is_a_state(data, state)
+    board_state, problems = state_from_json(data, str(state), state.parent)
     board = board_state.geo.board
     if len(board.terminals_of(line)) != 2:
         known = sorted({t.line for t in board.terminals})
@@ -223,7 +237,8 @@ def route(
             raise InputError(f"--stops: is {stops!r}; each stop may be named once")
     unknown = [s for s in wanted if s not in board.locations]
     if unknown:
-        raise InputError(f"--stops: {unknown[0]} is not a location on this board; "
+        named = f"--card: route card {card} (set {card_set}) gives line {line} stop" if card is not None else "--stops:"
+        raise InputError(f"{named} {unknown[0]}, which is not a location on this board; "
                          f"expected letters from {', '.join(sorted(board.locations))}")
     problems += board_problems(board_state)
     answer = route_answer(Network(board_state.geo, board_state.layout, board_state.stop_signs), line, wanted, ordered)

@@ -338,9 +338,10 @@ def test_five_players_are_refused():
 
 
 @pytest.mark.parametrize("colours, message", [
-    (["red", "red", "blue", "blue"], "seating"),
+    (["red", "red", "blue", "blue"], "seating: P1 (red) sits where a blue player belongs"),
     (["red", "blue", "green", "red"], "teams"),
-    (["red", "blue", "red", "green", "blue", "green"], "seating"),
+    (["red", "blue", "red", "green", "blue", "green"], "seating: P2 (red) sits where a green player belongs"),
+    (["red", "red", "blue", "blue", "green", "green"], "seating: P1 (red) sits where a blue player belongs"),
 ])
 def test_teams_must_be_equal_and_alternate(colours, message):
     log = {

@@ -402,10 +402,10 @@ def _seating_problem(names: list[str], colour: dict[str, str], players: int, rul
     sizes = Counter(colour.values())
     if len(set(sizes.values())) > 1:
         return "teams are not equal: " + ", ".join(f"{c} {n}" for c, n in sizes.items())
-    t = len(teams)
-    for i, name in enumerate(names):
-        if colour[name] != colour[names[i % t]]:
-            return (f"seating: {name} ({colour[name]}) sits where a {colour[names[i % t]]} player belongs; "
+    for i, name in enumerate(names):  # the teams in the order they first sit, around and around
+        belongs = teams[i % len(teams)]
+        if colour[name] != belongs:
+            return (f"seating: {name} ({colour[name]}) sits where a {belongs} player belongs; "
                     "team members alternate with opponents around the table")
     return None
 

@@ -203,16 +203,13 @@ def _report(outcomes: list[Outcome], scans: list[dict[str, Any]], as_json: bool)
     from paperplay.streams.sheet import ranking as rank
 
     judged = [o for o in outcomes if o.verdict is not None]
-    ranking = rank(o.to_json() for o in judged) if len(judged) > 1 else None
+    ranking = rank(o.to_json() for o in judged)
     if not as_json:
         _finish(outcomes, False, ranking)
     for outcome in outcomes:
         if outcome.error is not None:
             typer.echo(f"paperplay: error: {outcome.error}", err=True)
-    document: dict[str, Any] = {"scans": scans, "results": [o.to_json() for o in outcomes]}
-    if ranking is not None:
-        document["ranking"] = ranking
-    print_json(document)
+    print_json({"scans": scans, "results": [o.to_json() for o in outcomes], "ranking": ranking})
     raise typer.Exit(max((o.code for o in outcomes), default=0))
 
 

@@ -127,7 +127,6 @@ def sheet_from_json(data: Any, source: str, rules: StreamsRules | None = None) -
     )
 
 
-
 def parse_tiles(text: str, option: str, count: int | None = BOXES, empty: bool = False,
                 rules: StreamsRules | None = None) -> tuple[Tile, ...]:
     """Parses a typed list of tiles such as ``"11 3 * 5 …"`` or ``"11,3,X,5,…"``.

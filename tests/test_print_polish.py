@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from paperplay.render.model import Line, Text
 from paperplay.sequence.pages import board_drawing, reads_otherwise_turned, underlines
 from paperplay.sequence.rules import make_board, number_set
@@ -110,12 +112,58 @@ def test_ink_saver_pages_are_greyscale_outlines():
     assert any(c[1:3] != c[3:5] for c, _, _ in colours(_streetcar(4, "a4")))
 
 
-def test_card_pages_keep_their_qr_code_on_a4_and_letter():
+def test_card_pages_keep_their_qr_code_on_a4_and_letter_fronts_and_backs():
     from paperplay.render.model import QR
 
-    for paper, size in (("a4", 9.0), ("letter", 7.0)):
-        fronts = [p for p in _streetcar(4, paper).pages if p.label == "cards"]
-        assert fronts and all(any(isinstance(i, QR) and i.size >= size for i in p.items) for p in fronts)
+    for paper, size in (("a4", 8.0), ("letter", 7.0)):
+        pages = [p for p in _streetcar(4, paper).pages if p.label in ("cards", "card backs")]
+        assert len(pages) == 4 and all(any(isinstance(i, QR) and i.size >= size for i in p.items) for p in pages)
+
+
+def _card_sheet_pages(paper):
+    """The card pages of the Streetcar and Sequence kits, with their grid's cut lines."""
+    from paperplay.render.paper import paper_size
+    from paperplay.render.parts import card_grid
+
+    width, height = paper_size(paper)
+    xs, ys = card_grid(width, height)
+    for doc in (_streetcar(4, paper), _sequence(paper)):
+        for page in doc.pages:
+            if page.label.startswith("card"):
+                yield page, xs, ys
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_card_pages_print_nothing_in_the_5_mm_margin(paper):
+    from paperplay.render.fit import walk
+
+    pages = list(_card_sheet_pages(paper))
+    assert len(pages) == 4 + 22
+    for page, _, _ in pages:
+        for item, box, _ in walk(page.items):
+            assert box[0] >= 5 - 1e-6 and box[1] >= 5 - 1e-6, (page.label, item)
+            assert box[2] <= page.width - 5 + 1e-6 and box[3] <= page.height - 5 + 1e-6, (page.label, item)
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_card_page_texts_and_qr_codes_keep_off_the_cards_bleed(paper):
+    from paperplay.render.fit import walk
+    from paperplay.render.model import QR, Rect
+    from paperplay.render.parts import BLEED
+
+    for page, xs, ys in _card_sheet_pages(paper):
+        bleed = (xs[0] - BLEED, ys[0] - BLEED, xs[-1] + BLEED, ys[-1] + BLEED)
+        cards = (xs[0], ys[0], xs[-1], ys[-1])
+        top_level = list(walk(i for i in page.items if not getattr(i, "tag", "") in ("card", "back")))
+        for item, box, _ in top_level:
+            if isinstance(item, Text):
+                assert _gap(box, bleed) > 0.3, (page.label, item.text)
+            if isinstance(item, QR):
+                assert _gap(box, cards) >= 1.0, page.label
+                if _gap(box, bleed) == 0:  # Letter: on a white square, its quiet zone
+                    assert any(isinstance(i, Rect) and i.fill == "#ffffff" and b[0] <= box[0] - 0.5
+                               and b[1] <= box[1] - 0.5 and b[3] >= box[3] + 0.5 and _gap(b, cards) >= 0.5
+                               for i, b, _ in top_level)
 
 
 def _sequence(paper="a4", ink_saver=False, numbers="1-48"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from collections import Counter
 
 import pytest
@@ -143,3 +144,9 @@ def test_every_page_prints_the_game_code(kit_pdf):
 def test_board_poster_pages_and_card_pages_carry_a_qr_code(kit_pdf):
     assert qr_texts(kit_pdf, 2, dpi=300)[0].endswith("page=board part=1")
     assert qr_texts(kit_pdf, 4, dpi=300)[0].endswith("page=cards")
+
+
+def test_every_font_the_kit_lists_is_embedded(kit_pdf):
+    fonts = subprocess.run(["pdffonts", str(kit_pdf)], capture_output=True, text=True, check=True).stdout
+    rows = [line.split() for line in fonts.splitlines()[2:]]
+    assert len(rows) == 2 and all("BitstreamVeraSans" in row[0] and row[-5] == "yes" for row in rows), fonts

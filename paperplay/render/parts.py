@@ -15,7 +15,9 @@ QR_SIZE = 24.0
 CROP_GAP = 2.5
 """Distance in mm between a cut line and the start of its crop mark (the bleed reaches 2.5 mm)."""
 CROP_MIN = 3.0
-"""Shortest crop mark in mm."""
+"""Shortest crop mark in mm where the page margin leaves room for it ..."""
+CROP_ROOM = 1.0
+"""... and no mark where the margin leaves less than this."""
 BLEED = 2.5
 """How far a coloured component's fill runs past its cut line, in mm."""
 
@@ -65,28 +67,40 @@ def crop_marks(xs: Sequence[float], ys: Sequence[float], width: float, height: f
                margin: float = MARGIN / 2, avoid: Sequence[Box] = (), reach: float | None = None) -> list[Item]:
     """Crop marks for a grid of cut lines at xs (vertical) and ys (horizontal), in one Group tagged "crop".
 
-    Marks sit outside the grid, from CROP_GAP beyond it (past any bleed) out to the page margin and
-    at least CROP_MIN long, so the first cut along a mark removes nothing of a component. A mark
+    Marks sit outside the grid, from CROP_GAP beyond it (past any bleed) out to the page margin (at
+    least CROP_MIN long where it leaves room, never into it), so the first cut along a mark removes
+    nothing of a component. A mark
     stops 1 mm short of any box in avoid (the page's texts), so no mark runs through text; with
     reach, marks are at most that long (where other components lie beside the grid).
     """
     left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
     marks: list[tuple[Line, tuple[float, float]]] = []
 
-    def outward(near: float, limit: float) -> float:
-        # From near (CROP_GAP off the grid) towards the page edge at limit: to the margin, or CROP_MIN long.
+    def outward(near: float, limit: float) -> float | None:
+        # From near (CROP_GAP off the grid) towards the page edge at limit: to the margin, at least
+        # CROP_MIN long where the margin leaves room, never into it; None where less than CROP_ROOM is
+        # left (Letter above and below a 3 x 3 grid of cards: the printed cut lines show those cuts).
         direction = 1.0 if limit > near else -1.0
-        length = abs(limit - near) if reach is None else min(abs(limit - near), reach)
-        return near + direction * max(length, CROP_MIN)
+        room = direction * (limit - near)
+        if room < CROP_ROOM:
+            return None
+        length = room if reach is None else min(room, reach)
+        return near + direction * min(max(length, CROP_MIN), room)
 
     for x in xs:
-        marks.append((Line(x, outward(top - CROP_GAP, margin), x, top - CROP_GAP, width=0.3), (x, top - CROP_GAP)))
-        marks.append((Line(x, bottom + CROP_GAP, x, outward(bottom + CROP_GAP, height - margin), width=0.3),
-                      (x, bottom + CROP_GAP)))
+        end = outward(top - CROP_GAP, margin)
+        if end is not None:
+            marks.append((Line(x, end, x, top - CROP_GAP, width=0.3), (x, top - CROP_GAP)))
+        end = outward(bottom + CROP_GAP, height - margin)
+        if end is not None:
+            marks.append((Line(x, bottom + CROP_GAP, x, end, width=0.3), (x, bottom + CROP_GAP)))
     for y in ys:
-        marks.append((Line(outward(left - CROP_GAP, margin), y, left - CROP_GAP, y, width=0.3), (left - CROP_GAP, y)))
-        marks.append((Line(right + CROP_GAP, y, outward(right + CROP_GAP, width - margin), y, width=0.3),
-                      (right + CROP_GAP, y)))
+        end = outward(left - CROP_GAP, margin)
+        if end is not None:
+            marks.append((Line(end, y, left - CROP_GAP, y, width=0.3), (left - CROP_GAP, y)))
+        end = outward(right + CROP_GAP, width - margin)
+        if end is not None:
+            marks.append((Line(right + CROP_GAP, y, end, y, width=0.3), (right + CROP_GAP, y)))
     lines: list[Item] = []
     for line, anchor in marks:
         kept = clear_of(line, avoid, anchor) if avoid else line
@@ -120,10 +134,13 @@ def card_grid(width: float, height: float, cols: int = 3, rows: int = 3,
 def side_texts(xs: Sequence[float], ys: Sequence[float], width: float, left: Sequence[str], right: Sequence[str],
                size: float = 7.0) -> list[Item]:
     """Page texts turned to read up the strips beside a grid of cards: one text per row of the grid,
-    between the crop marks, never on a card (Letter leaves no room above or below a 3 × 3 grid)."""
-    ascent = 0.76 * size * 25.4 / 72
+    between the crop marks, clear of the cards' bleed (Letter leaves no room above or below a 3 × 3
+    grid). The letters' tops face the grid on the left and the page's edge on the right."""
+    em = size * 25.4 / 72
+    ascent, descent = 0.76 * em, 0.24 * em
+    clear = BLEED + 0.4
     items: list[Item] = []
-    for texts, x in ((left, xs[0] - 1.5), (right, xs[-1] + 1.5 + ascent)):
+    for texts, x in ((left, xs[0] - clear - descent), (right, xs[-1] + clear + ascent)):
         for row, text in enumerate(texts):
             if text:
                 items.append(Text(x, (ys[row] + ys[row + 1]) / 2, text, size=size, align="center", angle=90,
@@ -158,12 +175,12 @@ def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]
     of the card in column c is printed in column cols-1-c (long-edge flip), shifted by back_offset
     because duplex printers drift. labels(page_number, is_back) gives the page's texts for the strip
     left of the grid and right of it (one per card row, turned to read upwards); a QR code of payload
-    goes above the grid where the paper leaves room (A4), else in the right strip's first row (Letter).
+    goes on every page (fronts and backs) above the grid where the paper leaves room (A4), else in the
+    right strip's first row (Letter): see _sheet_qr.
     Returns (items, is_back) per page.
     """
     xs, ys = card_grid(width, height, cols, rows)
     per_page = cols * rows
-    margin_marks = MARGIN / 2
     pages: list[tuple[list[Item], bool]] = []
     for start in range(0, len(fronts), per_page):
         chunk = fronts[start : start + per_page]
@@ -177,12 +194,7 @@ def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]
         number = start // per_page
         left, right = labels(number, False)
         texts = side_texts(xs, ys, width, left, right)
-        if payload and ys[0] - margin_marks - 1.0 >= 9.0:
-            # A small QR code in the top margin, between the crop marks of the first two columns.
-            texts.append(QR(xs[0] + (xs[1] - xs[0]) / 2 - 4.5, margin_marks + 0.2, 9, payload))
-        elif payload:
-            size = min(9.0, width - xs[-1] - margin_marks - 1.0)
-            texts.append(QR(width - margin_marks - size, ys[0] + 4, size, payload))
+        code = _sheet_qr(xs, ys, width, payload) if payload else []
         # Cut lines and marks only round the cards there are (the last sheet may hold a few).
         full, part = divmod(len(chunk), cols)
         used_xs = xs[:min(len(chunk), cols) + 1]
@@ -193,9 +205,29 @@ def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]
             front += grid_lines(used_xs[:part + 1], used_ys[full:])
         front += crop_marks(used_xs, used_ys, width, height)
         back_left, back_right = labels(number, True)
-        pages.append((front + texts, False))
-        pages.append((back_items + side_texts(xs, ys, width, back_left, back_right), True))
+        pages.append((front + texts + code, False))
+        pages.append((back_items + side_texts(xs, ys, width, back_left, back_right) + code, True))
     return pages
+
+
+CARD_SHEET_QR = 8.0
+"""The card pages' QR code, in mm (a page code of about 45 characters: 29 modules of 0.28 mm)."""
+
+
+def _sheet_qr(xs: Sequence[float], ys: Sequence[float], width: float, payload: str) -> list[Item]:
+    """card_sheets' QR code, the same on fronts and backs: in the top margin between the crop marks of
+    the first two columns, 1 mm clear of the cards' bleed, where the paper leaves room (A4). Else
+    (Letter) in the first row of the right-hand strip, as close to the page margin as it goes, on a
+    white square (its quiet zone) that covers the bleed there no nearer than 0.6 mm to the cut."""
+    margin = MARGIN / 2
+    if ys[0] - BLEED - 1.0 - margin >= CARD_SHEET_QR:
+        return [QR(xs[0] + (xs[1] - xs[0]) / 2 - CARD_SHEET_QR / 2, margin, CARD_SHEET_QR, payload)]
+    quiet = 0.6
+    size = min(CARD_SHEET_QR, width - margin - (xs[-1] + 2 * quiet))
+    x = width - margin - size
+    # the white square stops at the page margin: the paper beyond it is white anyway
+    return [Rect(x - quiet, ys[0] + 4 - quiet, size + quiet, size + 2 * quiet, stroke=0, fill="#ffffff"),
+            QR(x, ys[0] + 4, size, payload)]
 
 
 def poster_pages(items: tuple[Item, ...], total_w: float, total_h: float, width: float, height: float,

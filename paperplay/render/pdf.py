@@ -204,8 +204,11 @@ def render_bytes(doc: Document) -> bytes:
     _register_fonts()
     buffer = io.BytesIO()
     first = doc.pages[0]
+    # The embedded font from the first page on: reportlab's default, Helvetica, would be listed as a
+    # font the PDF uses but does not embed (a print shop's preflight flags that), though nothing is
+    # drawn in it.
     canvas = Canvas(buffer, pagesize=(first.width * PT_PER_MM, first.height * PT_PER_MM),
-                    invariant=1, pageCompression=1)
+                    invariant=1, pageCompression=1, initialFontName=FONT)
     canvas.setTitle(_printable(doc.title))
     canvas.setAuthor("paperplay")
     canvas.setCreator("paperplay")

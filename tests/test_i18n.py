@@ -15,6 +15,7 @@ from babel.messages.pofile import read_po
 
 from paperplay.games import find_game
 from paperplay.i18n import LANGUAGES, SOURCE, locale_lang, rules_file, translator
+from paperplay.render.fit import walk
 from paperplay.render.model import QR, Document, Text
 from paperplay.render.pdf import write_pdf
 
@@ -311,3 +312,11 @@ def test_the_danish_caller_counts_turns_in_danish(tmp_path, request):
     assert tab.inner_text("#turn") == "tur 18/20" and tab.inner_text("#note").startswith("Jokeren")
     tab.keyboard.press("g")
     assert tab.inner_text("#called-title") == "Ude af posen, sorteret"
+
+
+def test_danish_kits_say_inches_and_the_route_rule_in_danish():
+    texts = {game: " ".join(i.text for page in kit(game, "da").pages for i, _, _ in walk(page.items)
+                            if isinstance(i, Text)) for game in ("streams", "streetcar")}
+    assert "2 tm." in texts["streams"] and "2 in" not in texts["streams"]
+    assert "gennem stopskiltbrikkerne ved dine stop" in texts["streetcar"]
+    assert "stops stopskiltbrikker" not in texts["streetcar"]

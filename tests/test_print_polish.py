@@ -154,7 +154,7 @@ def test_card_page_texts_and_qr_codes_keep_off_the_cards_bleed(paper):
     for page, xs, ys in _card_sheet_pages(paper):
         bleed = (xs[0] - BLEED, ys[0] - BLEED, xs[-1] + BLEED, ys[-1] + BLEED)
         cards = (xs[0], ys[0], xs[-1], ys[-1])
-        top_level = list(walk(i for i in page.items if not getattr(i, "tag", "") in ("card", "back")))
+        top_level = list(walk(i for i in page.items if getattr(i, "tag", "") not in ("card", "back")))
         for item, box, _ in top_level:
             if isinstance(item, Text):
                 assert _gap(box, bleed) > 0.3, (page.label, item.text)

@@ -265,3 +265,19 @@ def test_rules_summaries_are_data_files_shipped_with_the_package():
     data = [p for p in (root / "templates").rglob("*") if p.is_file() and p.suffix not in (".py", ".pyc")]
     assert all(f"**/*{p.suffix}" in globs["paperplay.templates"] for p in data)
     assert any("both of its edge squares" in line for line in load_lines("streetcar/rules.txt"))
+
+
+def test_car_tokens_bleed_past_the_blocks_bottom_cut_and_their_label_sits_on_white():
+    from paperplay.render.fit import walk
+    from paperplay.render.model import Rect
+    from paperplay.render.parts import BLEED
+    from paperplay.streetcar.pages import TOKEN, _car_token
+
+    for line in range(1, 7):
+        items = list(walk(_car_token(line, False)))
+        rects = [box for item, box, _ in items if isinstance(item, Rect)]
+        fill = max(rects, key=lambda b: (b[2] - b[0]) * (b[3] - b[1]))
+        assert fill[3] >= TOKEN + BLEED - 1e-9
+        label = next(box for item, box, _ in items if isinstance(item, Text) and item.text == "CAR")
+        assert any(isinstance(item, Rect) and item.fill == "#ffffff" and b[0] < label[0] and b[2] > label[2]
+                   and b[1] < label[1] and b[3] >= label[3] for item, b, _ in items)

@@ -450,13 +450,18 @@ def _stop_token(ink_saver: bool, t: Translator = ENGLISH) -> tuple[Item, ...]:
 
 
 def _car_token(line: int, ink_saver: bool, t: Translator = ENGLISH) -> tuple[Item, ...]:
-    """A streetcar of a line: the line's colour and pattern all over, and its number in a white disc."""
+    """A streetcar of a line: the line's colour and pattern all over, bleeding BLEED mm past its bottom cut
+    (the cars are the token block's bottom row), its number in a white disc and its label on a white
+    strip (the pattern would run through it)."""
     style = line_styles()[line]
     c = TOKEN / 2
-    body = swatch(0, 0, TOKEN, TOKEN, style, ink_saver)
+    body = swatch(0, 0, TOKEN, TOKEN + BLEED, style, ink_saver)
+    label = t.gettext("CAR")
+    strip = text_width(label, 4.5, True) + 1.6
     return (*body, Circle(c, c, 5.6, stroke=0.8, fill="#ffffff"),
             Text(c, c + 2.2, str(line), size=16, bold=True, align="center"),
-            Text(c, TOKEN - 1.3, t.gettext("CAR"), size=4.5, bold=True, align="center", color="#000000"))
+            Rect(c - strip / 2, TOKEN - 3.2, strip, 2.4, stroke=0, fill="#ffffff", radius=0.6),
+            Text(c, TOKEN - 1.3, label, size=4.5, bold=True, align="center", color="#000000"))
 
 
 def _speed_marker(t: Translator = ENGLISH) -> tuple[Item, ...]:

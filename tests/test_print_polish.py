@@ -281,3 +281,18 @@ def test_car_tokens_bleed_past_the_blocks_bottom_cut_and_their_label_sits_on_whi
         label = next(box for item, box, _ in items if isinstance(item, Text) and item.text == "CAR")
         assert any(isinstance(item, Rect) and item.fill == "#ffffff" and b[0] < label[0] and b[2] > label[2]
                    and b[1] < label[1] and b[3] >= label[3] for item, b, _ in items)
+
+
+def test_board_coordinates_keep_clear_of_the_terminal_bars():
+    from paperplay.render.fit import walk
+    from paperplay.streetcar.data import standard_board
+    from paperplay.streetcar.pages import SQUARE, board_drawing, board_origin
+
+    board = standard_board()
+    items = list(walk(board_drawing(board)))
+    d, side = board_origin(), board.cols * SQUARE
+    labels = [box for item, box, _ in items if isinstance(item, Text) and item.color == "#888888"]
+    outside = [box for item, box, _ in items if not isinstance(item, Text)
+               and (box[0] < d - 0.1 or box[1] < d - 0.1 or box[2] > d + side + 0.1 or box[3] > d + side + 0.1)]
+    assert len(labels) == 2 * (board.rows + board.cols) and outside  # the bars, their stubs and discs
+    assert min(_gap(label, bar) for label in labels for bar in outside) >= 0.4

@@ -156,19 +156,22 @@ def board_drawing(board: Board, s: float = SQUARE, ink_saver: bool = False) -> t
     d = board_origin(s)
     bar = s * 0.24  # terminal bars next to the grid; the coordinates sit in the band's outer part
     ox = oy = d
-    label = s * 0.26
+    label = s * 0.22
+    outer = d - bar  # the band's strip outside the terminal bars, where the coordinates are centred
+    rise = label * 25.4 / 72 * 0.36  # from a digit's middle down to its baseline
     grey = "#888888"
     items: list[Item] = []
     for r in range(board.rows):
-        items.append(Text(d * 0.3, oy + (r + 0.5) * s + 0.7, str(r), size=label, align="center", color=grey))
-        items.append(Text(ox + board.cols * s + d * 0.7, oy + (r + 0.5) * s + 0.7, str(r), size=label, align="center",
-                          color=grey))
+        y = oy + (r + 0.5) * s + rise
+        items.append(Text(outer / 2, y, str(r), size=label, align="center", color=grey))
+        items.append(Text(ox + board.cols * s + bar + outer / 2, y, str(r), size=label, align="center", color=grey))
         for c in range(board.cols):
             items.append(Rect(ox + c * s, oy + r * s, s, s, stroke=0.5, color="#9a9a9a",
                               fill=None if ink_saver else "#ffffff"))
     for c in range(board.cols):
-        items.append(Text(ox + (c + 0.5) * s, d * 0.55, str(c), size=label, align="center", color=grey))
-        items.append(Text(ox + (c + 0.5) * s, oy + board.rows * s + d * 0.85, str(c), size=label, align="center",
+        x = ox + (c + 0.5) * s
+        items.append(Text(x, outer / 2 + rise, str(c), size=label, align="center", color=grey))
+        items.append(Text(x, oy + board.rows * s + bar + outer / 2 + rise, str(c), size=label, align="center",
                           color=grey))
     for letter, (r, c) in board.locations.items():
         x, y = ox + c * s, oy + r * s

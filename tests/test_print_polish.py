@@ -296,3 +296,19 @@ def test_board_coordinates_keep_clear_of_the_terminal_bars():
                and (box[0] < d - 0.1 or box[1] < d - 0.1 or box[2] > d + side + 0.1 or box[3] > d + side + 0.1)]
     assert len(labels) == 2 * (board.rows + board.cols) and outside  # the bars, their stubs and discs
     assert min(_gap(label, bar) for label in labels for bar in outside) >= 0.4
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_streams_tile_marks_run_to_the_page_margin_but_not_into_the_side_panel(paper):
+    from paperplay.render.fit import CROP_TAG, walk
+    from paperplay.render.model import Group
+    from paperplay.streams.api import kit
+
+    page = next(p for p in kit("7KQ2M9XD", {"players": 2, "paper": paper}).pages if p.label == "tiles")
+    marks = [i for g in page.items if isinstance(g, Group) and g.tag == CROP_TAG for i in g.items]
+    tops = [m for m in marks if m.x1 == m.x2 and m.y2 < m.y1]
+    assert tops and all(abs(m.y2 - 5.0) < 1e-6 for m in tops)
+    bottoms = [m for m in marks if m.x1 == m.x2 and m.y2 > m.y1]
+    assert sum(abs(m.y2 - (page.height - 5.0)) < 1e-6 for m in bottoms) >= len(bottoms) - 1  # one stops at the code
+    panel = min(box[0] for item, box, _ in walk(page.items) if isinstance(item, Text) and item.text == "Streams tiles")
+    assert max(max(m.x1, m.x2) for m in marks) < panel - 1.0

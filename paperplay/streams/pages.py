@@ -267,10 +267,15 @@ def tiles_page(code: str, paper: str = "a4", rules: StreamsRules | None = None, 
     panel.append(Text(right, top + TILE + 16, _("Put all tiles in a bag or bowl."), size=8))
     panel += calibration_ruler(right, top + 2 * TILE + 7, narrow=width - right < 80, t=t,
                                room=width - right - MARGIN)
-    panel += code_corner(width, height, _payload(rules, code=code, page="tiles"),
+    corner = code_corner(width, height, _payload(rules, code=code, page="tiles"),
                          [_("Game {code}").format(code=display_code(code)), _("tiles")])
-    # No mark runs into the side panel: they stop short of it and of the code corner.
-    items += crop_marks(xs, ys, width, height, avoid=all_boxes(panel), reach=5.0)
+    panel += corner
+    # Marks run to the page margin (PRINT.md), but none into the side panel's column or the code
+    # corner's: they stop short of them.
+    column = (right - 0.5, 0.0, width, height)
+    corner_column = (min(box[0] for box in all_boxes(corner)) - 2.0, min(box[1] for box in all_boxes(corner)) - 2.0,
+                     width, height)
+    items += crop_marks(xs, ys, width, height, avoid=[column, corner_column])
     return Page(width, height, tuple(items + panel), role="player", label="tiles")
 
 

@@ -312,3 +312,16 @@ def test_streams_tile_marks_run_to_the_page_margin_but_not_into_the_side_panel(p
     assert sum(abs(m.y2 - (page.height - 5.0)) < 1e-6 for m in bottoms) >= len(bottoms) - 1  # one stops at the code
     panel = min(box[0] for item, box, _ in walk(page.items) if isinstance(item, Text) and item.text == "Streams tiles")
     assert max(max(m.x1, m.x2) for m in marks) < panel - 1.0
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_the_two_board_sheets_carry_a_page_map_with_their_own_sheet_filled(paper):
+    from paperplay.render.model import Rect
+    from paperplay.render.parts import MAP_CELL
+
+    boards = [p for p in _streetcar(4, paper).pages if p.label.startswith("board")]
+    assert len(boards) == 2
+    for part, page in enumerate(boards):
+        cells = [i for i in page.items if isinstance(i, Rect) and i.w == i.h == MAP_CELL]
+        assert len(cells) == 2 and cells[0].x == cells[1].x and cells[1].y - cells[0].y == MAP_CELL
+        assert [c.fill is not None for c in cells] == [part == 0, part == 1]

@@ -230,6 +230,16 @@ def _sheet_qr(xs: Sequence[float], ys: Sequence[float], width: float, payload: s
             QR(x, ys[0] + 4, size, payload)]
 
 
+MAP_CELL = 4.0
+"""A page map's cell, in mm."""
+
+
+def page_map(x: float, y: float, rows: int, cols: int, here: tuple[int, int]) -> list[Item]:
+    """A poster's page map: a small grid of its sheets, this one (`here`: row, column) filled."""
+    return [Rect(x + c * MAP_CELL, y + r * MAP_CELL, MAP_CELL, MAP_CELL, stroke=0.4,
+                 fill="#333333" if (r, c) == here else None) for r in range(rows) for c in range(cols)]
+
+
 def poster_pages(items: tuple[Item, ...], total_w: float, total_h: float, width: float, height: float,
                  overlap: float = 8.0, margin: float = MARGIN, payload: str = "",
                  t: Translator = ENGLISH) -> list[tuple[list[Item], str]]:
@@ -262,17 +272,12 @@ def poster_pages(items: tuple[Item, ...], total_w: float, total_h: float, width:
                 for mx in (margin + area_w * 0.25, margin + area_w * 0.75):
                     page += [Line(mx - 3, my, mx + 3, my, width=0.5, color="#d00000"),
                              Line(mx, my - 3, mx, my + 3, width=0.5, color="#d00000")]
-            # Page map: a small grid with this page filled.
-            cell = 4.0
             map_y = height - margin - 9
-            for rr in range(rows):
-                for cc in range(cols):
-                    page.append(Rect(margin + cc * cell, map_y + rr * cell, cell, cell, stroke=0.4,
-                                     fill="#333333" if (rr, cc) == (r, c) else None))
+            page += page_map(margin, map_y, rows, cols, (r, c))
             label = f"row {r + 1} of {rows}, column {c + 1} of {cols}"
             printed = t.gettext("Poster page row {row} of {rows}, column {col} of {cols}: overlap the red crosses "
                                 "of neighbouring pages, then tape.").format(row=r + 1, rows=rows, col=c + 1, cols=cols)
-            page.append(Text(margin + cols * cell + 3, map_y + 3, printed, size=7))
+            page.append(Text(margin + cols * MAP_CELL + 3, map_y + 3, printed, size=7))
             if payload:
                 page.append(QR(width - margin - 10, height - margin - 10.5, 10, f"{payload} part={r + 1}.{c + 1}"))
             pages.append((page, label))

@@ -208,7 +208,8 @@ def render_bytes(doc: Document) -> bytes:
     # font the PDF uses but does not embed (a print shop's preflight flags that), though nothing is
     # drawn in it.
     canvas = Canvas(buffer, pagesize=(first.width * PT_PER_MM, first.height * PT_PER_MM),
-                    invariant=1, pageCompression=1, initialFontName=FONT)
+                    invariant=1, pageCompression=1,
+                    initialFontName=FONT)  # type: ignore[arg-type]  # the stubs say float; reportlab takes a name
     canvas.setTitle(_printable(doc.title))
     canvas.setAuthor("paperplay")
     canvas.setCreator("paperplay")

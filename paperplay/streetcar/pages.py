@@ -20,6 +20,7 @@ from paperplay.render.parts import (
     CARD_W,
     CROP_GAP,
     CROP_MIN,
+    MAP_CELL,
     MARGIN,
     QR_SIZE,
     calibration_ruler,
@@ -28,6 +29,7 @@ from paperplay.render.parts import (
     code_corner,
     crop_marks,
     grid_lines,
+    page_map,
     qr_payload,
     text_lines,
 )
@@ -423,7 +425,8 @@ def board_pages(code: str, paper: str, ink_saver: bool, t: Translator = ENGLISH)
                        "1's glue strip"), _("so the red triangles meet point to point.")]
         items.insert(0, Text(MARGIN, MARGIN + 4, heading, size=11, bold=True, color=title))
         note_y = top + (y1 - y0) + 6
-        items += [Text(MARGIN, note_y + i * 4, line, size=7.5) for i, line in enumerate(notes)]
+        items += page_map(MARGIN, note_y - 3, 2, 1, (part - 1, 0))  # which of the two sheets this is
+        items += [Text(MARGIN + MAP_CELL + 3, note_y + i * 4, line, size=7.5) for i, line in enumerate(notes)]
         items += code_corner(width, height, qr_payload("streetcar", code=code, page="board", part=f"{part}"),
                              [_("Game {code}").format(code=display_code(code)),
                               _("board {part} of 2").format(part=part)])

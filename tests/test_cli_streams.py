@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import SPEC_SHEET, run_paperplay
+from conftest import DATA, SPEC_SHEET, run_paperplay
 from paperplay import __version__
 
 SPEC_DRAW = [11, 3, 5, 17, 27, 25, 6, 4, 13, 15, 16, 1, 28, 15, 7, 18, 23, 8, 20, 24]
@@ -282,3 +282,12 @@ def test_a_game_code_outside_the_code_alphabet_is_an_input_error(cli, write_json
     assert result.exit_code == (0 if ok else 2), result.stderr
     assert ok or f'ann.json: field code is "{code}"; expected the game code printed on the sheet, 8 characters of ' \
         "23456789ABCDEFGHJKMNPQRSTVWXYZ" in result.stderr
+
+
+def test_the_terminal_ranks_only_when_two_streams_sheets_were_scored(cli, write_json):
+    ann = write_json("ann.json", SPEC_SHEET)
+    bob = write_json("bob.json", {**SPEC_SHEET, "player": "Bob"})
+    state = str(DATA / "streetcar-state.json")
+    assert "Ranking" not in cli("verify", str(ann), state).stdout
+    assert "Ranking" not in cli("score", str(ann), "missing.json").stdout
+    assert "Ranking (valid sheets):\n  1. Ann: 16\n  1. Bob: 16" in cli("verify", str(ann), str(bob), state).stdout

@@ -927,7 +927,10 @@ def test_an_out_name_too_long_for_the_file_system(tmp_path, name):
 @pytest.mark.parametrize("name, said", [
     ("Ődön", "the name 'Ődön' has 'Ő', which the printed sheets' font cannot show; write it as 'Odön'?"),
     ("Zoë 😀", "the name 'Zoë 😀' has '😀', which the printed sheets' font cannot show; expected letters"),
-    ("李", "the name '李' has '李', which")])
+    ("李", "the name '李' has '李', which"),
+    ("Ann\u3000Lee", "the name 'Ann\\u3000Lee' has '\\u3000', which the printed sheets' font cannot show; write it as "
+                     "'Ann Lee'?"),
+    ("Ann\tLee", "the name 'Ann\\tLee' has '\\t', which")])
 def test_a_name_the_font_cannot_print_is_refused(tmp_path, command, name, said):
     code, _, err = run(tmp_path, *command, "--seed", "S", "--names", f"Ann,{name}")
     assert code == 2 and f"paperplay: error: --names: {said}" in error_line(err), err
@@ -937,11 +940,12 @@ def test_a_name_the_font_cannot_print_is_refused(tmp_path, command, name, said):
 def test_names_the_font_can_print_are_on_the_sheets(tmp_path):
     from pdfcheck import page_texts
 
-    names = ["Søren", "Jürgen", "Łukasz", "Đorđe", "Zoë"]
-    code, _, err = run(tmp_path, "sheets", "--seed", "S", "--names", ",".join(names), "--out", "s.pdf")
+    names = ["Søren", "Jürgen", "Łukasz", "Đorđe", "Zoë", "Ann\u00a0Lee"]
+    typed = names[:4] + ["Zoe\u0308", names[5]]  # ë as e and a combining diaeresis (macOS input)
+    code, _, err = run(tmp_path, "sheets", "--seed", "S", "--names", ",".join(typed), "--out", "s.pdf")
     assert code == 0, err
-    texts = page_texts(tmp_path / "s.pdf")
-    assert [name for name, text in zip(names, texts) if name in text] == names
+    texts = [text.replace("\u00a0", " ") for text in page_texts(tmp_path / "s.pdf")]
+    assert [name for name, text in zip(names, texts) if name.replace("\u00a0", " ") in text] == names
 
 
 @pytest.mark.parametrize("record, field", [("streetcar-game.json", "seed"), ("sequence-game.json", "seed"),

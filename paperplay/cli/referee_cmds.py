@@ -18,7 +18,8 @@ from paperplay.referee import Outcome, rankings, referee_files
 def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]] | None,
             note: str | None = None) -> None:
     """Prints the outcomes and exits with the highest code. The ranking (Streams sheets) is in the JSON
-    whenever given, as SPEC's one-sheet example shows; the terminal shows it for two records or more."""
+    whenever given, as SPEC's one-sheet example shows; the terminal shows it when two Streams sheets or
+    more were scored."""
     for outcome in outcomes:
         if outcome.error is not None:
             typer.echo(f"paperplay: error: {one_line(str(outcome.error))}", err=True)
@@ -31,7 +32,7 @@ def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]
         for outcome in outcomes:
             for line in outcome.text_lines():
                 typer.echo(line)
-        if ranking and len(outcomes) > 1:
+        if ranking and sum(o.game == "streams" and o.verdict is not None for o in outcomes) > 1:
             typer.echo("Ranking (valid sheets):")
             for row in ranking:
                 typer.echo(f"  {row['place']}. {row['player']}: {row['total']}")
@@ -237,8 +238,9 @@ def route(
             raise InputError(f"--stops: is {stops!r}; each stop may be named once")
     unknown = [s for s in wanted if s not in board.locations]
     if unknown:
-        named = f"--card: route card {card} (set {card_set}) gives line {line} stop" if card is not None else "--stops:"
-        raise InputError(f"{named} {unknown[0]}, which is not a location on this board; "
+        where = (f"--card: route card {card} (set {card_set}) gives line {line} stop {unknown[0]}, which"
+                 if card is not None else f"--stops: {unknown[0]}")
+        raise InputError(f"{where} is not a location on this board; "
                          f"expected letters from {', '.join(sorted(board.locations))}")
     problems += board_problems(board_state)
     answer = route_answer(Network(board_state.geo, board_state.layout, board_state.stop_signs), line, wanted, ordered)

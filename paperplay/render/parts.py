@@ -135,7 +135,8 @@ def side_texts(xs: Sequence[float], ys: Sequence[float], width: float, left: Seq
                size: float = 7.0) -> list[Item]:
     """Page texts turned to read up the strips beside a grid of cards: one text per row of the grid,
     between the crop marks, clear of the cards' bleed (Letter leaves no room above or below a 3 × 3
-    grid). The letters' tops face the grid on the left and the page's edge on the right."""
+    grid). Read upwards, the letters' tops face the page's left edge: on the left their descent is
+    next to the bleed, on the right their ascent."""
     em = size * 25.4 / 72
     ascent, descent = 0.76 * em, 0.24 * em
     clear = BLEED + 0.4
@@ -215,14 +216,17 @@ CARD_SHEET_QR = 8.0
 
 
 def _sheet_qr(xs: Sequence[float], ys: Sequence[float], width: float, payload: str) -> list[Item]:
-    """card_sheets' QR code, the same on fronts and backs: in the top margin between the crop marks of
-    the first two columns, 1 mm clear of the cards' bleed, where the paper leaves room (A4). Else
-    (Letter) in the first row of the right-hand strip, as close to the page margin as it goes, on a
-    white square (its quiet zone) that covers the bleed there no nearer than 0.6 mm to the cut."""
+    """card_sheets' QR code, the same on fronts and backs, on a white square (its quiet zone): in the top
+    margin between the crop marks of the first two columns, 1 mm clear of the cards' bleed, where the
+    paper leaves room (A4); else (Letter) in the first row of the right-hand strip, as close to the page
+    margin as it goes, its square covering the bleed there no nearer than 0.6 mm to the cut."""
     margin = MARGIN / 2
-    if ys[0] - BLEED - 1.0 - margin >= CARD_SHEET_QR:
-        return [QR(xs[0] + (xs[1] - xs[0]) / 2 - CARD_SHEET_QR / 2, margin, CARD_SHEET_QR, payload)]
     quiet = 0.6
+    if ys[0] - BLEED - 1.0 - margin >= CARD_SHEET_QR:
+        # On a white square too: --back-offset may move the backs' bleed under its quiet zone.
+        x = xs[0] + (xs[1] - xs[0]) / 2 - CARD_SHEET_QR / 2
+        return [Rect(x - quiet, margin, CARD_SHEET_QR + 2 * quiet, CARD_SHEET_QR + quiet, stroke=0, fill="#ffffff"),
+                QR(x, margin, CARD_SHEET_QR, payload)]
     size = min(CARD_SHEET_QR, width - margin - (xs[-1] + 2 * quiet))
     x = width - margin - size
     # the white square stops at the page margin: the paper beyond it is white anyway

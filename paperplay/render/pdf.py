@@ -78,9 +78,9 @@ def _drawable() -> frozenset[int]:
 
 def undrawable(text: str) -> str:
     """The characters of `text` that paperplay's font has no glyph for (each once, in order): reportlab
-    would leave them out of the page. Spaces and line breaks are drawable."""
+    would draw a box or nothing for them. Of the spaces, the font has the space and the no-break space."""
     drawable = _drawable()
-    return "".join(dict.fromkeys(c for c in text if ord(c) not in drawable and not c.isspace()))
+    return "".join(dict.fromkeys(c for c in text if ord(c) not in drawable))
 
 
 class _Painter:

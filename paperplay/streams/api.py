@@ -52,8 +52,9 @@ def draw(seed: str, options: dict[str, Any]) -> StreamsDraw:
 def players_and_names(
     players: int | None, names: Sequence[str] | None, default: int | None = None
 ) -> tuple[int, list[str]]:
-    """How many sheets to print, and the names on them: --players, else one per name, else `default`."""
-    names = list(names or [])
+    """How many sheets to print, and the names on them (composed: an accent typed as a letter and a
+    combining mark is printed as the accented letter): --players, else one per name, else `default`."""
+    names = [unicodedata.normalize("NFC", name) for name in names or []]
     if players is None:
         if not names and default is None:
             raise InputError("missing; say how many players, e.g. --players 8 (or give --names)", field="players")

@@ -456,12 +456,15 @@ def _stop_token(ink_saver: bool, t: Translator = ENGLISH) -> tuple[Item, ...]:
 
 
 def _car_token(line: int, ink_saver: bool, t: Translator = ENGLISH) -> tuple[Item, ...]:
-    """A streetcar of a line: the line's colour and pattern all over, bleeding BLEED mm past its bottom cut
-    (the cars are the token block's bottom row), its number in a white disc and its label on a white
-    strip (the pattern would run through it)."""
+    """A streetcar of a line: the line's colour and pattern all over, its number in a white disc and its
+    label on a white strip (the pattern would run through it). In colour, the fill and pattern bleed
+    BLEED mm past the bottom cut (the cars are the token block's bottom row); the outline stays on the cut."""
     style = line_styles()[line]
     c = TOKEN / 2
-    body = swatch(0, 0, TOKEN, TOKEN + BLEED, style, ink_saver)
+    body = swatch(0, 0, TOKEN, TOKEN, style, ink_saver)
+    if not ink_saver:
+        bleed = swatch(0, 0, TOKEN, TOKEN + BLEED, style)[:2]  # the fill and pattern, not the outline
+        body = [*bleed, *body]
     label = t.gettext("CAR")
     strip = text_width(label, 4.5, True) + 1.6
     return (*body, Circle(c, c, 5.6, stroke=0.8, fill="#ffffff"),

@@ -961,3 +961,45 @@ def test_a_bad_seed_in_any_record_names_the_file_and_the_field(tmp_path, record,
     code, _, err = run(tmp_path, "verify", "r.json")
     assert code == 2 and error_line(err) == (f"paperplay: error: r.json: field {field}: seed '!!' has no ASCII letters "
                                              "or digits; a seed is 1-32 letters and digits, e.g. 7KQ2-M9XD"), err
+
+
+@pytest.mark.parametrize("whom", ["group", "command"])
+def test_ctrl_c_while_simulates_spawned_workers_start_is_one_line(tmp_path, whom):
+    """simulate --jobs 2 spawns workers (and multiprocessing's resource tracker): a Ctrl-C to the whole
+    process group while they are still importing, or to the command alone, ends the run in one line,
+    with no worker's traceback and no warning of leaked semaphores."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "paperplay", "simulate", "--compare", "montecarlo,gap", "--games", "200",
+         "--jobs", "2"], cwd=tmp_path, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "PAPERPLAY_NO_JIT": "1"}, start_new_session=True)
+    deadline = time.monotonic() + 30
+    while len(_group(process.pid)) < 3 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)  # until the workers exist: they are still importing for a while
+    assert len(_group(process.pid)) >= 3, "simulate started no workers"
+    if whom == "group":
+        os.killpg(process.pid, signal.SIGINT)
+    else:
+        process.send_signal(signal.SIGINT)
+    out, err = _communicate(process)
+    assert process.returncode == 130 and err == "paperplay: interrupted\n", err
+
+
+def test_processes_started_while_interrupts_are_ignored_ignore_them():
+    import multiprocessing
+
+    from paperplay.streams.lab import _interrupts_ignored_by_new_processes
+
+    before = signal.getsignal(signal.SIGINT)
+    with _interrupts_ignored_by_new_processes():
+        child = multiprocessing.get_context("spawn").Process(target=signal.pause)
+        child.start()
+    assert signal.getsignal(signal.SIGINT) is before
+    try:
+        os.kill(child.pid, signal.SIGINT)  # while it is still importing, and again once it pauses
+        time.sleep(1.5)
+        os.kill(child.pid, signal.SIGINT)
+        time.sleep(0.3)
+        assert child.is_alive()
+    finally:
+        child.terminate()
+        child.join()

@@ -133,6 +133,7 @@ def _leave(code: int) -> NoReturn:
         try:
             for child in multiprocessing.active_children():
                 child.terminate()
+            _release_semaphores()
         except Exception:  # noqa: BLE001 - ending anyway; a worker that outlives us finds its pipe closed
             pass
     for stream in (sys.stdout, sys.stderr):
@@ -290,6 +291,17 @@ def main(argv: list[str] | None = None) -> None:
     if stopped and argv is None:
         _leave(code)
     sys.exit(code)
+
+
+def _release_semaphores() -> None:
+    """Unlinks the named semaphores of spawned pools, whose finalizers os._exit skips: else
+    multiprocessing's resource tracker, a process of its own, warns of them on stderr as it ends."""
+    util, synchronize = sys.modules.get("multiprocessing.util"), sys.modules.get("multiprocessing.synchronize")
+    if util is None or synchronize is None:
+        return
+    for finalizer in list(getattr(util, "_finalizer_registry", {}).values()):
+        if getattr(finalizer, "_callback", None) is synchronize.SemLock._cleanup:
+            finalizer()
 
 
 def _stdout_refused(exc: OSError) -> int:

@@ -222,3 +222,30 @@ def test_caller_tile_fits_its_stage_beside_a_long_grid(page, tmp_path, size):
         sizes[name] = tile[1] - tile[0]
         page.evaluate("localStorage.clear()")
     assert sizes["wide"] > 60 and sizes["standard"] >= sizes["wide"]
+
+
+@pytest.mark.parametrize("lang", ["en", "da"])
+@pytest.mark.parametrize("size", [(390, 844), (844, 390), (1280, 720)])
+def test_caller_help_and_grid_fit_a_phone_either_way_up(page, tmp_path, size, lang):
+    """The help panel stays on the screen (it scrolls when taller), and each number of the sorted grid
+    stays inside its box: on a 390 px phone both spilled over (the panel by up to 109 px in Danish)."""
+    from paperplay.i18n import translator
+
+    path = tmp_path / f"caller-{lang}.html"
+    path.write_bytes(caller_page(game_code("streams", SEED), draw(SEED), t=translator(lang)))
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.goto(path.as_uri())
+    page.keyboard.press("h")
+    box = page.eval_on_selector(".panel", "e => { const r = e.getBoundingClientRect(); "
+                                          "return [r.left, r.top, r.right, r.bottom]; }")
+    assert box[0] >= 0 and box[1] >= 0 and box[2] <= size[0] and box[3] <= size[1], box
+    page.keyboard.press("Escape")
+    for _ in range(20):
+        page.keyboard.press("Space")
+    page.keyboard.press("g")
+    page.wait_for_timeout(300)
+    spill = page.evaluate("""() => [...document.querySelectorAll('#grid li')].filter(li => {
+        const s = li.querySelector('span').getBoundingClientRect(), b = li.getBoundingClientRect();
+        return s.left < b.left - 0.5 || s.right > b.right + 0.5; }).length""")
+    assert spill == 0
+    page.evaluate("localStorage.clear()")

@@ -186,3 +186,24 @@ def test_pages_are_the_same_bytes_from_separate_processes(write_json, tmp_path):
                        capture_output=True, env={**os.environ, "PYTHONHASHSEED": hash_seed}, timeout=60)
         pages.append(out.read_bytes())
     assert pages[0] == pages[1]
+
+
+def test_a_variants_pages_name_it_and_keep_their_own_position():
+    from paperplay.i18n import translator
+    from paperplay.seeds import game_code
+    from paperplay.streams.rules import draw, rules_from_data, standard_rules
+
+    data = {"variant": "big-bag", "boxes": 20, "bag": [{"value": v, "count": 2} for v in range(1, 31)]
+            + [{"value": "*", "count": 1}], "points": list(standard_rules().points)}
+    rules = rules_from_data(data, "big.json")
+    page = caller_page(game_code("streams", "S"), draw("S", rules), rules, translator("de")).decode()
+    assert "Variante big-bag" in page and read_data(page.encode())["variant"] == "big-bag"
+    assert 'aria-label="Joker"' in page and 'aria-label="wild"' not in page
+    assert "Leertaste, Eingabe, →, Bild ab" in page
+    standard = caller_page(game_code("streams", "S"), draw("S")).decode()
+    assert "variant" not in read_data(standard.encode()) and "· variant" not in standard
+    row = {"file": "a.json", "player": "Ann", "seed": None, "checked_against": "bag", "valid": True, "total": 3,
+           "series": [], "wild_value": None, "problems": [], "variant": "big-bag"}
+    cells = [1] * 20
+    results = results_page([row], [cells], [{"place": 1, "player": "Ann", "total": 3}], translator("en")).decode()
+    assert "variant big-bag" in results

@@ -15,8 +15,8 @@ from paperplay.seeds import display_code
 from paperplay.streams.rules import WILD, StreamsRules, Tile, standard_rules, tile_json
 
 KEYS = (
-    ("Space, Enter, →, Page Down", N_("next tile")),
-    ("←, Backspace, Page Up", N_("back one tile")),
+    (N_("Space, Enter, →, Page Down"), N_("next tile")),
+    (N_("←, Backspace, Page Up"), N_("back one tile")),
     (N_("tap or click"), N_("right half: next · left half: back")),
     ("G", N_("called tiles in draw order, or as a sorted grid")),
     ("S", N_("speak each tile aloud (off by default)")),
@@ -37,11 +37,11 @@ def script_words(t: Translator) -> dict[str, str]:
             "restart": _("Start the game again from turn 0?")}
 
 
-def _grid_cells(rules: StreamsRules) -> str:
+def _grid_cells(rules: StreamsRules, wild: str) -> str:
     values = sorted({t for t in rules.bag if t != WILD}) + [WILD]
     cells = []
     for value in values:
-        shown = star_svg() if value == WILD else str(value)
+        shown = star_svg(wild) if value == WILD else str(value)
         underline = ' class="u"' if value in (6, 9) else ""
         cells.append(f'<li data-v="{tile_json(value)}"><span{underline}>{shown}</span></li>')
     return "".join(cells)
@@ -54,7 +54,7 @@ def caller_page(code: str, drawn: Sequence[Tile], rules: StreamsRules | None = N
     _ = t.gettext
     shown = display_code(code)
     words = script_words(t)
-    keys = "".join(f"<tr><th>{text(_(k) if k in ('tap or click', 'H or ?') else k)}</th><td>{text(_(v))}</td></tr>"
+    keys = "".join(f"<tr><th>{text(_(k) if k not in ('G', 'S', 'F', 'R') else k)}</th><td>{text(_(v))}</td></tr>"
                    for k, v in KEYS)
     # The page's words, outside the f-string so that pybabel extract finds them.
     w = {"game": _("game"), "tools": _("Tools"), "grid": _("Grid"), "speak": _("Speak"), "full": _("Full screen"),
@@ -64,9 +64,11 @@ def caller_page(code: str, drawn: Sequence[Tile], rules: StreamsRules | None = N
          "foot": _("For the organiser only: this file holds the whole draw of game {code}. Keep it to yourself "
                    "until the game is over; the players see only the screen. Made with paperplay.").format(code=shown)}
     w = {key: text(value) for key, value in w.items()}
+    rules = rules or standard_rules()
+    variant = "" if rules.standard else " · " + text(_("variant {name}").format(name=rules.name))
     body = f"""{STAR_SYMBOL}
 <header class="bar">
-<p class="game">Streams · {w["game"]} <b id="code">{shown}</b></p>
+<p class="game">Streams · {w["game"]} <b id="code">{shown}</b>{variant}</p>
 <p class="turn" id="turn" aria-live="polite">{text(words["turn"].format(turn=0, total=len(drawn)))}</p>
 <nav class="tools" aria-label="{w["tools"]}">
 <button type="button" id="b-list" aria-pressed="false">{w["grid"]} <kbd>G</kbd></button>
@@ -82,7 +84,7 @@ def caller_page(code: str, drawn: Sequence[Tile], rules: StreamsRules | None = N
 <section class="called" aria-labelledby="called-title">
 <h2 id="called-title">{text(words["called"])}</h2>
 <ol class="order" id="order"></ol>
-<ol class="grid" id="grid" hidden>{_grid_cells(rules or standard_rules())}</ol>
+<ol class="grid" id="grid" hidden>{_grid_cells(rules, words["wild"])}</ol>
 </section>
 <div class="help" id="help" hidden role="dialog" aria-labelledby="help-title">
 <div class="panel">
@@ -93,6 +95,8 @@ def caller_page(code: str, drawn: Sequence[Tile], rules: StreamsRules | None = N
 </div>
 <footer class="foot">{w["foot"]}</footer>"""
     data: dict[str, Any] = {"game": "streams", "code": shown, "draw": [tile_json(tile) for tile in drawn]}
+    if not rules.standard:
+        data["variant"] = rules.name  # the position is kept per game code and variant
     if t.lang != ENGLISH.lang:
         data.update(lang=t.lang, text=words)
     return document(_("Streams caller · game {code}").format(code=shown), asset("base.css") + asset("caller.css"),

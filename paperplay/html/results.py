@@ -120,6 +120,9 @@ def _summary(results: Sequence[dict[str, Any]], seeds: list[str], t: Translator 
     else:
         title = _("results")
         meta = [text(_("seeds {seeds}").format(seeds=", ".join(display_code(s) for s in seeds)))] if seeds else []
+    variants = sorted({r["variant"] for r in results if "variant" in r})  # only variants' sheets say one
+    if variants:
+        meta.append(text(_("variant {name}").format(name=", ".join(variants))))
     checked = sorted({_checked(r, t) for r in results if "checked_against" in r})
     counted = [r for r in results if "error" not in r]
     meta.append(text(t.ngettext("{n} sheet, {valid} valid", "{n} sheets, {valid} valid", len(counted)).format(

@@ -3,7 +3,7 @@
   var data = JSON.parse(document.getElementById("data").textContent);
   var draw = data.draw;
   var total = draw.length;
-  var storeKey = "paperplay:streams:" + data.code;
+  var storeKey = "paperplay:streams:" + data.code + (data.variant ? ":" + data.variant : "");
   var SVG = document.querySelector("svg").namespaceURI;  // no URL in the page, not even a namespace
   var state = {turn: 0, grid: false, speak: false};
   var el = function (id) { return document.getElementById(id); };
@@ -28,7 +28,7 @@
     svg.setAttribute("class", "star");
     svg.setAttribute("viewBox", "0 0 2 2");
     svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "wild");
+    svg.setAttribute("aria-label", tr("wild", "wild"));
     var use = document.createElementNS(SVG, "use");
     use.setAttribute("href", "#star");
     use.setAttribute("width", "2");

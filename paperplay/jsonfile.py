@@ -152,6 +152,10 @@ _TYPE_NAMES = {"integer": "an integer", "number": "a number", "string": "a strin
                "object": "an object", "boolean": "true or false", "null": "null"}
 
 
+_BOUNDS = {"maximum": "at most", "minimum": "at least", "exclusiveMaximum": "less than",
+           "exclusiveMinimum": "more than"}
+
+
 def _describe(error: Any) -> str:
     """Turns one jsonschema error into 'field …: found …; expected …'."""
     where = _where(error)
@@ -176,6 +180,8 @@ def _describe(error: Any) -> str:
     if error.validator == "type" and not description:
         kinds = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         description = " or ".join(_TYPE_NAMES.get(k, str(k)) for k in kinds)
+    if not description and error.validator in _BOUNDS:  # jsonschema's own words repeat the value
+        description = f"{_BOUNDS[error.validator]} {error.validator_value}"
     found = json.dumps(instance, ensure_ascii=False)
     if len(found) > 60:
         found = found[:57] + "..."

@@ -1003,3 +1003,19 @@ def test_processes_started_while_interrupts_are_ignored_ignore_them():
     finally:
         child.terminate()
         child.join()
+
+
+@pytest.mark.parametrize("strategy, said", [
+    ("montecarlo:0", "strategy 'montecarlo:0': the budget N of montecarlo:N is the play-out tiles a move, 1-"),
+    ("gap:5", "strategy 'gap:5': only montecarlo takes a budget")])
+def test_a_strategy_budget_error_says_what_is_wrong(tmp_path, strategy, said):
+    code, _, err = run(tmp_path, "simulate", "--strategy", strategy, "--games", "1")
+    assert code == 2 and error_line(err).startswith(f"paperplay: error: --strategy: {said}"), err
+
+
+def test_a_number_above_its_schema_maximum_says_the_bound_once(tmp_path):
+    sheet = json.loads((Path(__file__).parent.parent / "docs" / "examples" / "ann-placements.json").read_text())
+    sheet["placements"][0] = 21
+    (tmp_path / "p.json").write_text(json.dumps(sheet))
+    code, _, err = run(tmp_path, "review", "p.json")
+    assert code == 2 and error_line(err) == "paperplay: error: p.json: field placements[0] is 21; expected at most 20"

@@ -292,7 +292,7 @@ def review(
     The sheet needs its draw (field seed or draw) and the order of writing: field placements, the
     box of each draw in draw order.
 
-    Example: paperplay review ann.json
+    Example: paperplay review ann-placements.json   (a sheet with its "placements": the box each tile went in)
     """
     from paperplay.jsonfile import read_json
     from paperplay.streams.coach import COACH_BUDGET, cores

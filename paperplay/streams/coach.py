@@ -789,8 +789,11 @@ def strategy(name: str, rules: StreamsRules | None = None) -> Strategy:
     if base not in STRATEGIES:
         raise ValueError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}")
     if arg:
-        if base != "montecarlo" or not re.fullmatch(r"[0-9]{1,9}", arg) or not 1 <= int(arg) <= MAX_MOVE_BUDGET:
+        if base != "montecarlo":
             raise ValueError(f"strategy {name!r}: only montecarlo takes a budget, as montecarlo:N with N "
+                             f"1-{MAX_MOVE_BUDGET:,}")
+        if not re.fullmatch(r"[0-9]{1,9}", arg) or not 1 <= int(arg) <= MAX_MOVE_BUDGET:
+            raise ValueError(f"strategy {name!r}: the budget N of montecarlo:N is the play-out tiles a move, "
                              f"1-{MAX_MOVE_BUDGET:,}")
         return MonteCarloStrategy(int(arg), rules)
     return STRATEGIES[base](rules)

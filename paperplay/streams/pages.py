@@ -273,8 +273,8 @@ def tiles_page(code: str, paper: str = "a4", rules: StreamsRules | None = None, 
     # Marks run to the page margin (PRINT.md), but none into the side panel's column or the code
     # corner's: they stop short of them.
     column = (right - 0.5, 0.0, width, height)
-    corner_column = (min(box[0] for box in all_boxes(corner)) - 2.0, min(box[1] for box in all_boxes(corner)) - 2.0,
-                     width, height)
+    boxes = all_boxes(corner)
+    corner_column = (min(b[0] for b in boxes) - 2.0, min(b[1] for b in boxes) - 2.0, width, height)
     items += crop_marks(xs, ys, width, height, avoid=[column, corner_column])
     return Page(width, height, tuple(items + panel), role="player", label="tiles")
 

@@ -973,9 +973,9 @@ def test_ctrl_c_while_simulates_spawned_workers_start_is_one_line(tmp_path, whom
          "--jobs", "2"], cwd=tmp_path, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         env={**os.environ, "PAPERPLAY_NO_JIT": "1"}, start_new_session=True)
     deadline = time.monotonic() + 30
-    while len(_group(process.pid)) < 3 and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.002)  # until the workers exist: they are still importing for a while
-    assert len(_group(process.pid)) >= 3, "simulate started no workers"
+    while len(_group(process.pid)) < 4 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)  # until both workers and the resource tracker exist: still importing for a while
+    assert len(_group(process.pid)) >= 4, "simulate started no workers"
     if whom == "group":
         os.killpg(process.pid, signal.SIGINT)
     else:
@@ -987,10 +987,10 @@ def test_ctrl_c_while_simulates_spawned_workers_start_is_one_line(tmp_path, whom
 def test_processes_started_while_interrupts_are_ignored_ignore_them():
     import multiprocessing
 
-    from paperplay.streams.lab import _interrupts_ignored_by_new_processes
+    from paperplay.spawnpool import interrupts_ignored_by_new_processes
 
     before = signal.getsignal(signal.SIGINT)
-    with _interrupts_ignored_by_new_processes():
+    with interrupts_ignored_by_new_processes():
         child = multiprocessing.get_context("spawn").Process(target=signal.pause)
         child.start()
     assert signal.getsignal(signal.SIGINT) is before

@@ -11,7 +11,6 @@ import math
 import statistics
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,11 +125,9 @@ def simulate(names: Sequence[str], games: int, seed: str, jobs: int = 1,
     if jobs <= 1:
         collect(_play_chunk(job) for job in work)
     else:
-        import multiprocessing
+        from paperplay.spawnpool import spawn_pool
 
-        with _interrupts_ignored_by_new_processes():
-            pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_ignore_interrupts)
-        with pool:
+        with spawn_pool(jobs, initializer=_ignore_interrupts) as pool:
             collect(pool.imap(_play_chunk, work))
     return [Summary(name, tuple(results[name][i] for i in range(1, games + 1)), seconds[name],
                     rules.points[rules.boxes]) for name in names]
@@ -142,26 +139,6 @@ def _ignore_interrupts() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
-
-@contextmanager
-def _interrupts_ignored_by_new_processes() -> Iterator[None]:
-    """Ctrl-C ignored while processes are started, so that they start ignoring it: a terminal's Ctrl-C
-    reaches the whole process group, and a spawned Python still importing (before its initializer)
-    would print a traceback. An ignored signal stays ignored through exec, and Python keeps it so.
-    A Ctrl-C pressed in these few milliseconds (the pool's processes are started, not waited for) is
-    lost: blocking it instead does not hold, as starting a process unblocks it. Outside the main
-    thread nothing changes."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 # -- review ----------------------------------------------------------------------------------------

@@ -948,6 +948,42 @@ def test_names_the_font_can_print_are_on_the_sheets(tmp_path):
     assert [name for name, text in zip(names, texts) if name.replace("\u00a0", " ") in text] == names
 
 
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+@pytest.mark.parametrize("scannable", [False, True])
+def test_a_long_name_is_printed_smaller_within_its_line(paper, scannable):
+    from paperplay.render.fit import text_box
+    from paperplay.render.model import Line, Text, paper_size
+    from paperplay.streams.pages import NAME_END, NAME_MIN_SIZE, NAME_SIZE, sheet_form, sheet_pages
+    from paperplay.streams.rules import standard_rules
+    from paperplay.streams.scansheet import scan_pages
+
+    width = paper_size(paper, landscape=True)[0]
+    names = ["Ann", "Maximilian-Alexander von Hohenzollern"]
+    _, pages = scan_pages("ABCD2345", 2, names, paper) if scannable else sheet_pages("ABCD2345", 2, names, paper)
+    printed = [next(i for i in page.items if isinstance(i, Text) and i.text == name)
+               for page, name in zip(pages, names)]
+    line = next(i for i in sheet_form(width, 200, "ABCD2345", standard_rules()) if isinstance(i, Line))
+    assert printed[0].size == NAME_SIZE and NAME_MIN_SIZE <= printed[1].size < NAME_SIZE
+    assert line.x2 == width - NAME_END
+    for text in printed:
+        left, _, right, _ = text_box(text)
+        assert line.x1 < left and right <= line.x2 + 0.01
+
+
+@pytest.mark.parametrize("command", [("kit", "streams"), ("sheets",), ("sheets", "--scannable")])
+@pytest.mark.parametrize("paper, room, letters", [("a4", 95, 47), ("letter", 77, 38)])
+def test_a_name_too_long_for_its_line_is_refused(tmp_path, command, paper, room, letters):
+    name = "Maximilian-Alexander von Hohenzollern-Sigmaringen und Veringen"
+    code, _, err = run(tmp_path, *command, "--seed", "S", "--paper", paper, "--names", f"Ann,{name}")
+    assert code == 2 and error_line(err).startswith(
+        f"paperplay: error: --names: the name {name!r} is too long for the name line of a {paper.capitalize()} "
+        f"sheet ({room} mm); expected at most about {letters} letters, e.g. 'Maximilian-Alexander von"), err
+    assert list(tmp_path.iterdir()) == []
+    code, _, err = run(tmp_path, *command, "--seed", "S", "--paper", paper, "--names", f"Ann,{name[:letters]}",
+                       "--out", "ok.pdf")
+    assert code == 0, err
+
+
 @pytest.mark.parametrize("record, field", [("streetcar-game.json", "seed"), ("sequence-game.json", "seed"),
                                            ("sequence-position", "board_seed"), ("streams-sheet", "seed")])
 def test_a_bad_seed_in_any_record_names_the_file_and_the_field(tmp_path, record, field):

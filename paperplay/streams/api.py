@@ -10,8 +10,8 @@ from typing import Any
 
 from paperplay.errors import InputError, Verdict
 from paperplay.i18n import translator
-from paperplay.render.model import Document
-from paperplay.render.pdf import undrawable
+from paperplay.render.model import Document, paper_size
+from paperplay.render.pdf import text_width, undrawable
 from paperplay.seeds import display_code, game_code
 from paperplay.streams import rules, sheet
 from paperplay.streams.rules import WILD, StreamsRules, Tile, load_rules, tile_json
@@ -50,10 +50,11 @@ def draw(seed: str, options: dict[str, Any]) -> StreamsDraw:
 
 
 def players_and_names(
-    players: int | None, names: Sequence[str] | None, default: int | None = None
+    players: int | None, names: Sequence[str] | None, default: int | None = None, paper: str = "a4"
 ) -> tuple[int, list[str]]:
     """How many sheets to print, and the names on them (composed: an accent typed as a letter and a
-    combining mark is printed as the accented letter): --players, else one per name, else `default`."""
+    combining mark is printed as the accented letter): --players, else one per name, else `default`.
+    Each name must fit the name line of a sheet on `paper`."""
     names = [unicodedata.normalize("NFC", name) for name in names or []]
     if players is None:
         if not names and default is None:
@@ -69,6 +70,7 @@ def players_and_names(
         raise InputError(f"gives {len(names)} names for {players} players", field="names")
     for name in names:
         _check_printable(name)
+        _check_length(name, paper)
     return players, names
 
 
@@ -89,6 +91,20 @@ def _check_printable(name: str) -> None:
                      f"cannot show; {expected}", field="names")
 
 
+def _check_length(name: str, paper: str) -> None:
+    """Refuses a name that would not fit the sheet's name line even in the smallest print."""
+    from paperplay.streams.pages import NAME_MIN_SIZE, name_room
+
+    room = name_room(paper_size(paper, landscape=True)[0])
+    if text_width(name, NAME_MIN_SIZE, bold=True) > room:
+        fits = name
+        while fits and text_width(fits + "…", NAME_MIN_SIZE, bold=True) > room:
+            fits = fits[:-1]
+        raise InputError(f"the name {name!r} is too long for the name line of a {paper.capitalize()} sheet "
+                         f"({room:.0f} mm); expected at most about {len(fits)} letters, "
+                         f"e.g. {fits.rstrip(' -')!r}", field="names")
+
+
 def _scannable_rules(options: dict[str, Any]) -> None:
     if options.get("scannable") and not variant_rules(options.get("variant")).standard:
         raise InputError("is for the standard game's sheets; paperplay scan reads 20 boxes of 1-30",
@@ -99,9 +115,9 @@ def sheets(seed: str, options: dict[str, Any]) -> Document:
     """The players' score sheets alone (scannable ones, with corner marks and digit cells, if asked)."""
     from paperplay.streams.pages import sheets_document
 
-    count, names = players_and_names(options.get("players"), options.get("names"))
-    _scannable_rules(options)
     paper = options.get("paper") or "a4"
+    count, names = players_and_names(options.get("players"), options.get("names"), paper=paper)
+    _scannable_rules(options)
     if options.get("scannable"):
         from paperplay.streams.scansheet import scan_sheets_document
 
@@ -113,10 +129,10 @@ def sheets(seed: str, options: dict[str, Any]) -> Document:
 def kit(seed: str, options: dict[str, Any]) -> Document:
     from paperplay.streams.pages import kit_document
 
-    count, names = players_and_names(options.get("players"), options.get("names"), KIT_PLAYERS)
+    paper = options.get("paper") or "a4"
+    count, names = players_and_names(options.get("players"), options.get("names"), KIT_PLAYERS, paper)
     _scannable_rules(options)
     variant = variant_rules(options.get("variant"))
-    paper = options.get("paper") or "a4"
     if options.get("scannable"):
         from paperplay.streams.scansheet import scan_kit_document
 

@@ -32,6 +32,24 @@ def _fitted(text: Text, width: float) -> Text:
     return replace(text, size=round(text.size * width / (right - left), 2))
 
 
+NAME_X = MARGIN + 112
+NAME_END = MARGIN + 70
+"""A player's name is written from NAME_X to NAME_END mm from the sheet's right-hand edge (its line) ..."""
+NAME_SIZE = 16.0
+NAME_MIN_SIZE = 9.0
+"""... at NAME_SIZE points, smaller for a long name down to NAME_MIN_SIZE (about 40 letters on Letter)."""
+
+
+def name_room(width: float) -> float:
+    """How wide, in mm, a player's name may be on a sheet `width` mm wide."""
+    return width - NAME_END - NAME_X
+
+
+def name_text(width: float, name: str) -> Text:
+    """A player's name on the name line of a sheet `width` mm wide, smaller when it is long."""
+    return _fitted(Text(NAME_X, MARGIN + 9.5, name, size=NAME_SIZE, bold=True), name_room(width))
+
+
 def _box_width(width: float, rules: StreamsRules) -> float:
     return (width - 2 * MARGIN - LOCO_WIDTH) / rules.boxes
 
@@ -72,7 +90,7 @@ def sheet_form(width: float, height: float, code: str, rules: StreamsRules,
                                    "series."),
              size=9),
         Text(MARGIN + 95, MARGIN + 10, _("Player"), size=11, bold=True),
-        Line(MARGIN + 110, MARGIN + 10.8, width - MARGIN - 70, MARGIN + 10.8, width=0.6),
+        Line(MARGIN + 110, MARGIN + 10.8, width - NAME_END, MARGIN + 10.8, width=0.6),
     ]
     bw = _box_width(width, rules)
     left = MARGIN + LOCO_WIDTH
@@ -147,7 +165,7 @@ def sheet_pages(code: str, players: int, names: Sequence[str] = (), paper: str =
         payload = _payload(rules, code=code, sheet=f"{n}/{players}")
         items: list[Item] = [UseForm(SHEET_FORM)]
         if n <= len(names) and names[n - 1]:
-            items.append(Text(MARGIN + 112, MARGIN + 9.5, names[n - 1], size=16, bold=True))
+            items.append(name_text(width, names[n - 1]))
         items.append(Text(width - MARGIN - 27, height - MARGIN - 10,
                           t.gettext("sheet {n} of {count}").format(n=n, count=players),
                           size=9, align="right"))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from paperplay.render.model import QR, Circle, Document, Item, Page, Polygon, Rect, Text, UseForm, paper_size
 from paperplay.render.parts import MARGIN, QR_SIZE, qr_payload
 from paperplay.seeds import display_code
-from paperplay.streams.pages import ACCENT, BOX_HEIGHT, TRAIN_TOP, caller_page, sheet_form, tiles_page
+from paperplay.streams.pages import ACCENT, BOX_HEIGHT, TRAIN_TOP, caller_page, name_text, sheet_form, tiles_page
 from paperplay.streams.rules import Tile, standard_rules
 
 SCAN_FORM = "streams-scan-sheet"
@@ -129,7 +129,7 @@ def scan_pages(code: str, players: int, names: Sequence[str] = (), paper: str = 
         payload = qr_payload("streams", code=code, sheet=f"{n}/{players}", scan="1")
         items: list[Item] = [UseForm(SCAN_FORM)]
         if n <= len(names) and names[n - 1]:
-            items.append(Text(MARGIN + 112, MARGIN + 9.5, names[n - 1], size=16, bold=True))
+            items.append(name_text(geo.width, names[n - 1]))
         items.append(Text(qx - 3, qy + qs - 1, f"sheet {n} of {players}", size=9, align="right"))
         items.append(QR(qx, qy, qs, payload))
         pages.append(Page(geo.width, geo.height, tuple(items), role="player", label=f"sheet {n}"))

@@ -264,6 +264,26 @@ def test_scan_json_and_a_wrong_seed(tmp_path, two_photos):
     assert wrong.returncode == 2 and "ann.jpg" in wrong.stderr and "game" in wrong.stderr
 
 
+def test_the_check_page_shows_every_box_on_a_phone_light_or_dark(page, tmp_path, two_photos):
+    """The check page in Chromium: every box's image loads under the page's CSP, flagged boxes are the
+    ones --json flags, nothing runs off a phone's screen, and it follows the dark colour scheme."""
+    out = tmp_path / "out"
+    result = run_paperplay("scan", str(two_photos[1]), "--seed", SEED, "--out", str(out), "--json")
+    assert result.returncode in (0, 1), result.stderr
+    flagged = json.loads(result.stdout)["scans"][0]["flagged"]
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.emulate_media(color_scheme="dark")
+    page.goto((out / "bob.check.html").as_uri())
+    loaded = page.eval_on_selector_all("img", "images => images.map(i => i.complete && i.naturalWidth > 0)")
+    assert loaded == [True] * 20
+    shown = page.eval_on_selector_all("li.flag b", "items => items.map(b => parseInt(b.textContent))")
+    assert shown == flagged
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(17, 20, 24)"
+    page.emulate_media(color_scheme="light")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
+
+
 def test_confirm_asks_for_a_box_whose_number_was_never_drawn(tmp_path, scan_stack, cli):
     # The player wrote 30 in the box where the drawn 16 belongs (30 is not in this draw).
     drawn = list(__import__("paperplay.streams.rules").streams.rules.draw(SEED))

@@ -64,25 +64,37 @@ def _png(image: Any) -> bytes:
     return data.tobytes() if ok else b""
 
 
-def _contact_sheet(scan: Any, cells: list[Any]) -> str:
-    """An HTML page with every box's image, its reading and its flag, to check by eye."""
-    import base64
-    import html
+CHECK_STYLE = (
+    "main{max-width:70rem;margin:0 auto;padding:1rem}h1{font-size:1.3rem;margin:0 0 .3rem}"
+    "p{margin:0 0 1rem;color:var(--muted)}"
+    "ol{list-style:none;margin:0;padding:0;display:grid;gap:.5rem;"
+    "grid-template-columns:repeat(auto-fill,minmax(6.2rem,1fr))}"
+    "li{border:1px solid var(--line);border-radius:6px;padding:.35rem;text-align:center}"
+    "li.flag{border:2px solid var(--bad);background:color-mix(in srgb,var(--bad) 14%,transparent)}"
+    "img{display:block;height:90px;max-width:100%;margin:0 auto .25rem;object-fit:contain;background:#fff}"
+    "small{display:block;color:var(--muted)}li.flag small{color:var(--bad)}"
+)
 
-    rows = []
+
+def _contact_sheet(scan: Any, cells: list[Any]) -> bytes:
+    """An HTML page with every box's image, its reading and its flag, to check by eye (any screen
+    width, light or dark; only the page's own style and its images may load)."""
+    import base64
+
+    from paperplay.html.page import asset, document, text
+
+    boxes = []
     for reading, crop, value in zip(scan.boxes, scan.crops, cells):
         src = "data:image/png;base64," + base64.b64encode(_png(crop)).decode()
         sure = reading.matched_p if reading.matched_p is not None else reading.free_p
-        note = html.escape(reading.why) if reading.flagged else f"{sure:.0%} sure"
-        style = ' style="background:#fde2e2"' if reading.flagged else ""
-        rows.append(f"<td{style}><img src=\"{src}\" alt=\"box {reading.box}\"><br><b>{reading.box}: {value}</b>"
-                    f"<br><small>{note}</small></td>")
-    title = html.escape(f"{scan.photo.name}: sheet {scan.sheet}, game {display_code(scan.code)}")
-    return ("<!doctype html><meta charset=\"utf-8\"><title>" + title + "</title>"
-            "<style>body{font-family:sans-serif}td{text-align:center;padding:4px;vertical-align:top}"
-            "img{height:90px}</style><h1>" + title + "</h1><p>Flagged boxes are red: check them against the "
-            "photo.</p><table><tr>" + "".join(rows[:10]) + "</tr><tr>" + "".join(rows[10:])
-            + "</tr></table>\n")
+        note = ("check: " + text(reading.why)) if reading.flagged else f"{sure:.0%} sure"
+        flag = ' class="flag"' if reading.flagged else ""
+        boxes.append(f'<li{flag}><img src="{src}" alt="box {reading.box} as photographed">'
+                     f"<b>{reading.box}: {text(value)}</b><small>{note}</small></li>")
+    title = f"{scan.photo.name}: sheet {scan.sheet}, game {display_code(scan.code)}"
+    body = (f"<main><h1>{text(title)}</h1><p>Each box as photographed, with what was read. Flagged boxes "
+            "are outlined in red: check them against the photo.</p><ol>" + "".join(boxes) + "</ol></main>")
+    return document(title, asset("base.css") + CHECK_STYLE, body, images=True)
 
 
 def scan(
@@ -171,7 +183,7 @@ def scan(
             sheet["draw"] = [_json_tile(t) for t in drawn]
         sheet["cells"] = [_json_tile(t) for t in cells]
         write_atomic(sheet_path, (json.dumps(sheet, ensure_ascii=False) + "\n").encode(), force, SCAN_HINT)
-        write_atomic(page_path, _contact_sheet(scan, cells).encode(), force, SCAN_HINT)
+        write_atomic(page_path, _contact_sheet(scan, cells), force, SCAN_HINT)
         flagged = [] if confirm else scan.flagged
         scans.append({"photo": str(photo), "sheet": scan.sheet, "code": scan.code, "file": str(sheet_path),
                       "check_page": str(page_path), "confirmed": confirm,

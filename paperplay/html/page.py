@@ -50,22 +50,24 @@ def _sha256(source: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode("ascii") + "'"
 
 
-def csp(style: str, script: str | None) -> str:
-    """A Content-Security-Policy allowing only this page's own inline style and script, by hash."""
+def csp(style: str, script: str | None, images: bool = False) -> str:
+    """A Content-Security-Policy allowing only this page's own inline style and script, by hash (and
+    images written into the page as data: addresses, when it has them)."""
     scripts = _sha256(script) if script is not None else "'none'"
     return (f"default-src 'none'; style-src {_sha256(style)}; script-src {scripts}; "
-            "base-uri 'none'; form-action 'none'")
+            + ("img-src data:; " if images else "") + "base-uri 'none'; form-action 'none'")
 
 
 def document(title: str, style: str, body: str, script: str | None = None, data: Any = None,
-             description: str = "", lang: str = "en") -> bytes:
-    """Assembles a whole page; the CSP meta comes first so it governs everything after it."""
+             description: str = "", lang: str = "en", images: bool = False) -> bytes:
+    """Assembles a whole page; the CSP meta comes first so it governs everything after it. `images`:
+    the body shows images written in as data: addresses."""
     head = [
         "<!DOCTYPE html>",
         f'<html lang="{lang}">',
         "<head>",
         '<meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{csp(style, script)}">',
+        f'<meta http-equiv="Content-Security-Policy" content="{csp(style, script, images)}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         '<meta name="color-scheme" content="light dark">',
         '<meta name="generator" content="paperplay">',

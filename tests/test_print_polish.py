@@ -120,17 +120,26 @@ def test_card_pages_keep_their_qr_code_on_a4_and_letter_fronts_and_backs():
         assert len(pages) == 4 and all(any(isinstance(i, QR) and i.size >= size for i in p.items) for p in pages)
 
 
-def _card_sheet_pages(paper):
-    """The card pages of the Streetcar and Sequence kits, with their grid's cut lines."""
+def _card_sheet_pages(paper, back_offset=(0.0, 0.0)):
+    """The card pages of the Streetcar and Sequence kits, with their grid's cut lines (a back page's
+    moved by back_offset)."""
     from paperplay.render.paper import paper_size
     from paperplay.render.parts import card_grid
+    from paperplay.sequence.pages import kit_document as sequence_kit
+    from paperplay.sequence.rules import make_board, make_deck, number_set, number_set_name
+    from paperplay.streetcar.deal import deal
+    from paperplay.streetcar.pages import kit_document as streetcar_kit
 
     width, height = paper_size(paper)
     xs, ys = card_grid(width, height)
-    for doc in (_streetcar(4, paper), _sequence(paper)):
+    values = number_set("1-48")
+    for doc in (streetcar_kit("S", "CODECODE", deal("S", 4), 2, paper, back_offset=back_offset),
+                sequence_kit("S", "CODECODE", make_board("S", values), make_deck("S", values, "mixed"),
+                             number_set_name(values), "mixed", paper, back_offset=back_offset)):
         for page in doc.pages:
             if page.label.startswith("card"):
-                yield page, xs, ys
+                dx, dy = back_offset if "back" in page.label else (0.0, 0.0)
+                yield page, [x + dx for x in xs], [y + dy for y in ys]
 
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])
@@ -146,12 +155,13 @@ def test_card_pages_print_nothing_in_the_5_mm_margin(paper):
 
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])
-def test_card_page_texts_and_qr_codes_keep_off_the_cards_bleed(paper):
+@pytest.mark.parametrize("back_offset", [(0.0, 0.0), (-2.0, -2.0), (2.0, 1.0), (0.0, -2.0)])
+def test_card_page_texts_and_qr_codes_keep_off_the_cards_bleed(paper, back_offset):
     from paperplay.render.fit import walk
     from paperplay.render.model import QR, Rect
     from paperplay.render.parts import BLEED
 
-    for page, xs, ys in _card_sheet_pages(paper):
+    for page, xs, ys in _card_sheet_pages(paper, back_offset):
         bleed = (xs[0] - BLEED, ys[0] - BLEED, xs[-1] + BLEED, ys[-1] + BLEED)
         cards = (xs[0], ys[0], xs[-1], ys[-1])
         top_level = list(walk(i for i in page.items if getattr(i, "tag", "") not in ("card", "back")))

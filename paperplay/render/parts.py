@@ -131,17 +131,54 @@ def card_grid(width: float, height: float, cols: int = 3, rows: int = 3,
     return [left + i * card_w for i in range(cols + 1)], [top + j * card_h for j in range(rows + 1)]
 
 
+SIDE_CLEAR = BLEED + 0.4
+"""How far side_texts keep from the cards' cut (0.4 mm clear of their bleed)."""
+
+
+def _em(size: float) -> float:
+    return size * 25.4 / 72
+
+
+def _side_room(xs: Sequence[float], width: float, size: float = 7.0) -> tuple[bool, bool]:
+    """Whether side_texts of `size` fit left and right of a grid with cut lines xs, clear of its bleed and
+    of the page margin."""
+    need = SIDE_CLEAR + _em(size)
+    return xs[0] - MARGIN / 2 >= need, width - MARGIN / 2 - xs[-1] >= need
+
+
+def _arrange_sides(left: Sequence[str], right: Sequence[str], xs: Sequence[float], width: float,
+                   taken: tuple[Sequence[int], Sequence[int]] = ((), ())) -> tuple[list[str], list[str]]:
+    """side_texts' texts rearranged: a text in a row `taken` on its side (by the QR code), or on a side
+    with no room for it (a --back-offset moved the grid towards it), goes to the nearest free row of
+    its own side, else of the other side, where there is room."""
+    sides = [list(left), list(right)]
+    room = _side_room(xs, width)
+    for side in (0, 1):
+        for row, text in enumerate(sides[side]):
+            if not text or (room[side] and row not in taken[side]):
+                continue
+            spots = [(s, r) for s in (side, 1 - side) if room[s]
+                     for r in sorted(range(len(sides[s])), key=lambda r: abs(r - row))
+                     if not sides[s][r] and r not in taken[s]]
+            if spots:
+                s, r = spots[0]
+                sides[s][r], sides[side][row] = text, ""
+    return sides[0], sides[1]
+
+
 def side_texts(xs: Sequence[float], ys: Sequence[float], width: float, left: Sequence[str], right: Sequence[str],
                size: float = 7.0) -> list[Item]:
     """Page texts turned to read up the strips beside a grid of cards: one text per row of the grid,
     between the crop marks, clear of the cards' bleed (Letter leaves no room above or below a 3 × 3
     grid). Read upwards, the letters' tops face the page's left edge: on the left their descent is
-    next to the bleed, on the right their ascent."""
-    em = size * 25.4 / 72
-    ascent, descent = 0.76 * em, 0.24 * em
-    clear = BLEED + 0.4
+    next to the bleed, on the right their ascent. Never nearer the paper's edge than half the page
+    margin (only a --back-offset of several mm, moving the grid off the page, brings them there)."""
+    ascent, descent = 0.76 * _em(size), 0.24 * _em(size)
+    clear = SIDE_CLEAR
     items: list[Item] = []
-    for texts, x in ((left, xs[0] - clear - descent), (right, xs[-1] + clear + ascent)):
+    left_x = max(xs[0] - clear - descent, MARGIN / 2 + ascent)
+    right_x = min(xs[-1] + clear + ascent, width - MARGIN / 2 - descent)
+    for texts, x in ((left, left_x), (right, right_x)):
         for row, text in enumerate(texts):
             if text:
                 items.append(Text(x, (ys[row] + ys[row + 1]) / 2, text, size=size, align="center", angle=90,
@@ -207,7 +244,17 @@ def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]
         front += crop_marks(used_xs, used_ys, width, height)
         back_left, back_right = labels(number, True)
         pages.append((front + texts + code, False))
-        pages.append((back_items + side_texts(xs, ys, width, back_left, back_right) + code, True))
+        # The backs' texts move with their grid, to stay clear of its bleed; to the other side when the
+        # offset leaves no room on theirs (not into the Letter QR code's row).
+        back_xs, back_ys = [x + back_offset[0] for x in xs], [y + back_offset[1] for y in ys]
+        back_code = code
+        taken: tuple[list[int], list[int]] = ([], [])
+        if code and not _qr_above(ys):  # in the first row of the strip that the offset leaves wider
+            side = "left" if back_offset[0] > 0 else "right"
+            back_code = _sheet_qr(back_xs, back_ys, width, payload, side)
+            taken[side == "right"].append(0)
+        back_left, back_right = _arrange_sides(back_left, back_right, back_xs, width, taken)
+        pages.append((back_items + side_texts(back_xs, back_ys, width, back_left, back_right) + back_code, True))
     return pages
 
 
@@ -215,18 +262,29 @@ CARD_SHEET_QR = 8.0
 """The card pages' QR code, in mm (a page code of about 45 characters: 29 modules of 0.28 mm)."""
 
 
-def _sheet_qr(xs: Sequence[float], ys: Sequence[float], width: float, payload: str) -> list[Item]:
+def _qr_above(ys: Sequence[float]) -> bool:
+    """Whether _sheet_qr puts the code above the grid (A4), not in the right-hand strip (Letter)."""
+    return ys[0] - BLEED - 1.0 - MARGIN / 2 >= CARD_SHEET_QR
+
+
+def _sheet_qr(xs: Sequence[float], ys: Sequence[float], width: float, payload: str,
+              side: str = "right") -> list[Item]:
     """card_sheets' QR code, the same on fronts and backs, on a white square (its quiet zone): in the top
     margin between the crop marks of the first two columns, 1 mm clear of the cards' bleed, where the
-    paper leaves room (A4); else (Letter) in the first row of the right-hand strip, as close to the page
-    margin as it goes, its square covering the bleed there no nearer than 0.6 mm to the cut."""
+    paper leaves room (A4); else (Letter) in the first row of the right-hand strip (or the left-hand one,
+    `side`, on backs moved right by --back-offset), as close to the page margin as it goes, its square
+    covering the bleed there no nearer than 0.6 mm to the cut."""
     margin = MARGIN / 2
     quiet = 0.6
-    if ys[0] - BLEED - 1.0 - margin >= CARD_SHEET_QR:
+    if _qr_above(ys):
         # On a white square too: --back-offset may move the backs' bleed under its quiet zone.
         x = xs[0] + (xs[1] - xs[0]) / 2 - CARD_SHEET_QR / 2
         return [Rect(x - quiet, margin, CARD_SHEET_QR + 2 * quiet, CARD_SHEET_QR + quiet, stroke=0, fill="#ffffff"),
                 QR(x, margin, CARD_SHEET_QR, payload)]
+    if side == "left":
+        size = min(CARD_SHEET_QR, xs[0] - 2 * quiet - margin)
+        return [Rect(margin, ys[0] + 4 - quiet, size + quiet, size + 2 * quiet, stroke=0, fill="#ffffff"),
+                QR(margin, ys[0] + 4, size, payload)]
     size = min(CARD_SHEET_QR, width - margin - (xs[-1] + 2 * quiet))
     x = width - margin - size
     # the white square stops at the page margin: the paper beyond it is white anyway

@@ -91,8 +91,8 @@ def test_the_committed_mo_matches_its_po(lang):
 def test_plural_forms_come_from_the_catalogue():
     da, de = translator("da"), translator("de")
     assert da.ngettext("{n} stop", "{n} stops", 1).format(n=1) == "1 stop"
-    assert de.ngettext("{n} stop", "{n} stops", 1).format(n=1) == "1 Halt"
-    assert de.ngettext("{n} stop", "{n} stops", 3).format(n=3) == "3 Halte"
+    assert de.ngettext("{n} stop", "{n} stops", 1).format(n=1) == "1 Haltestelle"
+    assert de.ngettext("{n} stop", "{n} stops", 3).format(n=3) == "3 Haltestellen"
     assert da.ngettext("{n} player", "{n} players", 2).format(n=2) == "2 spillere"
 
 
@@ -244,7 +244,7 @@ def test_cli_route_pdf_in_german(cli, write_json, tmp_path):
     result = cli("route", str(state), "--line", "1", "--stops", "A", "--pdf", str(out), "--lang", "de")
     assert result.exit_code == 0, result.stderr
     text = page_texts(out)[0]
-    assert "Linie 1, vollständig, 6 Felder" in text and "Halt A" in text and "complete" not in text
+    assert "Linie 1, vollständig, 6 Felder" in text and "Haltestelle A" in text and "complete" not in text
 
 
 def test_every_literal_given_to_gettext_is_in_the_catalogue():

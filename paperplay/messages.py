@@ -20,6 +20,21 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def printable(text: str) -> str:
+    """The text with its control characters and line breaks escaped (a line of a report stays one line
+    and cannot garble the terminal, whatever a file's names hold)."""
+    return _UNSAFE.sub(_escape, text)
+
+
+NAME_SHOWN = 60
+"""How many characters of a player's name a report shows."""
+
+
+def shown_name(name: str) -> str:
+    """A player's name as a report line shows it: escaped, a long one shortened."""
+    return printable(shorten(name, NAME_SHOWN))
+
+
 def shorten(text: str, limit: int = _LONG_WORD) -> str:
     """Shortens a long value to its start and end around the number of characters left out."""
     if len(text) <= limit:
@@ -30,6 +45,6 @@ def shorten(text: str, limit: int = _LONG_WORD) -> str:
 
 def one_line(message: str) -> str:
     """Returns a message as one printable line: controls and newlines escaped, long values shortened."""
-    text = _UNSAFE.sub(_escape, message)
+    text = printable(message)
     text = re.sub(rf"\S{{{_LONG_WORD + 1},}}", lambda m: shorten(m[0]), text)
     return shorten(text, _LONG_MESSAGE)

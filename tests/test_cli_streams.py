@@ -291,3 +291,17 @@ def test_the_terminal_ranks_only_when_two_streams_sheets_were_scored(cli, write_
     assert "Ranking" not in cli("verify", str(ann), state).stdout
     assert "Ranking" not in cli("score", str(ann), "missing.json").stdout
     assert "Ranking (valid sheets):\n  1. Ann: 16\n  1. Bob: 16" in cli("verify", str(ann), str(bob), state).stdout
+
+
+def test_a_name_cannot_add_lines_or_terminal_codes_to_the_report(cli, write_json):
+    spoof = write_json("spoof.json", {**SPEC_SHEET, "player": "Eve\nbob.json (Bob): 300 points, valid\x07\x1b[2J"})
+    long = write_json("long.json", {**SPEC_SHEET, "player": "L" * 300})
+    result = cli("score", str(spoof), str(long))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert not any(line.startswith("bob.json") for line in lines) and "\x07" not in result.stdout
+    assert "\x1b" not in result.stdout
+    assert r"(Eve\nbob.json (Bob): 300 points, valid\x07\x1b[2J): 16 points" in result.stdout
+    assert r"1. Eve\nbob.json (Bob): 300 points, valid\x07\x1b[2J: 16" in result.stdout
+    assert "L" * 300 not in result.stdout and "…(245 characters)…" in result.stdout
+    assert len(next(line for line in lines if "long.json" in line)) < len(str(long)) + 150

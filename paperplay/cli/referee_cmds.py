@@ -11,7 +11,7 @@ import typer
 from paperplay.cli import options as opt
 from paperplay.cli.common import guarded, print_json, seed_option, size_text, stdout_is_utf8
 from paperplay.errors import InputError
-from paperplay.messages import one_line
+from paperplay.messages import one_line, printable, shown_name
 from paperplay.referee import Outcome, rankings, referee_files
 
 
@@ -31,11 +31,11 @@ def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]
     else:
         for outcome in outcomes:
             for line in outcome.text_lines():
-                typer.echo(line)
+                typer.echo(printable(line))
         if ranking and sum(o.game == "streams" and o.verdict is not None for o in outcomes) > 1:
             typer.echo("Ranking (valid sheets):")
             for row in ranking:
-                typer.echo(f"  {row['place']}. {row['player']}: {row['total']}")
+                typer.echo(f"  {row['place']}. {shown_name(row['player'])}: {row['total']}")
     if note:
         typer.echo(note, err=as_json)
     raise typer.Exit(max((o.code for o in outcomes), default=0))
@@ -265,7 +265,7 @@ def route(
         print_json(document)
     else:
         for text in answer.text_lines():
-            typer.echo(text)
+            typer.echo(printable(text))
     raise typer.Exit(1 if problems or not answer.complete else 0)
 
 

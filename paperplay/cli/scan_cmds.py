@@ -11,6 +11,7 @@ import typer
 from paperplay.cli import options as opt
 from paperplay.cli.common import guarded, print_json, seed_option
 from paperplay.errors import InputError
+from paperplay.messages import one_line
 from paperplay.referee import Outcome
 from paperplay.seeds import display_code, game_code
 
@@ -220,7 +221,7 @@ def _report(outcomes: list[Outcome], scans: list[dict[str, Any]], as_json: bool)
         _finish(outcomes, False, ranking)
     for outcome in outcomes:
         if outcome.error is not None:
-            typer.echo(f"paperplay: error: {outcome.error}", err=True)
+            typer.echo(f"paperplay: error: {one_line(str(outcome.error))}", err=True)
     print_json({"scans": scans, "results": [o.to_json() for o in outcomes], "ranking": ranking})
     raise typer.Exit(max((o.code for o in outcomes), default=0))
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from paperplay.messages import shown_name
 from paperplay.seeds import display_code
 from paperplay.streams.sheet import SheetResult
 
 
 def result_lines(result: SheetResult) -> list[str]:
     """Describes a sheet's verdict in a few lines a player understands."""
-    who = f" ({result.sheet.player})" if result.sheet.player else ""
+    who = f" ({shown_name(result.sheet.player)})" if result.sheet.player else ""
     against = {
         "seed": f"checked against the draw of seed {display_code(result.seed or '')}",
         "draw": "checked against the recorded draw",

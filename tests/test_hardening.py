@@ -1055,3 +1055,18 @@ def test_a_number_above_its_schema_maximum_says_the_bound_once(tmp_path):
     (tmp_path / "p.json").write_text(json.dumps(sheet))
     code, _, err = run(tmp_path, "review", "p.json")
     assert code == 2 and error_line(err) == "paperplay: error: p.json: field placements[0] is 21; expected at most 20"
+
+
+@pytest.mark.parametrize("args, option", [
+    (("sheets", "--players", "1", "--seed", "S", "--out", "new/"), "--out"),
+    (("kit", "streams", "--seed", "S", "--html", "pages/"), "--html"),
+    (("call", "streams", "--seed", "S", "--html", "pages/"), "--html"),
+    (("simulate", "--games", "2", "--plot", "plots/"), "--plot"),
+    (("route", str(DATA / "streetcar-state.json"), "--line", "1", "--pdf", "r/"), "--pdf"),
+])
+def test_an_output_name_ending_in_a_slash_is_a_folder_not_a_file(tmp_path, args, option):
+    code, _, err = run(tmp_path, *args)
+    folder = args[-1]
+    assert code == 2 and error_line(err).startswith(
+        f"paperplay: error: {option}: is {folder!r}, a folder; expected a file name in it, e.g. {folder}name"), err
+    assert list(tmp_path.iterdir()) == []

@@ -194,7 +194,7 @@ def simulate(
     = "LAB",
     jobs: Annotated[int, typer.Option("--jobs", "-j", click_type=opt.WHOLE, help="Worker processes.")] = 1,
     plot: Annotated[Path | None, typer.Option("--plot", help="Draw the score distributions to FILE.png or FILE.pdf.",
-                                              show_default=False)] = None,
+                                              click_type=opt.FILE, show_default=False)] = None,
     force: Annotated[bool, typer.Option("--force", "-f", help="Overwrite the --plot file.")] = False,
     variant: opt.Variant = None,
     as_json: opt.Json = False,

@@ -112,7 +112,7 @@ def call(
             "--html",
             help="Write a projector page (one HTML file) instead of "
             "calling in the terminal. It holds the draw: for the organiser only.",
-            dir_okay=False,
+            click_type=opt.FILE,
             show_default=False,
         ),
     ] = None,

@@ -7,6 +7,7 @@ paperplay.render.paper.PAPER_SIZES, Sequence levels from templates/sequence/game
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -45,6 +46,22 @@ WHOLE = WholeNumber()
 """The type of every integer option (click_type=WHOLE)."""
 
 
+class FileName(click_types.StringParamType):
+    """A file to write (typer makes the Path): a name that ends in a slash names a folder, which
+    pathlib would drop, writing a file of the folder's name."""
+
+    name = "file"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, str) and value.endswith(("/", os.sep)):
+            self.fail(f"is {value!r}, a folder; expected a file name in it, e.g. {value}name", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+FILE = FileName()
+"""The type of every option naming a file to write (click_type=FILE)."""
+
+
 def choice(values: Sequence[str]) -> Callable[[str | None], str | None]:
     """A check that an option's value is one of `values` (the choices come from data, not code)."""
 
@@ -78,7 +95,7 @@ Seed = Annotated[str | None, typer.Option("--seed", "-s", help=SEED_HELP, show_d
 RequiredSeed = Annotated[str, typer.Option("--seed", "-s", help="The seed whose draw to use.", show_default=False)]
 Names = Annotated[str | None, typer.Option("--names", help="Player names, comma-separated, printed on the sheets.",
                                            show_default=False)]
-Out = Annotated[Path | None, typer.Option("--out", "-o", help=OUT_HELP, dir_okay=False, show_default=False)]
+Out = Annotated[Path | None, typer.Option("--out", "-o", help=OUT_HELP, click_type=FILE, show_default=False)]
 Force = Annotated[bool, typer.Option("--force", "-f", help="Overwrite the output file if it exists.")]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 CardSet = Annotated[int | None, typer.Option("--set", click_type=WHOLE,

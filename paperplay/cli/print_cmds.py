@@ -91,7 +91,7 @@ def kit(
     back_offset: opt.BackOffset = None,
     variant: opt.Variant = None,
     html: Annotated[Path | None, typer.Option("--html", help="Streams: also write the projector caller page (HTML; "
-                                              "holds the draw, for the organiser only).", dir_okay=False,
+                                              "holds the draw, for the organiser only).", click_type=opt.FILE,
                                               show_default=False)] = None,
     lang: opt.Lang = None,
     scannable: opt.Scannable = None,

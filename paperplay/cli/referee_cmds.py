@@ -42,7 +42,7 @@ def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]
 
 
 HtmlOption = Annotated[Path | None, typer.Option("--html", help="Also write the results page (one HTML file): "
-                                                 "ranking, every sheet's series, problems.", dir_okay=False,
+                                                 "ranking, every sheet's series, problems.", click_type=opt.FILE,
                                                  show_default=False)]
 
 
@@ -190,7 +190,7 @@ def route(
     = False,
     as_json: opt.Json = False,
     pdf: Annotated[Path | None, typer.Option("--pdf", help="Also draw the board with the route numbered on it (a "
-                                             "PDF).", dir_okay=False, show_default=False)] = None,
+                                             "PDF).", click_type=opt.FILE, show_default=False)] = None,
     force: opt.Force = False,
     lang: opt.Lang = None,
 ) -> None:

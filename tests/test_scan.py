@@ -284,6 +284,34 @@ def test_the_check_page_shows_every_box_on_a_phone_light_or_dark(page, tmp_path,
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
 
 
+@pytest.mark.parametrize("blank, said", [
+    (range(20), "boxes 1-20 have nothing written"),
+    ([4, 11, 12], "boxes 5 and 12-13 have nothing written")])
+def test_a_sheet_with_empty_boxes_is_not_scored(tmp_path, scan_stack, blank, said):
+    """A blank sheet's boxes were read as the bag's likeliest tiles and, matched to the draw, scored as
+    a valid sheet; an unfinished sheet is an input error that names the empty boxes."""
+    photo, _ = _photo(tmp_path, "blank.jpg", 3, scan_stack,
+                      change=lambda t: [(None, None) if i in blank else v for i, v in enumerate(t)])
+    result = run_paperplay("scan", str(photo), "--seed", SEED, "--out", str(tmp_path / "o"))
+    assert result.returncode == 2 and result.stderr == (
+        f"paperplay: error: {photo}: {said} (both cells empty); a finished sheet has a number in every box: "
+        "fill it in and photograph the sheet again\n"), result.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_folder_given_as_a_photo_is_named_as_a_folder(tmp_path, two_photos):
+    (tmp_path / "adir").mkdir()
+    result = run_paperplay("scan", str(tmp_path / "adir"), "--out", str(tmp_path / "o"))
+    assert result.returncode == 2 and result.stderr == (
+        f"paperplay: error: {tmp_path / 'adir'}: is a folder; expected a photo (JPEG or PNG)\n")
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    result = run_paperplay("scan", str(two_photos[0]), str(other / two_photos[0].name), "--seed", SEED,
+                           "--out", str(tmp_path / "p"))
+    assert result.returncode == 2 and f"{other / two_photos[0].name}: no such photo" in result.stderr
+    assert "would be" not in result.stderr and (tmp_path / "p" / "ann.json").exists()
+
+
 def test_confirm_asks_for_a_box_whose_number_was_never_drawn(tmp_path, scan_stack, cli):
     # The player wrote 30 in the box where the drawn 16 belongs (30 is not in this draw).
     drawn = list(__import__("paperplay.streams.rules").streams.rules.draw(SEED))

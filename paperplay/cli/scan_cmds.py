@@ -141,6 +141,9 @@ def scan(
     named: dict[str, Path] = {}  # each photo's sheet file by the name it will have, to the photo
     for photo in photos:
         sheet_path, page_path = out / f"{photo.stem}.json", out / f"{photo.stem}.check.html"
+        if not photo.is_file():  # reported with the photos' outcomes
+            targets.append((photo, sheet_path, page_path))
+            continue
         if sheet_path.name in named:
             raise InputError(f"{photo}: its sheet would be {sheet_path}, as {named[sheet_path.name]}'s is; give the "
                              "photos different names (or scan them with different --out folders)")
@@ -152,7 +155,8 @@ def scan(
     scans: list[dict[str, Any]] = []
     for photo, sheet_path, page_path in targets:
         if not photo.is_file():
-            outcomes.append(Outcome(str(photo), error=InputError(f"{photo}: no such photo")))
+            what = "is a folder; expected a photo (JPEG or PNG)" if photo.is_dir() else "no such photo"
+            outcomes.append(Outcome(str(photo), error=InputError(f"{photo}: {what}")))
             continue
         try:
             scan = read_photo(photo, drawn)

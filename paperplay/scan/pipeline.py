@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from paperplay.scan.match import BoxReading, box_probabilities, read_boxes
-from paperplay.scan.model import probabilities
-from paperplay.scan.reader import SHIFTS, box_crops, cell_features, load_gray, register, train_band
+from paperplay.scan.model import EMPTY, probabilities
+from paperplay.scan.reader import SHIFTS, ScanError, box_crops, cell_features, load_gray, register, train_band
 from paperplay.streams.rules import Tile
 from paperplay.streams.scansheet import layout
 
@@ -17,6 +17,11 @@ THRESHOLD = 0.98
 """A box whose reading (free: its probability; matched: its confidence against swapping its tile
 with another box's) is less sure than this is flagged for a person to check. Chosen with match.EVEN
 on the validation sources (python -m paperplay.scan.train --tune), never on the held-out test set."""
+
+BLANK = 0.9
+"""A box whose two cells are both empty with at least this probability has nothing written in it:
+the sheet is not finished (a blank sheet's boxes were otherwise read as the likeliest tile of the
+bag, and matched to the draw as a valid sheet)."""
 
 
 @dataclass
@@ -48,6 +53,25 @@ def read_photo(photo: Path, drawn: Sequence[Tile] | None = None, threshold: floa
     geo = layout(page.paper)
     band, origin = train_band(gray, page)
     cells = sum(probabilities(*cell_features(band, origin, geo, shift=shift)) for shift in SHIFTS) / len(SHIFTS)
+    blank = [b + 1 for b in range(len(cells) // 2) if cells[2 * b][EMPTY] * cells[2 * b + 1][EMPTY] >= BLANK]
+    if blank:
+        raise ScanError(f"{_boxes(blank)} nothing written (both cells empty); a finished sheet has a number in "
+                        "every box: fill it in and photograph the sheet again")
     probs = box_probabilities(cells)
     return Scan(photo, page.fields.get("code", ""), page.fields["sheet"], page.paper, page.marks_found, probs,
                 read_boxes(probs, drawn, threshold), box_crops(band, origin, geo))
+
+
+def _boxes(numbers: Sequence[int]) -> str:
+    """'box 3 has', 'boxes 3 and 7 have', 'boxes 1-20 have' (runs of boxes joined)."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and runs[-1][1] == n - 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    parts = [f"{a}" if a == b else f"{a}-{b}" for a, b in runs]
+    if len(numbers) == 1:
+        return f"box {parts[0]} has"
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"boxes {listed} have"

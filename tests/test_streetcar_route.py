@@ -257,8 +257,11 @@ def test_cli_route_pdf_draws_the_route(cli, write_json, tmp_path):
     out = tmp_path / "route.pdf"
     result = cli("route", str(state), "--line", "1", "--stops", "", "--pdf", str(out))
     assert result.exit_code == 0 and out.exists()
+    assert result.stdout.splitlines()[-1].startswith(f"Wrote {out} (the board with the route, ")
     text = page_texts(out)[0]
     assert "complete, 6 spaces" in text and "4" in text
+    again = cli("route", str(state), "--line", "1", "--stops", "", "--pdf", str(out), "--force", "--json")
+    assert json.loads(again.stdout)["length"] == 6 and again.stderr.startswith(f"Wrote {out} (the board")
 
 
 def test_board_file_next_to_the_state(cli, write_json):

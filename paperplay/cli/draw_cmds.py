@@ -169,6 +169,9 @@ def call(
                 if turn <= len(tiles):
                     stopped()
                 return
+            if answer not in ("", "b"):  # a typo does not call the next tile
+                typer.echo(f"  {answer!r} is not a key here: Enter for the next tile, b to go back, q to quit.")
+                continue
             if answer == "b":
                 if turn == 1:
                     typer.echo("  No tile has been called yet.")

@@ -77,7 +77,8 @@ def _metavar(values: Sequence[str]) -> str:
     return "[" + "|".join(values) + "]"
 
 
-SEED_HELP = "Seed (1-32 letters and digits; punctuation is ignored). A new one is made when omitted."
+SEED_HELP = ("Seed (1-32 letters A-Z and digits; anything else, such as punctuation or ø, is ignored). A new "
+             "one is made when omitted.")
 OUT_HELP = "Output PDF. Default: output/<game>-<SEED>-<what>.pdf"
 
 GameArgument = Annotated[str, typer.Argument(callback=choice(GAME_NAMES), metavar=_metavar(GAME_NAMES),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -253,8 +254,10 @@ def route(
         tiles = [(sq, tile.kind, tile.rotation) for sq, tile in sorted(board_state.layout.items())]
         t = translator(opt.lang_or_locale(lang))
         title = route_title(state.name, line, answer.route.length if answer.route else None, t)
-        write_pdf(state_document(board, tiles, board_state.stop_signs, squares, title, t), pdf, force,
-                  option="--pdf")
+        started = time.perf_counter()
+        size = write_pdf(state_document(board, tiles, board_state.stop_signs, squares, title, t), pdf, force,
+                         option="--pdf")
+        written = f"Wrote {pdf} (the board with the route, {size_text(size)}, {time.perf_counter() - started:.2f} s)"
     for problem in problems:
         typer.echo(one_line(f"paperplay: warning: {state}: the board breaks rule {problem.rule}: {problem.message}"),
                    err=True)
@@ -266,6 +269,8 @@ def route(
     else:
         for text in answer.text_lines():
             typer.echo(printable(text))
+    if pdf is not None:
+        typer.echo(printable(written), err=as_json)  # standard output holds only the JSON
     raise typer.Exit(1 if problems or not answer.complete else 0)
 
 

@@ -42,6 +42,10 @@ def check_writable(path: Path, force: bool, hint: str = OUT_HINT) -> None:
     if special:
         raise InputError(f"{path}: is not a file (a device, a pipe or a socket); give {hint}")
     folder = _destination(path).parent  # where the file lands: a link's target's folder
+    blocking = next(  # a file where a folder of the path should be
+        (level for level in reversed([folder, *folder.parents]) if level.exists() and not level.is_dir()), None)
+    if blocking is not None:
+        raise InputError(f"{blocking}: is a file, so it cannot hold the output {path.name}; give {hint}")
     try:
         _make_folder(folder)
     except OSError as exc:

@@ -1070,3 +1070,12 @@ def test_an_output_name_ending_in_a_slash_is_a_folder_not_a_file(tmp_path, args,
     assert code == 2 and error_line(err).startswith(
         f"paperplay: error: {option}: is {folder!r}, a folder; expected a file name in it, e.g. {folder}name"), err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("out", ["ann.json/x.pdf", "ann.json/d/x.pdf"])
+def test_a_file_where_the_output_folder_should_be_is_named_as_a_file(tmp_path, out):
+    (tmp_path / "ann.json").write_text("{}")
+    code, _, err = run(tmp_path, "sheets", "--players", "1", "--seed", "S", "--out", out)
+    assert code == 2 and error_line(err) == ("paperplay: error: ann.json: is a file, so it cannot hold the output "
+                                             "x.pdf; give a file name ending in .pdf with --out"), err
+    assert [p.name for p in tmp_path.iterdir()] == ["ann.json"]

@@ -106,6 +106,9 @@ def test_bad_kit_options(cli):
     assert "--numbers" in cli("kit", "sequence", "--numbers", "1-40").stderr
     assert cli("kit", "sequence", "--level", "hard").exit_code == 2
     assert "--back-offset" in cli("kit", "sequence", "--back-offset", "x").stderr
+    far = cli("kit", "sequence", "--back-offset", "5.5,0")
+    assert far.exit_code == 2 and far.stderr == ("paperplay: error: --back-offset: is '5.5,0'; expected a duplex "
+                                                 "printer's drift of at most 5 mm each way, e.g. 1.5,-0.5\n")
 
 
 def test_verify_example_game_log(cli):

@@ -17,6 +17,11 @@ from paperplay.errors import InputError
 from paperplay.games import find_game
 
 
+MAX_BACK_OFFSET = 5.0
+"""The largest --back-offset each way, in mm: duplex printers drift by a few millimetres (PRINT.md), and
+the card pages keep their texts and QR code clear of the backs up to this far."""
+
+
 def _offset(text: str | None) -> tuple[float, float] | None:
     if text is None:
         return None
@@ -26,8 +31,9 @@ def _offset(text: str | None) -> tuple[float, float] | None:
     x, y = (float(v) for v in parts)
     if not (math.isfinite(x) and math.isfinite(y)):
         raise InputError(f"is {text!r}; expected two finite numbers X,Y in mm, e.g. 1.5,-0.5", field="back_offset")
-    if abs(x) > 20 or abs(y) > 20:
-        raise InputError(f"{text!r} is more than 20 mm; expected a small drift such as 1.5,-0.5", field="back_offset")
+    if abs(x) > MAX_BACK_OFFSET or abs(y) > MAX_BACK_OFFSET:
+        raise InputError(f"is {text!r}; expected a duplex printer's drift of at most {MAX_BACK_OFFSET:g} mm each way, "
+                         "e.g. 1.5,-0.5", field="back_offset")
     return x, y
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from paperplay.i18n import ENGLISH, Translator
-from paperplay.render.fit import CROP_TAG, Box, clear_of
+from paperplay.render.fit import CROP_TAG, Box, clear_of, text_box
 from paperplay.render.model import MM_PER_INCH, QR, Group, Item, Line, Rect, Text
 
 MARGIN = 10.0
@@ -146,24 +146,41 @@ def _side_room(xs: Sequence[float], width: float, size: float = 7.0) -> tuple[bo
     return xs[0] - MARGIN / 2 >= need, width - MARGIN / 2 - xs[-1] >= need
 
 
-def _arrange_sides(left: Sequence[str], right: Sequence[str], xs: Sequence[float], width: float,
-                   taken: tuple[Sequence[int], Sequence[int]] = ((), ())) -> tuple[list[str], list[str]]:
-    """side_texts' texts rearranged: a text in a row `taken` on its side (by the QR code), or on a side
-    with no room for it (a --back-offset moved the grid towards it), goes to the nearest free row of
-    its own side, else of the other side, where there is room."""
+def _arrange_sides(left: Sequence[str], right: Sequence[str], xs: Sequence[float], ys: Sequence[float],
+                   width: float, qr: tuple[int, float, float] | None = None,
+                   size: float = 7.0) -> tuple[list[str], list[str]]:
+    """side_texts' texts rearranged: a text on a side with no room for it (a --back-offset moved the
+    grid towards it), or one that would run into the QR code in its strip (`qr`: the side, 0 left or
+    1 right, and the code's top and bottom), goes to the nearest free row of its own side, else of the
+    other side, where it fits."""
     sides = [list(left), list(right)]
-    room = _side_room(xs, width)
+    room = _side_room(xs, width, size)
+
+    def fits(text: str, side: int, row: int) -> bool:
+        if not room[side]:
+            return False
+        if qr is None or qr[0] != side:
+            return True
+        middle, half = (ys[row] + ys[row + 1]) / 2, text_width(text, size) / 2
+        return middle + half < qr[1] - 0.5 or middle - half > qr[2] + 0.5
+
     for side in (0, 1):
         for row, text in enumerate(sides[side]):
-            if not text or (room[side] and row not in taken[side]):
+            if not text or fits(text, side, row):
                 continue
-            spots = [(s, r) for s in (side, 1 - side) if room[s]
+            spots = [(s, r) for s in (side, 1 - side)
                      for r in sorted(range(len(sides[s])), key=lambda r: abs(r - row))
-                     if not sides[s][r] and r not in taken[s]]
+                     if not sides[s][r] and fits(text, s, r)]
             if spots:
                 s, r = spots[0]
                 sides[s][r], sides[side][row] = text, ""
     return sides[0], sides[1]
+
+
+def text_width(text: str, size: float, bold: bool = False) -> float:
+    """How long a text is in mm (side_texts' row texts read along the row)."""
+    left, _, right, _ = text_box(Text(0.0, 0.0, text, size=size, bold=bold))
+    return right - left
 
 
 def side_texts(xs: Sequence[float], ys: Sequence[float], width: float, left: Sequence[str], right: Sequence[str],
@@ -232,7 +249,7 @@ def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]
         number = start // per_page
         left, right = labels(number, False)
         texts = side_texts(xs, ys, width, left, right)
-        code = _sheet_qr(xs, ys, width, payload) if payload else []
+        code = _sheet_qr(xs, ys, width, payload, height) if payload else []
         # Cut lines and marks only round the cards there are (the last sheet may hold a few).
         full, part = divmod(len(chunk), cols)
         used_xs = xs[:min(len(chunk), cols) + 1]
@@ -247,13 +264,11 @@ def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]
         # The backs' texts move with their grid, to stay clear of its bleed; to the other side when the
         # offset leaves no room on theirs (not into the Letter QR code's row).
         back_xs, back_ys = [x + back_offset[0] for x in xs], [y + back_offset[1] for y in ys]
-        back_code = code
-        taken: tuple[list[int], list[int]] = ([], [])
-        if code and not _qr_above(ys):  # in the first row of the strip that the offset leaves wider
-            side = "left" if back_offset[0] > 0 else "right"
-            back_code = _sheet_qr(back_xs, back_ys, width, payload, side)
-            taken[side == "right"].append(0)
-        back_left, back_right = _arrange_sides(back_left, back_right, back_xs, width, taken)
+        back_code = _sheet_qr(back_xs, back_ys, width, payload, height, "left" if back_offset[0] > 0 else "right",
+                              above=_qr_above(ys)) if payload else []
+        qr = next((i for i in back_code if isinstance(i, QR)), None)
+        strip = None if qr is None or _qr_above(ys) else (int(qr.x > width / 2), qr.y, qr.y + qr.size)
+        back_left, back_right = _arrange_sides(back_left, back_right, back_xs, back_ys, width, strip)
         pages.append((back_items + side_texts(back_xs, back_ys, width, back_left, back_right) + back_code, True))
     return pages
 
@@ -267,18 +282,24 @@ def _qr_above(ys: Sequence[float]) -> bool:
     return ys[0] - BLEED - 1.0 - MARGIN / 2 >= CARD_SHEET_QR
 
 
-def _sheet_qr(xs: Sequence[float], ys: Sequence[float], width: float, payload: str,
-              side: str = "right") -> list[Item]:
+def _sheet_qr(xs: Sequence[float], ys: Sequence[float], width: float, payload: str, height: float,
+              side: str = "right", above: bool | None = None) -> list[Item]:
     """card_sheets' QR code, the same on fronts and backs, on a white square (its quiet zone): in the top
     margin between the crop marks of the first two columns, 1 mm clear of the cards' bleed, where the
     paper leaves room (A4); else (Letter) in the first row of the right-hand strip (or the left-hand one,
     `side`, on backs moved right by --back-offset), as close to the page margin as it goes, its square
-    covering the bleed there no nearer than 0.6 mm to the cut."""
+    covering the bleed there no nearer than 0.6 mm to the cut. `above` says which of the two the page
+    takes (default: from ys; the backs follow their fronts' page). On A4 backs that --back-offset moved
+    up so far that the code no longer fits above them, it goes below them."""
     margin = MARGIN / 2
     quiet = 0.6
-    if _qr_above(ys):
+    if _qr_above(ys) if above is None else above:
         # On a white square too: --back-offset may move the backs' bleed under its quiet zone.
         x = xs[0] + (xs[1] - xs[0]) / 2 - CARD_SHEET_QR / 2
+        if ys[0] - BLEED - 1.0 - margin < CARD_SHEET_QR <= height - margin - (ys[-1] + BLEED + 1.0):
+            y = height - margin - CARD_SHEET_QR
+            return [Rect(x - quiet, y - quiet, CARD_SHEET_QR + 2 * quiet, CARD_SHEET_QR + quiet, stroke=0,
+                         fill="#ffffff"), QR(x, y, CARD_SHEET_QR, payload)]
         return [Rect(x - quiet, margin, CARD_SHEET_QR + 2 * quiet, CARD_SHEET_QR + quiet, stroke=0, fill="#ffffff"),
                 QR(x, margin, CARD_SHEET_QR, payload)]
     if side == "left":

@@ -6,7 +6,9 @@ import re
 
 # Characters that would break a message over lines or garble a terminal: C0 and C1 controls,
 # DEL, the Unicode line and paragraph separators, and lone surrogates (which cannot be encoded).
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+# And the bidirectional controls, which reorder what follows them on the screen.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069"
+                     "\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _LONG_WORD = 120
 _LONG_MESSAGE = 600
@@ -31,8 +33,11 @@ NAME_SHOWN = 60
 
 
 def shown_name(name: str) -> str:
-    """A player's name as a report line shows it: escaped, a long one shortened."""
-    return printable(shorten(name, NAME_SHOWN))
+    """A player's name as a report line shows it: escaped, a long one shortened (only when that makes it
+    shorter), one that is blank or has spaces at either end quoted."""
+    if len(name) > NAME_SHOWN + 20:
+        name = shorten(name, NAME_SHOWN)
+    return repr(name) if name.strip() != name or not name else printable(name)
 
 
 def shorten(text: str, limit: int = _LONG_WORD) -> str:

@@ -951,6 +951,7 @@ def test_names_the_font_can_print_are_on_the_sheets(tmp_path):
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 @pytest.mark.parametrize("scannable", [False, True])
 def test_a_long_name_is_printed_smaller_within_its_line(paper, scannable):
+    """The longest name the refusal allows is printed within the name line, smaller."""
     from paperplay.render.fit import text_box
     from paperplay.render.model import Line, Text, paper_size
     from paperplay.streams.pages import NAME_END, NAME_MIN_SIZE, NAME_SIZE, sheet_form, sheet_pages
@@ -971,13 +972,14 @@ def test_a_long_name_is_printed_smaller_within_its_line(paper, scannable):
 
 
 @pytest.mark.parametrize("command", [("kit", "streams"), ("sheets",), ("sheets", "--scannable")])
-@pytest.mark.parametrize("paper, room, letters", [("a4", 95, 47), ("letter", 77, 38)])
+@pytest.mark.parametrize("paper, room, letters", [("a4", 95, 48), ("letter", 77, 40)])
 def test_a_name_too_long_for_its_line_is_refused(tmp_path, command, paper, room, letters):
     name = "Maximilian-Alexander von Hohenzollern-Sigmaringen und Veringen"
     code, _, err = run(tmp_path, *command, "--seed", "S", "--paper", paper, "--names", f"Ann,{name}")
-    assert code == 2 and error_line(err).startswith(
-        f"paperplay: error: --names: the name {name!r} is too long for the name line of a {paper.capitalize()} "
-        f"sheet ({room} mm); expected at most about {letters} letters, e.g. 'Maximilian-Alexander von"), err
+    sheet = {"a4": "an A4", "letter": "a Letter"}[paper]
+    assert code == 2 and error_line(err) == (
+        f"paperplay: error: --names: the name {name!r} is too long for the name line of {sheet} sheet ({room} mm); "
+        f"expected at most about {letters} letters, e.g. 'Maximilian-Alexander von'"), err
     assert list(tmp_path.iterdir()) == []
     code, _, err = run(tmp_path, *command, "--seed", "S", "--paper", paper, "--names", f"Ann,{name[:letters]}",
                        "--out", "ok.pdf")
@@ -1057,19 +1059,21 @@ def test_a_number_above_its_schema_maximum_says_the_bound_once(tmp_path):
     assert code == 2 and error_line(err) == "paperplay: error: p.json: field placements[0] is 21; expected at most 20"
 
 
-@pytest.mark.parametrize("args, option", [
-    (("sheets", "--players", "1", "--seed", "S", "--out", "new/"), "--out"),
-    (("kit", "streams", "--seed", "S", "--html", "pages/"), "--html"),
-    (("call", "streams", "--seed", "S", "--html", "pages/"), "--html"),
-    (("simulate", "--games", "2", "--plot", "plots/"), "--plot"),
-    (("route", str(DATA / "streetcar-state.json"), "--line", "1", "--pdf", "r/"), "--pdf"),
+@pytest.mark.parametrize("args, option, example", [
+    (("sheets", "--players", "1", "--seed", "S", "--out", "new/"), "--out", "new/output.pdf"),
+    (("sheets", "--players", "1", "--seed", "S", "--out", "new/."), "--out", "new/./output.pdf"),
+    (("kit", "streams", "--seed", "S", "--html", "pages/"), "--html", "pages/output.html"),
+    (("call", "streams", "--seed", "S", "--html", "pages/.."), "--html", "pages/../output.html"),
+    (("simulate", "--games", "2", "--plot", "plots/"), "--plot", "plots/output.png"),
+    (("route", str(DATA / "streetcar-state.json"), "--line", "1", "--pdf", "r/"), "--pdf", "r/output.pdf"),
 ])
-def test_an_output_name_ending_in_a_slash_is_a_folder_not_a_file(tmp_path, args, option):
+def test_an_output_name_that_names_a_folder_is_refused(tmp_path, args, option, example):
     code, _, err = run(tmp_path, *args)
-    folder = args[-1]
     assert code == 2 and error_line(err).startswith(
-        f"paperplay: error: {option}: is {folder!r}, a folder; expected a file name in it, e.g. {folder}name"), err
+        f"paperplay: error: {option}: is {args[-1]!r}, a folder; expected a file name in it, e.g. {example}"), err
     assert list(tmp_path.iterdir()) == []
+    code, _, err = run(tmp_path, *args[:-1], "")
+    assert code == 2 and error_line(err).startswith(f"paperplay: error: {option}: is empty; expected a file name"), err
 
 
 @pytest.mark.parametrize("out", ["ann.json/x.pdf", "ann.json/d/x.pdf"])
@@ -1079,3 +1083,23 @@ def test_a_file_where_the_output_folder_should_be_is_named_as_a_file(tmp_path, o
     assert code == 2 and error_line(err) == ("paperplay: error: ann.json: is a file, not a folder, so the output "
                                              "x.pdf cannot go in it; give another path"), err
     assert [p.name for p in tmp_path.iterdir()] == ["ann.json"]
+
+
+def test_a_huge_name_is_refused_without_measuring_all_of_it(tmp_path):
+    started = time.monotonic()
+    code, _, err = run(tmp_path, "sheets", "--seed", "S", "--names", "i" * 60_000)
+    assert code == 2 and "…(59,9" in error_line(err) and "is too long for the name line" in err
+    assert time.monotonic() - started < 10 and len(err) < 700
+
+
+@pytest.mark.parametrize("name, shown", [
+    ("Søren", "Søren"),
+    ("A" * 75, "A" * 75),  # shortening would make it longer
+    ("A" * 300, "A" * 40 + "…(245 characters)…" + "A" * 15),
+    ("   ", "'   '"), ("", "''"), (" Ann", "' Ann'"),
+    ("Eve\u202eB", "Eve\\u202eB"), ("Eve\u2066x\u2069", "Eve\\u2066x\\u2069"), ("a\nb", "a\\nb"),
+])
+def test_a_name_in_a_report_is_escaped_and_kept_short(name, shown):
+    from paperplay.messages import shown_name
+
+    assert shown_name(name) == shown

@@ -51,10 +51,18 @@ class FileName(click_types.StringParamType):
     pathlib would drop, writing a file of the folder's name."""
 
     name = "file"
+    EXTENSIONS = {"out": ".pdf", "pdf": ".pdf", "html": ".html", "plot": ".png"}
+    """The example file name's extension, by the option's name."""
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
-        if isinstance(value, str) and value.endswith(("/", os.sep)):
-            self.fail(f"is {value!r}, a folder; expected a file name in it, e.g. {value}name", param, ctx)
+        if isinstance(value, str):
+            example = "output" + self.EXTENSIONS.get(getattr(param, "name", ""), "")
+            if not value:
+                self.fail(f"is empty; expected a file name, e.g. {example}", param, ctx)
+            if value.endswith(("/", os.sep)) or os.path.basename(value) in (".", ".."):
+                folder = value.rstrip("/" + os.sep) or value
+                self.fail(f"is {value!r}, a folder; expected a file name in it, e.g. "
+                          f"{os.path.join(folder, example)}", param, ctx)
         return super().convert(value, param, ctx)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from paperplay.errors import InputError, Verdict
 from paperplay.i18n import translator
 from paperplay.render.model import Document, paper_size
+from paperplay.messages import shorten
 from paperplay.render.pdf import text_width, undrawable
 from paperplay.seeds import display_code, game_code
 from paperplay.streams import rules, sheet
@@ -93,16 +94,21 @@ def _check_printable(name: str) -> None:
 
 def _check_length(name: str, paper: str) -> None:
     """Refuses a name that would not fit the sheet's name line even in the smallest print."""
-    from paperplay.streams.pages import NAME_MIN_SIZE, name_room
+    from paperplay.streams.pages import NAME_MAX_LETTERS, NAME_MIN_SIZE, name_room
 
     room = name_room(paper_size(paper, landscape=True)[0])
-    if text_width(name, NAME_MIN_SIZE, bold=True) > room:
-        fits = name
-        while fits and text_width(fits + "…", NAME_MIN_SIZE, bold=True) > room:
-            fits = fits[:-1]
-        raise InputError(f"the name {name!r} is too long for the name line of a {paper.capitalize()} sheet "
-                         f"({room:.0f} mm); expected at most about {len(fits)} letters, "
-                         f"e.g. {fits.rstrip(' -')!r}", field="names")
+    if len(name) > NAME_MAX_LETTERS or text_width(name, NAME_MIN_SIZE, bold=True) > room:
+        low, high = 0, min(len(name), NAME_MAX_LETTERS)  # the longest start of the name that fits
+        while low < high:
+            mid = (low + high + 1) // 2
+            low, high = (mid, high) if text_width(name[:mid], NAME_MIN_SIZE, bold=True) <= room else (low, mid - 1)
+        article = "an" if paper.lower() == "a4" else "a"
+        example = name[:low]
+        if " " in example.strip() and name[low:low + 1] not in ("", " "):  # whole words
+            example = example[:example.rstrip().rfind(" ")]
+        raise InputError(f"the name {shorten(name, 80)!r} is too long for the name line of {article} "
+                         f"{paper.capitalize()} sheet ({room:.0f} mm); expected at most about {low} letters, "
+                         f"e.g. {example.rstrip(' -')!r}", field="names")
 
 
 def _scannable_rules(options: dict[str, Any]) -> None:

@@ -37,7 +37,11 @@ NAME_END = MARGIN + 70
 """A player's name is written from NAME_X to NAME_END mm from the sheet's right-hand edge (its line) ..."""
 NAME_SIZE = 16.0
 NAME_MIN_SIZE = 9.0
-"""... at NAME_SIZE points, smaller for a long name down to NAME_MIN_SIZE (about 40 letters on Letter)."""
+"""... at NAME_SIZE points, smaller for a long name down to NAME_MIN_SIZE (about 40 letters on Letter,
+48 on A4)."""
+NAME_MAX_LETTERS = 100
+"""No name this long fits the line at NAME_MIN_SIZE, however narrow its letters (so a long one is
+refused without measuring all of it)."""
 
 
 def name_room(width: float) -> float:

@@ -295,8 +295,19 @@ def test_a_sheet_with_empty_boxes_is_not_scored(tmp_path, scan_stack, blank, sai
     result = run_paperplay("scan", str(photo), "--seed", SEED, "--out", str(tmp_path / "o"))
     assert result.returncode == 2 and result.stderr == (
         f"paperplay: error: {photo}: {said} (both cells empty); a finished sheet has a number in every box: "
-        "fill it in and photograph the sheet again\n"), result.stderr
+        "fill it in and photograph the sheet again (or type it with --confirm)\n"), result.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_confirm_asks_for_a_blank_box_and_takes_no_empty_answer(tmp_path, scan_stack, cli):
+    photo, _ = _photo(tmp_path, "gap.jpg", 3, scan_stack, change=lambda t: [(None, None) if i == 7 else v
+                                                                             for i, v in enumerate(t)])
+    out = tmp_path / "o"
+    result = cli("scan", str(photo), "--seed", SEED, "--out", str(out), "--confirm", input="\n" + "5\n" * 25)
+    assert "gap.jpg box 8: nothing written; image" in result.stdout
+    assert "box 8 holds (type 1-30 or *): " in result.stdout
+    assert result.stdout.count("gap.jpg box 8: nothing written") == 2  # the empty answer asked again
+    assert json.loads((out / "gap.json").read_text())["cells"][7] == 5
 
 
 def test_a_folder_given_as_a_photo_is_named_as_a_folder(tmp_path, two_photos):

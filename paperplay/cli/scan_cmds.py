@@ -39,19 +39,22 @@ def _json_tile(tile: Any) -> Any:
     return "*" if tile == WILD else tile
 
 
-def _ask(photo: Path, reading: Any, crop_path: Path) -> Any:
-    """Asks on the terminal for one flagged box; Enter keeps the suggestion."""
+def _ask(photo: Path, reading: Any, crop_path: Path, blank: bool = False) -> Any:
+    """Asks on the terminal for one flagged box; Enter keeps the suggestion (a blank box has none)."""
     from paperplay.streams.sheet import parse_tiles
 
     suggestion = reading.value
+    offer = "(type 1-30 or *)" if blank else f"[{suggestion}] (Enter keeps it, or type 1-30 or *)"
     while True:
         typer.echo(f"{photo.name} box {reading.box}: {reading.why}; image {crop_path}")
         try:
-            answer = input(f"  box {reading.box} holds [{suggestion}] (Enter keeps it, or type 1-30 or *): ").strip()
+            answer = input(f"  box {reading.box} holds {offer}: ").strip()
         except EOFError:
             raise InputError(f"--confirm: no answer on standard input for box {reading.box} of {photo}") from None
-        if not answer:
+        if not answer and not blank:
             return suggestion
+        if not answer:
+            continue
         try:
             return parse_tiles(answer, f"box {reading.box}", count=1)[0]
         except InputError as exc:
@@ -134,7 +137,7 @@ def scan(
     drawn = parse_tiles(draw_list, "--draw") if draw_list is not None else (draw(canonical) if canonical else None)
     _need_extra()
     from paperplay.files import check_writable, write_atomic
-    from paperplay.scan.pipeline import read_photo
+    from paperplay.scan.pipeline import blank_message, read_photo
     from paperplay.scan.reader import ScanError
 
     targets = []
@@ -168,6 +171,9 @@ def scan(
                 f"{photo}: the sheet is of game {display_code(scan.code)}, but seed {display_code(canonical)} "
                 f"is for game {display_code(game_code('streams', canonical))}")))
             continue
+        if scan.blank and not confirm:
+            outcomes.append(Outcome(str(photo), error=InputError(f"{photo}: {blank_message(scan.blank)}")))
+            continue
         cells = scan.cells
         if confirm:
             crops: list[Path] = []  # the boxes' images shown while asking, removed if no answer comes
@@ -176,7 +182,7 @@ def scan(
                     crop_path = out / f"{photo.stem}-box{reading.box:02d}.png"
                     write_atomic(crop_path, _png(scan.crops[reading.box - 1]), force, SCAN_HINT)
                     crops.append(crop_path)
-                    cells[reading.box - 1] = _ask(photo, reading, crop_path)
+                    cells[reading.box - 1] = _ask(photo, reading, crop_path, reading.box in scan.blank)
             except BaseException:
                 for crop in crops:
                     crop.unlink(missing_ok=True)

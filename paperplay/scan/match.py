@@ -122,11 +122,12 @@ def swap_confidence(probs: Any, matched: Sequence[int]) -> Any:
     return 1.0 / (1.0 + ratios.sum(axis=1))
 
 
-def read_boxes(probs: Any, drawn: Sequence[Tile] | None, threshold: float) -> list[BoxReading]:
+def read_boxes(probs: Any, drawn: Sequence[Tile] | None, threshold: float,
+               blank: Sequence[int] = ()) -> list[BoxReading]:
     """Free readings, matched ones (with a draw), and a flag on every box that a person should check:
-    free and matched readings disagree, or the reading is less sure than `threshold` (free: its
-    probability; matched: its confidence against swapping tiles with another box, or the box's own
-    probability of the placed tile below EVEN)."""
+    a `blank` box (1-based: nothing written in it), free and matched readings disagree, or the reading
+    is less sure than `threshold` (free: its probability; matched: its confidence against swapping
+    tiles with another box, or the box's own probability of the placed tile below EVEN)."""
     free_idx = probs.argmax(axis=1)
     matched: list[int] | None = None
     sure = probs.max(axis=1)
@@ -141,7 +142,9 @@ def read_boxes(probs: Any, drawn: Sequence[Tile] | None, threshold: float) -> li
     for b, f in enumerate(free_idx):
         m = None if matched is None else matched[b]
         why = ""
-        if m is not None and m != f:
+        if b + 1 in blank:
+            why = "nothing written"
+        elif m is not None and m != f:
             why = f"read {VALUES[f]}, the draw fits {VALUES[m]}"
         elif sure[b] < threshold or (m is not None and probs[b, m] < EVEN):
             why = f"unsure ({min(sure[b], probs[b, f if m is None else m]):.0%})"

@@ -9,7 +9,7 @@ from typing import Any
 
 from paperplay.scan.match import BoxReading, box_probabilities, read_boxes
 from paperplay.scan.model import EMPTY, probabilities
-from paperplay.scan.reader import SHIFTS, ScanError, box_crops, cell_features, load_gray, register, train_band
+from paperplay.scan.reader import SHIFTS, box_crops, cell_features, load_gray, register, train_band
 from paperplay.streams.rules import Tile
 from paperplay.streams.scansheet import layout
 
@@ -34,6 +34,8 @@ class Scan:
     probs: Any
     boxes: list[BoxReading]
     crops: list[Any]
+    blank: list[int]
+    """Boxes (1-based) with nothing written in them (BLANK): also flagged."""
 
     @property
     def flagged(self) -> list[BoxReading]:
@@ -54,12 +56,15 @@ def read_photo(photo: Path, drawn: Sequence[Tile] | None = None, threshold: floa
     band, origin = train_band(gray, page)
     cells = sum(probabilities(*cell_features(band, origin, geo, shift=shift)) for shift in SHIFTS) / len(SHIFTS)
     blank = [b + 1 for b in range(len(cells) // 2) if cells[2 * b][EMPTY] * cells[2 * b + 1][EMPTY] >= BLANK]
-    if blank:
-        raise ScanError(f"{_boxes(blank)} nothing written (both cells empty); a finished sheet has a number in "
-                        "every box: fill it in and photograph the sheet again")
     probs = box_probabilities(cells)
     return Scan(photo, page.fields.get("code", ""), page.fields["sheet"], page.paper, page.marks_found, probs,
-                read_boxes(probs, drawn, threshold), box_crops(band, origin, geo))
+                read_boxes(probs, drawn, threshold, blank), box_crops(band, origin, geo), blank)
+
+
+def blank_message(blank: Sequence[int]) -> str:
+    """What to say of a sheet with boxes that have nothing written in them (BLANK)."""
+    return (f"{_boxes(blank)} nothing written (both cells empty); a finished sheet has a number in every box: "
+            "fill it in and photograph the sheet again (or type it with --confirm)")
 
 
 def _boxes(numbers: Sequence[int]) -> str:

@@ -45,7 +45,7 @@ def check_writable(path: Path, force: bool, hint: str = OUT_HINT) -> None:
     blocking = next(  # a file where a folder of the path should be
         (level for level in reversed([folder, *folder.parents]) if level.exists() and not level.is_dir()), None)
     if blocking is not None:
-        raise InputError(f"{blocking}: is a file, not a folder, so the output {path.name} cannot go in it; "
+        raise InputError(f"{blocking}: is not a folder, so the output {path.name} cannot go in it; "
                          "give another path")
     try:
         _make_folder(folder)

@@ -172,7 +172,8 @@ def _describe(error: Any) -> str:
         scope = "" if where == "the top level" else f" in {where}"
         return f"missing field {missing!r}{scope}"
     if error.validator in ("minItems", "maxItems"):
-        return f"field {where} has {len(instance)} entries; expected {description or error.message}"
+        return (f"field {where} has {len(instance)} entr{'y' if len(instance) == 1 else 'ies'}; "
+                f"expected {description or error.message}")
     if error.validator in ("maxContains", "minContains", "contains"):
         return f"field {where} has {sum(1 for x in instance if x == '*')} wilds; expected at most one wild (\"*\")"
     if error.validator == "type" and where == "the top level":

@@ -68,10 +68,10 @@ def test_call_goes_back_one_tile(cli):
 
 
 def test_call_a_typo_calls_no_tile(cli):
-    result = cli("call", "streams", "--seed", "7KQ2M9XD", input="\nx\nnext\n\nq\n")
+    result = cli("call", "streams", "--seed", "7KQ2M9XD", input="\nx\nNext\n\nq\n")
     assert _shown_turns(result.stdout) == ["1", "2"] and result.exit_code == 0
     assert "'x' is not a key here: Enter for the next tile, b to go back, q to quit." in result.stdout
-    assert "'next' is not a key here" in result.stdout and "--from 3" in result.stdout
+    assert "'Next' is not a key here" in result.stdout and "--from 3" in result.stdout
 
 
 def test_call_back_before_any_tile_calls_none(cli):

@@ -1080,7 +1080,7 @@ def test_an_output_name_that_names_a_folder_is_refused(tmp_path, args, option, e
 def test_a_file_where_the_output_folder_should_be_is_named_as_a_file(tmp_path, out):
     (tmp_path / "ann.json").write_text("{}")
     code, _, err = run(tmp_path, "sheets", "--players", "1", "--seed", "S", "--out", out)
-    assert code == 2 and error_line(err) == ("paperplay: error: ann.json: is a file, not a folder, so the output "
+    assert code == 2 and error_line(err) == ("paperplay: error: ann.json: is not a folder, so the output "
                                              "x.pdf cannot go in it; give another path"), err
     assert [p.name for p in tmp_path.iterdir()] == ["ann.json"]
 

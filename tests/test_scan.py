@@ -280,6 +280,8 @@ def test_the_check_page_shows_every_box_on_a_phone_light_or_dark(page, tmp_path,
     assert shown == flagged
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(17, 20, 24)"
+    said = page.text_content("p")
+    assert (f"{len(flagged)} flagged box" in said) if flagged else ("No box is flagged." in said)
     page.emulate_media(color_scheme="light")
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
 

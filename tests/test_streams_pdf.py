@@ -120,7 +120,7 @@ def test_unwritable_output_folder_is_an_input_error(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     result = run_paperplay("sheets", "--players", "1", "--out", str(blocker / "x.pdf"))
-    assert result.returncode == 2 and result.stderr == (f"paperplay: error: {blocker}: is a file, not a folder, so the "
+    assert result.returncode == 2 and result.stderr == (f"paperplay: error: {blocker}: is not a folder, so the "
                                                         "output x.pdf cannot go in it; give another path\n")
     assert "Traceback" not in result.stderr
 

@@ -178,7 +178,7 @@ def test_input_errors_name_the_field():
         (tiny_with(0, {"player": "Ann", "lay": [], "move": [[1, 1]]}), r"turns\[0\]: a turn either lays"),
         (tiny_with(0, lay("Ann", ((9, 9), "straight", 0))), r"lay\[0\].at is \[9, 9\], off the 5x5 board"),
         (tiny_with(0, lay("Ann", ((1, 1), "monorail", 0))), r"lay\[0\].tile is 'monorail'"),
-        ({**TINY, "players": ["Ann"]}, r"field players has 1 entries"),
+        ({**TINY, "players": ["Ann"]}, r"field players has 1 entry"),
     ]
     for log, message in cases:
         with pytest.raises(InputError, match=message):

@@ -162,15 +162,16 @@ def call(
     try:
         while True:
             try:
-                answer = input(f"[Enter for turn {turn}/{len(tiles)}] " if turn <= len(tiles) else "").strip().lower()
+                typed = input(f"[Enter for turn {turn}/{len(tiles)}] " if turn <= len(tiles) else "").strip()
             except EOFError:
-                answer = "q"
+                typed = "q"
+            answer = typed.lower()
             if answer == "q":
                 if turn <= len(tiles):
                     stopped()
                 return
             if answer not in ("", "b"):  # a typo does not call the next tile
-                typer.echo(f"  {answer!r} is not a key here: Enter for the next tile, b to go back, q to quit.")
+                typer.echo(f"  {typed!r} is not a key here: Enter for the next tile, b to go back, q to quit.")
                 continue
             if answer == "b":
                 if turn == 1:

@@ -245,6 +245,7 @@ def route(
                          f"expected letters from {', '.join(sorted(board.locations))}")
     problems += board_problems(board_state)
     answer = route_answer(Network(board_state.geo, board_state.layout, board_state.stop_signs), line, wanted, ordered)
+    written = None
     if pdf is not None:
         from paperplay.render.pdf import write_pdf
         from paperplay.i18n import translator
@@ -269,7 +270,7 @@ def route(
     else:
         for text in answer.text_lines():
             typer.echo(printable(text))
-    if pdf is not None:
+    if written is not None:
         typer.echo(printable(written), err=as_json)  # standard output holds only the JSON
     raise typer.Exit(1 if problems or not answer.complete else 0)
 

@@ -96,8 +96,11 @@ def _contact_sheet(scan: Any, cells: list[Any]) -> bytes:
         boxes.append(f'<li{flag}><img src="{src}" alt="box {reading.box} as photographed">'
                      f"<b>{reading.box}: {text(value)}</b><small>{note}</small></li>")
     title = f"{scan.photo.name}: sheet {scan.sheet}, game {display_code(scan.code)}"
-    body = (f"<main><h1>{text(title)}</h1><p>Each box as photographed, with what was read. Flagged boxes "
-            "are outlined in red: check them against the photo.</p><ol>" + "".join(boxes) + "</ol></main>")
+    flagged = sum(reading.flagged for reading in scan.boxes)
+    check = (f"{flagged} flagged box{'es are' if flagged != 1 else ' is'} outlined in red: check "
+             f"{'them' if flagged != 1 else 'it'} against the photo." if flagged else "No box is flagged.")
+    body = (f"<main><h1>{text(title)}</h1><p>Each box as photographed, with what was read. {check}</p><ol>"
+            + "".join(boxes) + "</ol></main>")
     return document(title, asset("base.css") + CHECK_STYLE, body, images=True)
 
 

@@ -963,7 +963,8 @@ def test_a_long_name_is_printed_smaller_within_its_line(paper, scannable):
     _, pages = scan_pages("ABCD2345", 2, names, paper) if scannable else sheet_pages("ABCD2345", 2, names, paper)
     printed = [next(i for i in page.items if isinstance(i, Text) and i.text == name)
                for page, name in zip(pages, names)]
-    line = next(i for i in sheet_form(width, 200, "ABCD2345", standard_rules()) if isinstance(i, Line))
+    height = paper_size(paper, landscape=True)[1]
+    line = next(i for i in sheet_form(width, height, "ABCD2345", standard_rules()) if isinstance(i, Line))
     assert printed[0].size == NAME_SIZE and NAME_MIN_SIZE <= printed[1].size < NAME_SIZE
     assert line.x2 == width - NAME_END
     for text in printed:

@@ -193,7 +193,7 @@ def pages() -> None:
     import json
     import random
 
-    from paperplay.streams.rules import draw
+    from paperplay.streams.rules import draw, tile_json
 
     print("Host's pages (HTML)")
     with tempfile.TemporaryDirectory() as folder:
@@ -205,7 +205,7 @@ def pages() -> None:
             rng.shuffle(cells)
             path = Path(folder) / f"p{i + 1:02}.json"
             path.write_text(json.dumps({"game": "streams", "seed": "BENCH", "player": f"Player {i + 1}",
-                                        "cells": cells}), encoding="utf-8")
+                                        "cells": [tile_json(t) for t in cells]}), encoding="utf-8")
             files.append(str(path))
         for what, args in (("call streams --html", ["call", "streams", "--seed", "BENCH"]),
                            ("score 30 sheets --html", ["score", *files])):
@@ -224,5 +224,9 @@ SUITES = {"streams": streams, "sequence": sequence, "streetcar": streetcar, "coa
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SUITES)
+    unknown = [name for name in chosen if name not in SUITES]
+    if unknown:
+        sys.exit(f"usage: python benchmarks/run.py [{' '.join(SUITES)}]  (unknown: {' '.join(unknown)}; "
+                 "no suite named runs them all)")
     for name in chosen:
         SUITES[name]()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from paperplay.errors import InputError
@@ -53,6 +54,24 @@ def check_writable(path: Path, force: bool, hint: str = OUT_HINT) -> None:
         raise InputError(f"{folder}: cannot create the output folder ({exc.strerror})") from None
     if not os.access(folder, os.W_OK | os.X_OK):
         raise InputError(f"{folder}: the output folder is not writable")
+
+
+def check_not_an_input(path: Path | None, option: str, inputs: Iterable[Path | str | None]) -> None:
+    """Refuses an output path that is one of the command's input files (by any name: a link, another
+    spelling), which --force would otherwise replace: nothing given to read is ever overwritten."""
+    if path is None:
+        return
+    for source in inputs:
+        if source is not None and _same_file(path, Path(source)):
+            raise InputError(f"{option}: is {str(path)!r}, which is also an input of this command ({source}); "
+                             "give the output another name")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):  # one of them does not exist (yet), or a name the system refuses
+        return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _destination(path: Path) -> Path:

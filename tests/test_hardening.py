@@ -1104,3 +1104,27 @@ def test_a_name_in_a_report_is_escaped_and_kept_short(name, shown):
     from paperplay.messages import shown_name
 
     assert shown_name(name) == shown
+
+
+@pytest.mark.parametrize("args, option, victim", [
+    (("score", "ann.json", "--html", "ann.json"), "--html", "ann.json"),
+    (("score", "ann.json", "--html", "./link.json"), "--html", "ann.json"),  # another name, the same file
+    (("verify", "ann.json", "--html", "ann.json"), "--html", "ann.json"),
+    (("score", "ann.json", "--variant", "v.json", "--html", "v.json"), "--html", "v.json"),
+    (("route", "state.json", "--line", "1", "--stops", "A", "--pdf", "state.json"), "--pdf", "state.json"),
+    (("sheets", "--players", "2", "--variant", "v.json", "--out", "v.json"), "--out", "v.json"),
+    (("kit", "streams", "--variant", "v.json", "--out", "v.json"), "--out", "v.json"),
+    (("kit", "streams", "--variant", "v.json", "--html", "v.json"), "--html", "v.json"),
+    (("call", "streams", "--seed", "S", "--variant", "v.json", "--html", "v.json"), "--html", "v.json"),
+])
+def test_an_output_that_is_an_input_is_refused_even_with_force(tmp_path, args, option, victim):
+    """--force replaces an existing output; it never replaces a file the command reads."""
+    (tmp_path / "ann.json").write_text(json.dumps(SPEC_SHEET))
+    (tmp_path / "link.json").symlink_to("ann.json")
+    (tmp_path / "v.json").write_text((DATA / "streams-variant-big.json").read_text())
+    (tmp_path / "state.json").write_text((DATA / "streetcar-state.json").read_text())
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    code, _, err = run(tmp_path, *args, "--force")
+    assert code == 2 and error_line(err).startswith(f"paperplay: error: {option}: is "), err
+    assert f"which is also an input of this command ({victim}); give the output another name" in err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

@@ -211,7 +211,8 @@ def simulate(
 
               paperplay simulate --compare gap,montecarlo --games 100 --variant my-variant.json
     """
-    from paperplay.files import check_writable
+    from paperplay.cli.common import variant_file
+    from paperplay.files import check_not_an_input, check_writable
     from paperplay.streams.lab import paired
     from paperplay.streams.lab import simulate as run
 
@@ -225,6 +226,7 @@ def simulate(
     if plot is not None:
         if plot.suffix.lower() not in (".png", ".pdf"):
             raise InputError(f"--plot: {plot} must end in .png or .pdf")
+        check_not_an_input(plot, "--plot", [variant_file(variant)])
         check_writable(plot, force, PLOT_HINT)
     total = games * len(names)
     _say_when_compiling(now=any(name.startswith(("montecarlo", "coach")) for name in names))

@@ -85,3 +85,8 @@ def guarded(func: Any) -> Any:
             fail(str(exc))
 
     return wrapper
+
+
+def variant_file(variant: str | None) -> str | None:
+    """The file a --variant names, when it names one (an input no output may replace)."""
+    return variant if variant is not None and variant.lower().endswith(".json") else None

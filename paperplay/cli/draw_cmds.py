@@ -58,7 +58,11 @@ def write_caller_page(path: Path, seed: str, force: bool, variant: str | None = 
     from paperplay.html.page import check_page_path, write_page
     from paperplay.streams.rules import draw as streams_draw
 
+    from paperplay.cli.common import variant_file
+    from paperplay.files import check_not_an_input
+
     started = time.perf_counter()
+    check_not_an_input(path, "--html", [variant_file(variant)])
     check_page_path(path, force)
     code = game_code("streams", seed)
     from paperplay.streams.api import variant_rules

@@ -12,8 +12,9 @@ from typing import Annotated
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import guarded, output_path, report_written, seed_or_new
+from paperplay.cli.common import guarded, output_path, report_written, seed_or_new, variant_file
 from paperplay.errors import InputError
+from paperplay.files import check_not_an_input
 from paperplay.games import find_game
 
 
@@ -66,6 +67,7 @@ def sheets(
     _check_paper("streams", paper)
     canonical, generated = seed_or_new(seed)
     path = output_path(out, "streams", canonical, "sheets")
+    check_not_an_input(path, "--out", [variant_file(variant)])
     doc = find_game("streams").module().sheets(canonical, {"players": players, "names": opt.names_list(names),
                                                            "paper": paper, "variant": variant,
                                                            "lang": opt.lang_or_locale(lang),
@@ -144,6 +146,8 @@ def kit(
                "lang": opt.lang_or_locale(lang)}
     canonical, generated = seed_or_new(seed)
     path = output_path(out, game, canonical, "kit")
+    check_not_an_input(path, "--out", [variant_file(variant)])
+    check_not_an_input(html, "--html", [variant_file(variant)])
     if html is not None:
         from paperplay.html.page import check_page_path
 

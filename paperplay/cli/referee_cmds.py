@@ -10,8 +10,9 @@ from typing import Annotated, Any
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import guarded, print_json, seed_option, size_text, stdout_is_utf8
+from paperplay.cli.common import guarded, print_json, seed_option, size_text, stdout_is_utf8, variant_file
 from paperplay.errors import InputError
+from paperplay.files import check_not_an_input
 from paperplay.messages import one_line, printable, shown_name
 from paperplay.referee import Outcome, rankings, referee_files
 
@@ -111,6 +112,7 @@ def score(
     canonical = seed_option(seed) if seed is not None else None
     rules = variant_rules(variant) if variant is not None else None
     drawn = parse_tiles(draw_list, "--draw", rules=rules) if draw_list is not None else None
+    check_not_an_input(html, "--html", [*(files or []), variant_file(variant)])
     _check_html(html, force)
     outcomes: list[Outcome] = []
     if cells is not None:
@@ -146,6 +148,7 @@ def verify(
 
               paperplay verify ann.json bob.json --html results.html
     """
+    check_not_an_input(html, "--html", files)
     _check_html(html, force)
     outcomes = referee_files(files)
     ranked = rankings(outcomes)
@@ -216,6 +219,7 @@ def route(
 
     if (card is None) == (stops is None):
         raise InputError("give the stops with --card N (and --set) or with --stops B,D,M, one of them")
+    check_not_an_input(pdf, "--pdf", [state])
     data = read_json(state)
     _check_is_a_state(data, state)
     board_state, problems = state_from_json(data, str(state), state.parent)

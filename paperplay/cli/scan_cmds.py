@@ -139,7 +139,7 @@ def scan(
     canonical = seed_option(seed) if seed is not None else None
     drawn = parse_tiles(draw_list, "--draw") if draw_list is not None else (draw(canonical) if canonical else None)
     _need_extra()
-    from paperplay.files import check_writable, write_atomic
+    from paperplay.files import check_not_an_input, check_writable, write_atomic
     from paperplay.scan.pipeline import blank_message, read_photo
     from paperplay.scan.reader import ScanError
 
@@ -155,6 +155,7 @@ def scan(
                              "photos different names (or scan them with different --out folders)")
         named[sheet_path.name] = photo
         for path in (sheet_path, page_path):
+            check_not_an_input(path, "--out", photos)
             check_writable(path, force, SCAN_HINT)
         targets.append((photo, sheet_path, page_path))
     outcomes: list[Outcome] = []

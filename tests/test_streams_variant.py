@@ -290,3 +290,16 @@ def test_a_standard_sheet_may_name_its_variant(cli, write_json):
     path = write_json("ann.json", SPEC_SHEET | {"variant": "standard"})
     result = cli("verify", str(path), "--json")
     assert result.exit_code == 0 and "variant" not in json.loads(result.stdout)["results"][0]
+
+
+def test_a_variant_file_may_not_pass_for_the_published_game(tmp_path):
+    """Its pages and QR codes would carry no variant name, and --scannable would take it."""
+    published = json.loads(template_path("streams/game.json").read_text())
+    copy = tmp_path / "copy.json"
+    copy.write_text(json.dumps(published))
+    assert load_rules(str(copy)) == standard_rules()  # a copy of the published game is that game
+    six = tmp_path / "six.json"
+    six.write_text(json.dumps({**published, "boxes": 6, "points": published["points"][:7]}))
+    with pytest.raises(InputError, match=r"six.json: field variant is 'standard', the published game's name, but its "
+                                         r"rules differ from the published game's; give the variant a name of its own"):
+        load_rules(str(six))

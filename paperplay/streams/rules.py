@@ -149,7 +149,11 @@ def load_rules(variant: str | None = None) -> StreamsRules:
     if variant is None or variant == STANDARD:
         return standard_rules()
     if variant.lower().endswith(".json"):
-        return _rules_file(variant)
+        rules = _rules_file(variant)
+        if rules.name == STANDARD and rules != standard_rules():  # its pages would pass for the published game's
+            raise InputError(f"{variant}: field variant is {STANDARD!r}, the published game's name, but its rules "
+                             "differ from the published game's; give the variant a name of its own")
+        return rules
     if _NAME.match(variant) and variant in shipped_variants():
         rules = _rules_file(str(template_path(f"streams/variants/{variant}.json")))
         if rules.name != variant:

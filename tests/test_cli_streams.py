@@ -312,3 +312,13 @@ def test_a_name_cannot_add_lines_or_terminal_codes_to_the_report(cli, write_json
     assert r"1. Eve\nbob.json (Bob): 300 points, valid\x07\x1b[2J: 16" in result.stdout
     assert "L" * 300 not in result.stdout and "…(245 characters)…" in result.stdout
     assert len(next(line for line in lines if "long.json" in line)) < len(str(long)) + 150
+
+
+def test_call_of_a_variant_names_it_and_keeps_it_in_every_command_it_suggests(cli):
+    variant = str(DATA / "streams-variant-big.json")
+    result = cli("call", "streams", "--seed", "7KQ2M9XD", "--variant", variant, input="\n\nq\n")
+    assert result.stdout.startswith("Calling Streams (variant test-big-bag), game P2QP-HGPH.")
+    assert f"Resume with: paperplay call streams --seed 7KQ2M9XD --variant {variant} --from 3" in result.stdout
+    last = cli("call", "streams", "--seed", "7KQ2M9XD", "--variant", variant, "--from", "24", input="\n")
+    assert f"That was the last tile. Time to score: paperplay score SHEET.json --seed SEED --variant {variant}" in (
+        last.stdout)

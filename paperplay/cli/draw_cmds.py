@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -157,10 +158,14 @@ def call(
     clear = sys.stdout.isatty() and os.environ.get("TERM") not in (None, "dumb")
     code = display_code(game_code("streams", canonical))
     turn = start
-    typer.echo(f"Calling Streams, game {code}. Enter: next tile · b: back · q: quit")
+    # the variant goes into every command the caller suggests: without it they would call the published game
+    also = "" if variant is None or rules.standard else f" --variant {shlex.quote(variant)}"
+    named = "" if rules.standard else f" (variant {rules.name})"
+    typer.echo(f"Calling Streams{named}, game {code}. Enter: next tile · b: back · q: quit")
+    score_hint = f"Time to score: paperplay score SHEET.json --seed SEED{also}"
 
     def stopped() -> None:
-        typer.echo(f"\nStopped before turn {turn}. Resume with: paperplay call streams --seed {canonical} "
+        typer.echo(f"\nStopped before turn {turn}. Resume with: paperplay call streams --seed {canonical}{also} "
                    f"--from {turn}")
 
     try:
@@ -183,12 +188,12 @@ def call(
                     continue
                 turn = max(1, turn - 2)
             if turn > len(tiles):
-                typer.echo(f"All {len(tiles)} tiles are called. Time to score: paperplay score SHEET.json --seed SEED")
+                typer.echo(f"All {len(tiles)} tiles are called. {score_hint}")
                 return
             _show_tile(tiles, turn, code, clear)
             turn += 1
             if turn > len(tiles):
-                typer.echo("That was the last tile. Time to score: paperplay score SHEET.json --seed SEED")
+                typer.echo(f"That was the last tile. {score_hint}")
                 return
     except KeyboardInterrupt:  # Ctrl-C (or SIGTERM) at any moment: the resume line, then 130 (143) as any stopped run
         stopped()

@@ -249,3 +249,32 @@ def test_caller_help_and_grid_fit_a_phone_either_way_up(page, tmp_path, size, la
         return s.left < b.left - 0.5 || s.right > b.right + 0.5; }).length""")
     assert spill == 0
     page.evaluate("localStorage.clear()")
+
+
+def test_caller_grid_counts_any_number_of_a_value_and_underlines_as_the_tiles_do(page, tmp_path):
+    """A bag with six 2s, no wild and two-digit turned numbers (16 reads 91): the sorted grid counts
+    ×3 and more (it showed ×2 for any count), has no wild cell, and underlines what the tiles page
+    does; the tile in the middle is underlined the same way."""
+    from paperplay.streams.rules import rules_from_data
+
+    data = {"variant": "many", "boxes": 9, "points": list(range(10)),
+            "bag": [{"value": 2, "count": 6}, {"value": 16, "count": 1}, {"value": 91, "count": 1},
+                    {"value": 18, "count": 1}, {"value": 40, "count": 1}]}
+    rules = rules_from_data(data, "many.json")
+    drawn = draw("S", rules)
+    path = tmp_path / "many.html"
+    path.write_bytes(caller_page(game_code("streams", "S"), drawn, rules))
+    page.goto(path.as_uri())
+    for _ in range(9):
+        page.keyboard.press("Space")
+    page.keyboard.press("g")
+    cells = page.eval_on_selector_all("#grid li", "cells => cells.map(c => [c.getAttribute('data-v'), "
+                                      "getComputedStyle(c, '::after').content, c.querySelector('.u') !== null])")
+    twos = drawn.count(2)
+    assert twos >= 3
+    assert [c[0] for c in cells] == ["2", "16", "18", "40", "91"]  # no wild cell
+    assert cells[0][1] == f'"×{twos}"'
+    assert {c[0] for c in cells if c[2]} == {"16", "91"} == {str(v) for v in rules.underlined}
+    page.keyboard.press("g")
+    last = drawn[-1]
+    assert page.eval_on_selector("#tile", "t => t.classList.contains('u')") == (last in rules.underlined)

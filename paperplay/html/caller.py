@@ -38,11 +38,11 @@ def script_words(t: Translator) -> dict[str, str]:
 
 
 def _grid_cells(rules: StreamsRules, wild: str) -> str:
-    values = sorted({t for t in rules.bag if t != WILD}) + [WILD]
+    values = sorted({t for t in rules.bag if t != WILD}) + ([WILD] if WILD in rules.bag else [])
     cells = []
     for value in values:
         shown = star_svg(wild) if value == WILD else str(value)
-        underline = ' class="u"' if value in (6, 9) else ""
+        underline = ' class="u"' if value in rules.underlined else ""  # as on the tiles
         cells.append(f'<li data-v="{tile_json(value)}"><span{underline}>{shown}</span></li>')
     return "".join(cells)
 
@@ -97,6 +97,7 @@ def caller_page(code: str, drawn: Sequence[Tile], rules: StreamsRules | None = N
     data: dict[str, Any] = {"game": "streams", "code": shown, "draw": [tile_json(tile) for tile in drawn]}
     if not rules.standard:
         data["variant"] = rules.name  # the position is kept per game code and variant
+        data["underlined"] = sorted(rules.underlined)  # the script's default is the published bag's 6 and 9
     if t.lang != ENGLISH.lang:
         data.update(lang=t.lang, text=words)
     return document(_("Streams caller · game {code}").format(code=shown), asset("base.css") + asset("caller.css"),

@@ -241,18 +241,6 @@ def _star(cx: float, cy: float, outer: float) -> Polygon:
 
 
 TILE = 24.0
-_TURNED = {"0": "0", "1": "1", "6": "9", "8": "8", "9": "6"}
-
-
-def _turned(tile: int) -> int | None:
-    """The number a tile reads as upside down (6 reads 9, 16 reads 91), or None if it reads as none."""
-    text = str(tile)
-    if any(ch not in _TURNED for ch in text):
-        return None
-    turned = "".join(_TURNED[ch] for ch in reversed(text))
-    return None if turned.startswith("0") else int(turned)
-
-
 def tiles_page(code: str, paper: str = "a4", rules: StreamsRules | None = None, t: Translator = ENGLISH) -> Page:
     """The tiles of the bag (40 in the standard game) to cut out, eight to a row, with shared cut
     lines, crop marks and the ruler; a bag of more than 56 tiles gets smaller tiles."""
@@ -266,7 +254,7 @@ def tiles_page(code: str, paper: str = "a4", rules: StreamsRules | None = None, 
     scale = tile_size / TILE
     xs = [left + c * tile_size for c in range(cols + 1)]
     ys = [top + r * tile_size for r in range(rows + 1)]
-    numbers = set(rules.bag)
+    underlined = rules.underlined
     items: list[Item] = []
     for index, tile in enumerate(rules.bag):
         r, c = divmod(index, cols)
@@ -275,8 +263,7 @@ def tiles_page(code: str, paper: str = "a4", rules: StreamsRules | None = None, 
             items.append(_star(cx, cy, tile_size * 0.36))
         else:
             items.append(Text(cx, cy + 4 * scale, str(tile), size=26 * scale, bold=True, align="center"))
-            if _turned(tile) not in (None, tile) and _turned(tile) in numbers:
-                # Underlined so a turned tile never reads as another number of the bag.
+            if tile in underlined:  # so that a turned tile never reads as another number of the bag
                 items.append(Line(cx - 4 * scale, cy + 6 * scale, cx + 4 * scale, cy + 6 * scale, width=1.4))
     items += grid_lines(xs, ys)
     right = xs[-1] + 9  # the side panel starts beyond the crop marks

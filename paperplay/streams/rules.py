@@ -52,6 +52,18 @@ def tile_text(tile: Tile) -> str:
     return WILD_TEXT if tile == WILD else str(tile)
 
 
+_TURNED = {"0": "0", "1": "1", "6": "9", "8": "8", "9": "6"}
+
+
+def _turned(tile: int) -> int | None:
+    """The number a tile reads as upside down (6 reads 9, 16 reads 91), or None if it reads as none."""
+    text = str(tile)
+    if any(ch not in _TURNED for ch in text):
+        return None
+    turned = "".join(_TURNED[ch] for ch in reversed(text))
+    return None if turned.startswith("0") else int(turned)
+
+
 def tile_name(tile: Tile) -> str:
     """A tile in a sentence: the number, or "the wild"."""
     return "the wild" if tile == WILD else str(tile)
@@ -74,6 +86,13 @@ class StreamsRules:
     @cached_property
     def highest(self) -> int:
         return max(t for t in self.bag if t != WILD)
+
+    @cached_property
+    def underlined(self) -> frozenset[int]:
+        """The numbers printed underlined: those that read as another number of the bag upside down
+        (6 and 9; in a bag up to 99 also 16 and 91, 18 and 81, …)."""
+        numbers = set(self.bag)
+        return frozenset(t for t in numbers if t != WILD and _turned(t) not in (None, t) and _turned(t) in numbers)
 
     @property
     def series_boxes(self) -> int:

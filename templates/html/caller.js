@@ -2,6 +2,7 @@
   "use strict";
   var data = JSON.parse(document.getElementById("data").textContent);
   var draw = data.draw;
+  var underlined = data.underlined || [6, 9];  // as on the tiles: numbers that read as others upside down
   var total = draw.length;
   var storeKey = "paperplay:streams:" + data.code + (data.variant ? ":" + data.variant : "");
   var SVG = document.querySelector("svg").namespaceURI;  // no URL in the page, not even a namespace
@@ -39,7 +40,7 @@
 
   function fill(node, tile) {
     node.textContent = "";
-    node.classList.toggle("u", tile === 6 || tile === 9);
+    node.classList.toggle("u", underlined.indexOf(tile) >= 0);
     if (tile === "*") { node.appendChild(star()); } else { node.textContent = String(tile); }
     node.setAttribute("data-v", String(tile));
   }
@@ -84,6 +85,7 @@
       var n = counts[cells[c].getAttribute("data-v")] || 0;
       cells[c].classList.toggle("out", n > 0);
       cells[c].classList.toggle("twice", n > 1);
+      cells[c].setAttribute("data-n", n > 1 ? "\u00d7" + n : "");
     }
     el("called-title").textContent = state.grid ? tr("sorted", "Out of the bag, sorted") : tr("called", "Called so far");
     el("order").hidden = state.grid;

@@ -322,3 +322,12 @@ def test_call_of_a_variant_names_it_and_keeps_it_in_every_command_it_suggests(cl
     last = cli("call", "streams", "--seed", "7KQ2M9XD", "--variant", variant, "--from", "24", input="\n")
     assert f"That was the last tile. Time to score: paperplay score SHEET.json --seed SEED --variant {variant}" in (
         last.stdout)
+
+
+def test_the_bag_check_says_holds_for_one_box(cli, write_json):
+    variant = write_json("nowild.json", {"variant": "nowild", "boxes": 6, "points": list(range(7)),
+                                         "bag": [{"value": v, "count": 1} for v in range(1, 9)]})
+    result = cli("score", "--cells", "1 2 * 4 5 6", "--variant", str(variant))
+    assert result.exit_code == 1 and "box 3 holds the wild, but the bag has no wild" in result.stdout, result.output
+    twice = cli("score", "--cells", "1 2 2 4 5 6", "--variant", str(variant))
+    assert "boxes 2 and 3 hold 2, but the bag has one 2" in twice.stdout, twice.output

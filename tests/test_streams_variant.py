@@ -303,3 +303,15 @@ def test_a_variant_file_may_not_pass_for_the_published_game(tmp_path):
     with pytest.raises(InputError, match=r"six.json: field variant is 'standard', the published game's name, but its "
                                          r"rules differ from the published game's; give the variant a name of its own"):
         load_rules(str(six))
+
+
+def test_a_sheet_of_a_bag_without_a_wild_does_not_explain_the_wild():
+    from paperplay.streams.pages import sheet_form
+    from paperplay.streams.rules import rules_from_data
+
+    nowild = rules_from_data({"variant": "nowild", "boxes": 6, "points": list(range(7)),
+                              "bag": [{"value": v, "count": 1} for v in range(1, 9)]}, "nowild.json")
+    for rules, wild in ((nowild, False), (standard_rules(), True)):
+        texts = " ".join(i.text for i in sheet_form(297, 210, "ABCD2345", rules) if isinstance(i, Text))
+        assert ("The wild (*)" in texts) == wild and "Mark your series with lines" in texts
+

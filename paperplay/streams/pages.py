@@ -145,7 +145,8 @@ def sheet_form(width: float, height: float, code: str, rules: StreamsRules,
         _("A series: boxes side by side, left to right, where no number is smaller than the one before it "
           "(equal numbers may stand together). A single number scores {points}.").format(points=rules.points[1]),
         _("The wild (*) stands for any one number and counts in one series only. "
-          "Mark your series with lines, write their points, add them up."),
+          "Mark your series with lines, write their points, add them up.") if WILD in rules.bag
+        else _("Mark your series with lines, write their points, add them up."),
     )):
         items.append(Text(MARGIN, notes + i * 4.5, line, size=7.5, color="#333333"))
     items.append(Text(MARGIN, height - MARGIN, "paperplay · " + _("Streams score sheet") + _variant_label(rules, t),

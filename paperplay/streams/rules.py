@@ -337,7 +337,8 @@ def check_tiles(
             if len(boxes) > allowed[tile]:
                 problems.append(Problem(
                     "streams/bag",
-                    f"{_box_list(boxes)} hold {tile_name(tile)}, but the bag has {_how_many(allowed[tile])} "
+                    f"{_box_list(boxes)} {'holds' if len(boxes) == 1 else 'hold'} {tile_name(tile)}, but the bag has "
+                    f"{_how_many(allowed[tile])} "
                     f"{'wild' if tile == WILD else tile}",
                 ))
         return problems

@@ -41,6 +41,9 @@ def game_of(data: Any, source: str) -> str:
             f'{source}: the file holds a JSON {type(data).__name__}; expected an object with a "game" field'
         )
     game = data.get("game")
+    if game is None and "bag" in data and "points" in data:
+        raise InputError(f"{source}: is a Streams variant file (fields bag and points), not a game record; a "
+                         f"variant's rules are given to score, sheets or kit with --variant {source}")
     if game is None:
         raise InputError(f"{source}: missing field 'game'; expected one of {', '.join(GAME_NAMES)}")
     if game not in GAME_NAMES:

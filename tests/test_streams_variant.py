@@ -315,3 +315,25 @@ def test_a_sheet_of_a_bag_without_a_wild_does_not_explain_the_wild():
         texts = " ".join(i.text for i in sheet_form(297, 210, "ABCD2345", rules) if isinstance(i, Text))
         assert ("The wild (*)" in texts) == wild and "Mark your series with lines" in texts
 
+
+
+@pytest.mark.parametrize("args, said", [
+    (("score", "v.json"), "v.json: is a Streams variant file (fields bag and points), not a sheet; a variant's rules "
+                          "are given with --variant v.json"),
+    (("verify", "v.json"), "v.json: is a Streams variant file (fields bag and points), not a game record"),
+    (("score", "ann.json", "--variant", "ann.json"), "--variant: ann.json: is a Streams sheet, not a variant file"),
+    (("sheets", "-n", "1", "--variant", "state.json"), "--variant: state.json: is a 'streetcar' record, not a "
+                                                      "variant file"),
+    (("score", "named.json"), "named.json: field variant is 'twelve', which paperplay does not ship; score the "
+                              "sheet with its rules file: paperplay score SHEET.json --variant FILE"),
+])
+def test_a_variant_file_and_a_record_given_for_each_other_are_named_as_such(tmp_path, args, said):
+    import subprocess
+    import sys
+
+    (tmp_path / "v.json").write_text(VARIANT_FILE.read_text())
+    (tmp_path / "ann.json").write_text(json.dumps(SPEC_SHEET))
+    (tmp_path / "state.json").write_text((DATA / "streetcar-state.json").read_text())
+    (tmp_path / "named.json").write_text(json.dumps({**SPEC_SHEET, "variant": "twelve"}))
+    result = subprocess.run([sys.executable, "-m", "paperplay", *args], cwd=tmp_path, capture_output=True, text=True)
+    assert result.returncode == 2 and result.stderr.startswith(f"paperplay: error: {said}"), result.stderr

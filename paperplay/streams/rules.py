@@ -159,7 +159,12 @@ def shipped_variants() -> list[str]:
 def _rules_file(path: str) -> StreamsRules:
     from paperplay.jsonfile import read_json
 
-    return rules_from_data(read_json(Path(path)), path)
+    data = read_json(Path(path))
+    if isinstance(data, dict) and "bag" not in data and ("game" in data or "cells" in data):  # a record
+        what = "a Streams sheet" if data.get("game", "streams") == "streams" else f"a {data['game']!r} record"
+        raise InputError(f"{path}: is {what}, not a variant file (a variant has fields variant, boxes, bag and "
+                         "points: paperplay schema streams-variant)")
+    return rules_from_data(data, path)
 
 
 def load_rules(variant: str | None = None) -> StreamsRules:

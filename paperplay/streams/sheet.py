@@ -93,6 +93,9 @@ def sheet_from_json(data: Any, source: str, rules: StreamsRules | None = None) -
     """
     if isinstance(data, dict) and "game" in data and data["game"] != "streams":
         raise InputError(f"{source}: is a {data['game']!r} file, not a Streams sheet (field game)")
+    if isinstance(data, dict) and "bag" in data and "points" in data and "cells" not in data:
+        raise InputError(f"{source}: is a Streams variant file (fields bag and points), not a sheet; a variant's "
+                         f"rules are given with --variant {source}")
     named = data.get("variant") if isinstance(data, dict) else None
     if isinstance(named, str):
         if rules is None:
@@ -102,7 +105,7 @@ def sheet_from_json(data: Any, source: str, rules: StreamsRules | None = None) -
                 rules = None
             if rules is None:
                 raise InputError(f"{source}: field variant is {named!r}, which paperplay does not ship; "
-                                 "give its rules file with --variant FILE")
+                                 "score the sheet with its rules file: paperplay score SHEET.json --variant FILE")
         elif named != rules.name:
             raise InputError(f"{source}: field variant is {named!r}, but the rules given are variant {rules.name!r}")
     rules = rules or standard_rules()

@@ -1128,3 +1128,10 @@ def test_an_output_that_is_an_input_is_refused_even_with_force(tmp_path, args, o
     assert code == 2 and error_line(err).startswith(f"paperplay: error: {option}: is "), err
     assert f"which is also an input of this command ({victim}); give the output another name" in err
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_every_command_has_a_whole_line_in_the_help(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "paperplay", "--help"], capture_output=True, text=True,
+                            env={**os.environ, "COLUMNS": "80"})
+    commands = result.stdout.split("Commands:")[1].strip().splitlines()
+    assert len(commands) == 12 and not [line for line in commands if line.rstrip().endswith("...")], commands

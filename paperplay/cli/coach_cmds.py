@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import guarded, print_json, seed_option
+from paperplay.cli.common import SHORT_HELP, guarded, print_json, seed_option, variant_file
 from paperplay.errors import InputError
 from paperplay.seeds import Rng, canonical_seed, display_code
 
@@ -211,7 +211,6 @@ def simulate(
 
               paperplay simulate --compare gap,montecarlo --games 100 --variant my-variant.json
     """
-    from paperplay.cli.common import variant_file
     from paperplay.files import check_not_an_input, check_writable
     from paperplay.streams.lab import paired
     from paperplay.streams.lab import simulate as run
@@ -340,4 +339,4 @@ def review(
 
 def register(app: typer.Typer) -> None:
     for command in (advise, simulate, review):
-        app.command()(guarded(command))
+        app.command(short_help=SHORT_HELP[command.__name__])(guarded(command))

@@ -56,6 +56,23 @@ def stdout_is_utf8() -> bool:
     return encoding.lower().replace("-", "").replace("_", "") in ("utf8", "utf8sig")
 
 
+SHORT_HELP = {
+    "sheets": "Prints Streams score sheets, one page per player (1-200).",
+    "kit": "Prints a game's whole print-and-play kit.",
+    "draw": "Shows what a seed deals: tiles, cards, a board.",
+    "call": "Calls a Streams draw tile by tile, or writes a projector page.",
+    "score": "Checks and scores Streams sheets, and ranks the players.",
+    "verify": "Referees game records of any of the three games.",
+    "route": "Checks a Streetcar line's route on a board state.",
+    "schema": "Prints the JSON Schema of an input file, or lists them.",
+    "advise": "Says where to write the Streams tile just drawn.",
+    "simulate": "Plays seeded Streams games to compare strategies.",
+    "review": "Replays a finished Streams game against the coach.",
+    "scan": "Reads filled-in Streams sheets from photos.",
+}
+"""Each command's line in `paperplay --help` (click cuts a docstring's first sentence off at 45 letters)."""
+
+
 def size_text(n: int) -> str:
     return f"{n / 1024:.0f} KB" if n >= 1024 else f"{n} bytes"
 

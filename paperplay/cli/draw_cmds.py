@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import guarded, print_json, seed_option, size_text
+from paperplay.cli.common import SHORT_HELP, guarded, print_json, seed_option, size_text, variant_file
 from paperplay.errors import InputError
 from paperplay.games import find_game
 from paperplay.seeds import display_code, game_code
@@ -59,7 +59,6 @@ def write_caller_page(path: Path, seed: str, force: bool, variant: str | None = 
     from paperplay.html.page import check_page_path, write_page
     from paperplay.streams.rules import draw as streams_draw
 
-    from paperplay.cli.common import variant_file
     from paperplay.files import check_not_an_input
 
     started = time.perf_counter()
@@ -216,5 +215,5 @@ def _show_tile(tiles: Sequence[int], turn: int, code: str, clear: bool) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(guarded(draw))
-    app.command()(guarded(call))
+    app.command(short_help=SHORT_HELP['draw'])(guarded(draw))
+    app.command(short_help=SHORT_HELP['call'])(guarded(call))

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import guarded, output_path, report_written, seed_or_new, variant_file
+from paperplay.cli.common import SHORT_HELP, guarded, output_path, report_written, seed_or_new, variant_file
 from paperplay.errors import InputError
 from paperplay.files import check_not_an_input
 from paperplay.games import find_game
@@ -164,5 +164,5 @@ def kit(
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(guarded(sheets))
-    app.command()(guarded(kit))
+    app.command(short_help=SHORT_HELP['sheets'])(guarded(sheets))
+    app.command(short_help=SHORT_HELP['kit'])(guarded(kit))

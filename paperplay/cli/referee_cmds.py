@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import guarded, print_json, seed_option, size_text, stdout_is_utf8, variant_file
+from paperplay.cli.common import SHORT_HELP, guarded, print_json, seed_option, size_text, stdout_is_utf8, variant_file
 from paperplay.errors import InputError
 from paperplay.files import check_not_an_input
 from paperplay.messages import one_line, printable, shown_name
@@ -304,4 +304,4 @@ def schema(
 
 def register(app: typer.Typer) -> None:
     for command in (score, verify, route, schema):
-        app.command()(guarded(command))
+        app.command(short_help=SHORT_HELP[command.__name__])(guarded(command))

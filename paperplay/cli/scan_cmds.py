@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import guarded, print_json, seed_option
+from paperplay.cli.common import SHORT_HELP, guarded, print_json, seed_option
 from paperplay.errors import InputError
 from paperplay.messages import one_line
 from paperplay.referee import Outcome
@@ -241,4 +241,4 @@ def _report(outcomes: list[Outcome], scans: list[dict[str, Any]], as_json: bool)
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(guarded(scan))
+    app.command(short_help=SHORT_HELP['scan'])(guarded(scan))

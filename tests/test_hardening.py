@@ -1135,3 +1135,21 @@ def test_every_command_has_a_whole_line_in_the_help(tmp_path):
                             env={**os.environ, "COLUMNS": "80"})
     commands = result.stdout.split("Commands:")[1].strip().splitlines()
     assert len(commands) == 12 and not [line for line in commands if line.rstrip().endswith("...")], commands
+
+
+@pytest.mark.parametrize("args, option, said", [
+    (("score", "ann.json", "--lang", "da"), "--lang", "is for --html (the results page's language"),
+    (("score", "ann.json", "--force"), "--force", "is for --html (to replace an existing page)"),
+    (("verify", "ann.json", "--force"), "--force", "is for --html"),
+    (("call", "streams", "--seed", "S", "--lang", "de"), "--lang", "is for --html (the page's language; the "
+                                                                   "terminal caller speaks English)"),
+    (("simulate", "--strategy", "gap", "--games", "2", "--force"), "--force", "is for --plot"),
+    (("sheets", "-n", "2", "--scannable", "--lang", "da"), "--lang", "is 'da', but the scannable sheets "
+                                                                   "(--scannable) are printed in English only"),
+    (("kit", "streams", "--scannable", "--lang", "de"), "--lang", "is 'de', but the scannable sheets"),
+])
+def test_an_option_that_would_do_nothing_is_refused(tmp_path, args, option, said):
+    (tmp_path / "ann.json").write_text(json.dumps(SPEC_SHEET))
+    code, _, err = run(tmp_path, *args)
+    assert code == 2 and error_line(err).startswith(f"paperplay: error: {option}: {said}"), err
+    assert [p.name for p in tmp_path.iterdir()] == ["ann.json"]

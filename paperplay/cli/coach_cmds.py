@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import SHORT_HELP, guarded, print_json, seed_option, variant_file
+from paperplay.cli.common import SHORT_HELP, guarded, only_with, print_json, seed_option, variant_file
 from paperplay.errors import InputError
 from paperplay.seeds import Rng, canonical_seed, display_code
 
@@ -222,6 +222,7 @@ def simulate(
     if not 1 <= jobs <= 256:
         raise InputError(f"--jobs: is {jobs}; expected 1 to 256")
     canonical = seed_option(seed)
+    only_with("--plot", plot is not None, force=(force, "to replace an existing plot"))
     if plot is not None:
         if plot.suffix.lower() not in (".png", ".pdf"):
             raise InputError(f"--plot: {plot} must end in .png or .pdf")

@@ -107,3 +107,13 @@ def guarded(func: Any) -> Any:
 def variant_file(variant: str | None) -> str | None:
     """The file a --variant names, when it names one (an input no output may replace)."""
     return variant if variant is not None and variant.lower().endswith(".json") else None
+
+
+def only_with(needed: str, given: bool, **options: tuple[Any, str]) -> None:
+    """Refuses an option that means nothing without `needed` (not `given`): each option's value
+    (None or False when not given) and what it is for, e.g. lang=(lang, "the page's language")."""
+    if given:
+        return
+    for name, (value, purpose) in options.items():
+        if value is not None and value is not False:
+            raise InputError(f"is for {needed} ({purpose}); without {needed} it does nothing", field=name)

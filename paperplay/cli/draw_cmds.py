@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import SHORT_HELP, guarded, print_json, seed_option, size_text, variant_file
+from paperplay.cli.common import SHORT_HELP, guarded, only_with, print_json, seed_option, size_text, variant_file
 from paperplay.errors import InputError
 from paperplay.games import find_game
 from paperplay.seeds import display_code, game_code
@@ -143,6 +143,8 @@ def call(
 
     canonical = seed_option(seed)
     rules = variant_rules(variant)
+    only_with("--html", html is not None, force=(force, "to replace an existing page"),
+              lang=(lang, "the page's language; the terminal caller speaks English"))
     if html is not None:
         if start is not None:
             raise InputError("--from: is for the terminal caller; the --html page keeps its own position")

@@ -23,6 +23,14 @@ MAX_BACK_OFFSET = 5.0
 the card pages keep their texts and QR code clear of the backs up to this far."""
 
 
+def _check_scannable_lang(scannable: bool, lang: str | None) -> None:
+    """The scannable sheets are English only (the reader knows their layout): a --lang other than en is
+    refused with them; the locale's language, not asked for, is not."""
+    if scannable and lang not in (None, "en"):
+        raise InputError(f"is {lang!r}, but the scannable sheets (--scannable) are printed in English only; leave "
+                         "out --lang, or print the classic sheets", field="lang")
+
+
 def _offset(text: str | None) -> tuple[float, float] | None:
     if text is None:
         return None
@@ -65,6 +73,7 @@ def sheets(
 
     started = time.perf_counter()
     _check_paper("streams", paper)
+    _check_scannable_lang(scannable, lang)
     canonical, generated = seed_or_new(seed)
     path = output_path(out, "streams", canonical, "sheets")
     check_not_an_input(path, "--out", [variant_file(variant)])
@@ -142,6 +151,7 @@ def kit(
              "html": html, "lang": lang, "scannable": scannable}
     info.refuse_options("kit", given, info.kit_options)
     _check_paper(game, paper)
+    _check_scannable_lang(bool(scannable), lang)
     options = {**given, "names": opt.names_list(names), "back_offset": _offset(back_offset),
                "lang": opt.lang_or_locale(lang)}
     canonical, generated = seed_or_new(seed)

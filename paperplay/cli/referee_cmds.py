@@ -10,7 +10,8 @@ from typing import Annotated, Any
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import SHORT_HELP, guarded, print_json, seed_option, size_text, stdout_is_utf8, variant_file
+from paperplay.cli.common import (SHORT_HELP, guarded, only_with, print_json, seed_option, size_text,
+                                  stdout_is_utf8, variant_file)
 from paperplay.errors import InputError
 from paperplay.files import check_not_an_input
 from paperplay.messages import one_line, printable, shown_name
@@ -67,7 +68,9 @@ def _write_results_page(path: Path, force: bool, outcomes: list[Outcome], rankin
     return f"Wrote {path} (results page, {size_text(len(page))}, {time.perf_counter() - started:.2f} s)"
 
 
-def _check_html(path: Path | None, force: bool) -> None:
+def _check_html(path: Path | None, force: bool, lang: str | None) -> None:
+    only_with("--html", path is not None, force=(force, "to replace an existing page"),
+              lang=(lang, "the results page's language; the report here is in English"))
     if path is not None:
         from paperplay.html.page import check_page_path
 
@@ -113,7 +116,7 @@ def score(
     rules = variant_rules(variant) if variant is not None else None
     drawn = parse_tiles(draw_list, "--draw", rules=rules) if draw_list is not None else None
     check_not_an_input(html, "--html", [*(files or []), variant_file(variant)])
-    _check_html(html, force)
+    _check_html(html, force, lang)
     outcomes: list[Outcome] = []
     if cells is not None:
         typed = Sheet(
@@ -149,7 +152,7 @@ def verify(
               paperplay verify ann.json bob.json --html results.html
     """
     check_not_an_input(html, "--html", files)
-    _check_html(html, force)
+    _check_html(html, force, lang)
     outcomes = referee_files(files)
     ranked = rankings(outcomes)
     note = None

@@ -1153,3 +1153,23 @@ def test_an_option_that_would_do_nothing_is_refused(tmp_path, args, option, said
     code, _, err = run(tmp_path, *args)
     assert code == 2 and error_line(err).startswith(f"paperplay: error: {option}: {said}"), err
     assert [p.name for p in tmp_path.iterdir()] == ["ann.json"]
+
+
+@pytest.mark.parametrize("args, said", [
+    (("kit", "stream"), "game: is 'stream'; expected one of streams, streetcar, sequence (did you mean streams?)"),
+    (("schema", "streams-sheets"), "unknown schema 'streams-sheets'; known schemas: "),
+    (("simulate", "--strategy", "gapp", "--games", "2"), "--strategy: unknown strategy 'gapp'; known: random, "
+                                                         "proportional, gap, montecarlo, coach (did you mean gap?)"),
+    (("simulate", "--games", "0"), "--games: is 0; expected 1 to 100,000"),
+])
+def test_a_mistyped_choice_gets_the_closest_one_suggested(tmp_path, args, said):
+    code, _, err = run(tmp_path, *args)
+    assert code == 2 and error_line(err).startswith(f"paperplay: error: {said}"), err
+    assert args[0] != "schema" or "(did you mean streams-sheet?)" in err
+
+
+def test_choices_are_read_in_any_case(tmp_path):
+    code, out, err = run(tmp_path, "kit", "Streams", "--paper", "A4", "--seed", "S", "--out", "k.pdf")
+    assert code == 0 and "Wrote k.pdf" in out, err
+    code, out, err = run(tmp_path, "simulate", "--strategy", "Gap", "--games", "2")
+    assert code == 0 and " gap " in out, err

@@ -168,7 +168,8 @@ def _strategy_names(strategy_name: str | None, compare: str | None) -> list[str]
     if (strategy_name is None) == (compare is None):
         raise InputError("give --strategy NAME or --compare A,B,… (one of them); strategies: "
                          + ", ".join(STRATEGIES))
-    names = [strategy_name.strip()] if strategy_name is not None else [n.strip() for n in compare.split(",")]  # type: ignore[union-attr]
+    listed = [strategy_name] if strategy_name is not None else compare.split(",")  # type: ignore[union-attr]
+    names = [n.strip().lower() for n in listed]  # Gap is gap
     option = "--strategy" if strategy_name is not None else "--compare"
     if not all(names):
         raise InputError(f"{option}: names an empty strategy; expected names from {', '.join(STRATEGIES)}, "
@@ -216,11 +217,11 @@ def simulate(
     from paperplay.streams.lab import simulate as run
 
     rules = load_variant(variant)
-    names = _strategy_names(strategy_name, compare)
     if not 1 <= games <= 100_000:
         raise InputError(f"--games: is {games}; expected 1 to 100,000")
     if not 1 <= jobs <= 256:
         raise InputError(f"--jobs: is {jobs}; expected 1 to 256")
+    names = _strategy_names(strategy_name, compare)
     canonical = seed_option(seed)
     only_with("--plot", plot is not None, force=(force, "to replace an existing plot"))
     if plot is not None:

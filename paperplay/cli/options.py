@@ -7,6 +7,7 @@ paperplay.render.paper.PAPER_SIZES, Sequence levels from templates/sequence/game
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -71,14 +72,23 @@ FILE = FileName()
 
 
 def choice(values: Sequence[str]) -> Callable[[str | None], str | None]:
-    """A check that an option's value is one of `values` (the choices come from data, not code)."""
+    """A check that an option's value is one of `values` (the choices come from data, not code), in
+    any case (A4 is a4), with the closest choice suggested for a typo."""
 
     def check(value: str | None) -> str | None:
-        if value is not None and value not in values:
-            raise typer.BadParameter(f"is {value!r}; expected one of {', '.join(values)}")
-        return value
+        if value is None or value in values:
+            return value
+        if value.lower() in values:
+            return value.lower()
+        raise typer.BadParameter(f"is {value!r}; expected one of {', '.join(values)}{did_you_mean(value, values)}")
 
     return check
+
+
+def did_you_mean(value: str, values: Sequence[str]) -> str:
+    """' (did you mean X?)' for the choice closest to a mistyped value, when one is close."""
+    close = difflib.get_close_matches(value.lower(), values, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def _metavar(values: Sequence[str]) -> str:

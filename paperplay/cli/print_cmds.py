@@ -73,7 +73,7 @@ def sheets(
 
     started = time.perf_counter()
     _check_paper("streams", paper)
-    _check_scannable_lang(scannable, lang)
+    _check_scannable_lang(bool(scannable), lang)
     canonical, generated = seed_or_new(seed)
     path = output_path(out, "streams", canonical, "sheets")
     check_not_an_input(path, "--out", [variant_file(variant)])

@@ -294,7 +294,8 @@ def schema(
     from paperplay.resources import schema_text
 
     if name not in (None, *schema_names()):
-        raise InputError(f"unknown schema {name!r}; known schemas: {', '.join(schema_names())}")
+        raise InputError(f"unknown schema {name!r}; known schemas: {', '.join(schema_names())}"
+                         f"{opt.did_you_mean(name or '', schema_names())}")
     if name is None:
         for known in schema_names():
             typer.echo(known)

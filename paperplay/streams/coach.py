@@ -10,6 +10,7 @@ Pure: no files, no printing; scoring agrees with `rules.score` (tests check it).
 from __future__ import annotations
 
 import bisect
+import difflib
 import math
 import os
 import random
@@ -787,7 +788,9 @@ def strategy(name: str, rules: StreamsRules | None = None) -> Strategy:
     rules = rules or standard_rules()
     base, _, arg = name.partition(":")
     if base not in STRATEGIES:
-        raise ValueError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}")
+        close = difflib.get_close_matches(base, STRATEGIES, n=1)
+        raise ValueError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}"
+                         + (f" (did you mean {close[0]}?)" if close else ""))
     if arg:
         if base != "montecarlo":
             raise ValueError(f"strategy {name!r}: only montecarlo takes a budget, as montecarlo:N with N "

@@ -108,6 +108,10 @@ Paper = Annotated[str | None, typer.Option("--paper", callback=choice(tuple(PAPE
                                            metavar=_metavar(tuple(PAPER_SIZES)),
                                            help="Paper size (default a4; a3 only where a game offers it).",
                                            show_default=False)]
+SHEET_PAPERS = next(g for g in GAMES if g.name == "streams").papers
+SheetPaper = Annotated[str | None, typer.Option("--paper", callback=choice(SHEET_PAPERS),
+                                                metavar=_metavar(SHEET_PAPERS), help="Paper size (default a4).",
+                                                show_default=False)]
 Players = Annotated[int | None, typer.Option("--players", "-n", click_type=WHOLE, help="Number of players.",
                                              show_default=False)]
 Seed = Annotated[str | None, typer.Option("--seed", "-s", help=SEED_HELP, show_default=False)]

@@ -50,7 +50,7 @@ def sheets(
     players: opt.Players = None,
     seed: opt.Seed = None,
     names: opt.Names = None,
-    paper: opt.Paper = None,
+    paper: opt.SheetPaper = None,
     out: opt.Out = None,
     force: opt.Force = False,
     variant: opt.Variant = None,

@@ -174,6 +174,9 @@ def _describe(error: Any) -> str:
     if error.validator in ("minItems", "maxItems"):
         return (f"field {where} has {len(instance)} entr{'y' if len(instance) == 1 else 'ies'}; "
                 f"expected {description or error.message}")
+    if error.validator == "uniqueItems" and isinstance(instance, list):
+        twice = json.dumps(_first_repeat(instance), ensure_ascii=False)
+        return f"field {where} lists {twice} twice; expected {description or 'each value once'}"
     if error.validator in ("maxContains", "minContains", "contains"):
         return f"field {where} has {sum(1 for x in instance if x == '*')} wilds; expected at most one wild (\"*\")"
     if error.validator == "type" and where == "the top level":
@@ -187,6 +190,17 @@ def _describe(error: Any) -> str:
     if len(found) > 60:
         found = found[:57] + "..."
     return f"field {where} is {found}; expected {description or error.message}"
+
+
+def _first_repeat(items: list[Any]) -> Any:
+    """The first item equal to one before it (JSON values: lists and objects compared by content)."""
+    seen: set[str] = set()
+    for item in items:
+        key = json.dumps(item, sort_keys=True)
+        if key in seen:
+            return item
+        seen.add(key)
+    return None
 
 
 @cache

@@ -1173,3 +1173,13 @@ def test_choices_are_read_in_any_case(tmp_path):
     assert code == 0 and "Wrote k.pdf" in out, err
     code, out, err = run(tmp_path, "simulate", "--strategy", "Gap", "--games", "2")
     assert code == 0 and " gap " in out, err
+
+
+def test_a_box_named_twice_in_placements_is_named(tmp_path):
+    sheet = json.loads((Path(__file__).parent.parent / "docs/examples/ann-placements.json").read_text())
+    sheet["placements"][3] = sheet["placements"][1]
+    (tmp_path / "rep.json").write_text(json.dumps(sheet))
+    code, _, err = run(tmp_path, "review", "rep.json")
+    assert code == 2 and error_line(err).startswith(
+        f"paperplay: error: rep.json: field placements lists {sheet['placements'][1]} twice; expected the box "
+        "(1-20) each drawn tile was written in, in draw order, each box once"), err

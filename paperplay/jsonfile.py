@@ -196,11 +196,22 @@ def _first_repeat(items: list[Any]) -> Any:
     """The first item equal to one before it (JSON values: lists and objects compared by content)."""
     seen: set[str] = set()
     for item in items:
-        key = json.dumps(item, sort_keys=True)
+        key = json.dumps(_same_number(item), sort_keys=True)
         if key in seen:
             return item
         seen.add(key)
     return None
+
+
+def _same_number(value: Any) -> Any:
+    """The value with whole-number floats as integers, as JSON Schema compares them (7.0 is 7)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_same_number(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _same_number(v) for k, v in value.items()}
+    return value
 
 
 @cache
@@ -260,8 +271,14 @@ def validate_schema(instance: Any, schema: dict[str, Any], source: str) -> None:
     _check(Draft202012Validator(schema, registry=_registry()), instance, source)
 
 
+def _field_order(error: Any) -> list[str]:
+    last = ["\uffff"] if error.validator == "uniqueItems" else []
+    return [str(p) for p in error.absolute_path] + last
+
+
 def _check(validator: Any, instance: Any, source: str) -> None:
-    errors = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
+    # a list's repeated item after its items' own errors (7.0 in [7.0, 7] is the fault, not the repeat)
+    errors = sorted(validator.iter_errors(instance), key=_field_order)
     if not errors:
         return
     # The first error in field order, reported where it happened (a oneOf failure at the item,

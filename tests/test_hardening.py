@@ -65,7 +65,7 @@ def _set(document: dict, path: tuple, value: object) -> dict:
 
 
 FLOAT_CASES = [
-    (_sheet_with_placements(), ("placements", 0), 7.0, "field placements is [7.0"),
+    (_sheet_with_placements(), ("placements", 0), 7.0, "field placements[0] is 7.0; expected an integer"),
     (_sheet_with_placements(), ("claimed_series", 0, "start"), 2.0, "claimed_series[0].start"),
     (data("streetcar-state.json"), ("tiles", 0, "at", 0), 5.0, "tiles[0].at[0]"),
     (data("streetcar-tiny-game.json"), ("turns", 0, "lay", 0, "at", 1), 0.0, "turns[0].lay[0].at[1]"),

@@ -1183,3 +1183,21 @@ def test_a_box_named_twice_in_placements_is_named(tmp_path):
     assert code == 2 and error_line(err).startswith(
         f"paperplay: error: rep.json: field placements lists {sheet['placements'][1]} twice; expected the box "
         "(1-20) each drawn tile was written in, in draw order, each box once"), err
+
+
+@pytest.mark.parametrize("args, said", [
+    (("scroe",), "unknown command 'scroe'; expected one of sheets, kit, draw, call, score, verify, route, schema, "
+                 "advise, simulate, review, scan (did you mean score?)"),
+    (("version",), "unknown command 'version'; expected one of sheets,"),
+    (("schema", "streams-sheet", "extra"), "extra: an argument this command does not take"),
+    (("route", "s.json", "x", "y", "--line", "1"), "x y: arguments this command does not take"),
+    (("scan", "a.jpg", "--out", "s.json"), "--out: is 's.json', a file; expected a folder to write in"),
+    (("route", "s.json", "--line", "1"), "give the stops to visit: --card N (a route card, with --set) or --stops"),
+    (("route", "s.json", "--line", "1", "--card", "2", "--stops", "A"), "--card and --stops: give one of them, "
+                                                                         "not both"),
+])
+def test_usage_mistakes_are_said_in_paperplays_own_words(tmp_path, args, said):
+    (tmp_path / "s.json").write_text((DATA / "streetcar-state.json").read_text())
+    code, _, err = run(tmp_path, *args)
+    assert code == 2 and error_line(err).startswith(f"paperplay: error: {said}"), err
+    assert args != ("version",) or "(did you mean --version?)" in err

@@ -218,7 +218,7 @@ def test_cli_route_bad_input_exits_2(cli, write_json, tmp_path):
         (["--line", "3", "--stops", "A"], "--line: is 3; this board has lines 1"),
         (["--line", "1", "--stops", "Z"], "--stops: Z is not a location on this board"),
         (["--line", "1", "--card", "1"], "--card: route card 1 (set 2) gives line 1 stop "),
-        (["--line", "1"], "give the stops with --card N"),
+        (["--line", "1"], "give the stops to visit: --card N"),
         (["--line", "1", "--card", "9"], "--card: is 9"),
         (["--line", "1", "--card", "1", "--set", "4"], "--set: is 4"),
         (["--line", "1", "--stops", "A,A"], "each stop may be named once"),

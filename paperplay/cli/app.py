@@ -74,6 +74,14 @@ def _usage_message(exc: Any) -> str:
         message = f"{exc.option_name}: no such option"
         if exc.possibilities:
             message += f"; did you mean {' or '.join(sorted(exc.possibilities))}?"
+    elif message.startswith("No such command '"):  # click's own words, with its guesses in name order
+        typed = message[len("No such command '"):].split("'")[0]
+        commands = list(getattr(getattr(exc, "ctx", None), "command", None).commands)  # type: ignore[union-attr]
+        guess = f" (did you mean --{typed}?)" if typed in ("help", "version") else opt.did_you_mean(typed, commands)
+        message = f"unknown command {typed!r}; expected one of {', '.join(commands)}{guess}"
+    elif message.startswith("Got unexpected extra argument"):
+        extra = message.rpartition("(")[2].rstrip(")")
+        message = f"{extra}: {'arguments' if ' ' in extra else 'an argument'} this command does not take"
     elif isinstance(exc, errors.BadOptionUsage) and message.startswith("Option '"):
         option, _, rest = message[len("Option '"):].partition("' ")
         message = f"{option}: {rest}"

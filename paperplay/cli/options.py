@@ -67,6 +67,20 @@ class FileName(click_types.StringParamType):
         return super().convert(value, param, ctx)
 
 
+class FolderName(click_types.StringParamType):
+    """A folder to write files in (typer makes the Path): an existing file there is refused."""
+
+    name = "folder"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, str) and os.path.exists(value) and not os.path.isdir(value):
+            self.fail(f"is {value!r}, a file; expected a folder to write in (made if missing)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+FOLDER = FolderName()
+"""The type of an option naming a folder to write in."""
+
 FILE = FileName()
 """The type of every option naming a file to write (click_type=FILE)."""
 

@@ -220,8 +220,10 @@ def route(
     from paperplay.streetcar.route import Network, route_answer
     from paperplay.streetcar.state import board_problems, state_from_json
 
-    if (card is None) == (stops is None):
-        raise InputError("give the stops with --card N (and --set) or with --stops B,D,M, one of them")
+    if card is None and stops is None:
+        raise InputError("give the stops to visit: --card N (a route card, with --set) or --stops B,D,M")
+    if card is not None and stops is not None:
+        raise InputError("--card and --stops: give one of them, not both (a route card names its own stops)")
     check_not_an_input(pdf, "--pdf", [state])
     data = read_json(state)
     _check_is_a_state(data, state)

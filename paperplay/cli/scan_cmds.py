@@ -112,7 +112,7 @@ def scan(
     draw_list: Annotated[str | None, typer.Option("--draw", help='The 20 tiles in draw order (a physical bag), e.g. '
                                                   '"11,3,*,…".', show_default=False)] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the sheet files and the pages to check them "
-                                      "by eye.", file_okay=False)] = Path("output/scan"),
+                                      "by eye.", click_type=opt.FOLDER)] = Path("output/scan"),
     as_json: opt.Json = False,
     confirm: Annotated[bool, typer.Option("--confirm", help="Ask on the terminal for every flagged box before "
                                           "scoring.")] = False,

@@ -1201,3 +1201,9 @@ def test_usage_mistakes_are_said_in_paperplays_own_words(tmp_path, args, said):
     code, _, err = run(tmp_path, *args)
     assert code == 2 and error_line(err).startswith(f"paperplay: error: {said}"), err
     assert args != ("version",) or "(did you mean --version?)" in err
+
+
+def test_a_mistyped_option_gets_the_closest_first(tmp_path):
+    code, _, err = run(tmp_path, "sheets", "--playres", "3")
+    assert code == 2 and error_line(err).startswith("paperplay: error: --playres: no such option; did you mean "
+                                                    "--players or "), err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import errno
 import os
 import signal
@@ -72,8 +73,9 @@ def _usage_message(exc: Any) -> str:
         message = f"{name}: {message}"
     elif isinstance(exc, NoSuchOption):
         message = f"{exc.option_name}: no such option"
-        if exc.possibilities:
-            message += f"; did you mean {' or '.join(sorted(exc.possibilities))}?"
+        if exc.possibilities:  # the closest first
+            closest = difflib.get_close_matches(exc.option_name, exc.possibilities, n=3, cutoff=0.0)
+            message += f"; did you mean {' or '.join(closest)}?"
     elif message.startswith("No such command '"):  # click's own words, with its guesses in name order
         typed = message[len("No such command '"):].split("'")[0]
         commands = list(getattr(getattr(exc, "ctx", None), "command", None).commands)  # type: ignore[union-attr]

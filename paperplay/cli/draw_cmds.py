@@ -122,7 +122,7 @@ def call(
     ] = None,
     force: opt.Force = False,
     variant: opt.Variant = None,
-    lang: opt.Lang = None,
+    lang: opt.PageLang = None,
 ) -> None:
     """Calls the draw one tile at a time in the terminal: Enter shows the next tile.
 

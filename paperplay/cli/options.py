@@ -149,12 +149,18 @@ BackOffset = Annotated[str | None, typer.Option("--back-offset", help="Shift car
 Variant = Annotated[str | None, typer.Option("--variant", help="Streams variant: standard (the default), a shipped "
                                              "NAME, or a variant FILE.json (see: paperplay schema streams-variant).",
                                              show_default=False)]
-Lang = Annotated[str | None, typer.Option("--lang", callback=choice(tuple(LANGUAGES)),
-                                          metavar=_metavar(tuple(LANGUAGES)),
-                                          help="Language of the printed pages: " + ", ".join(
-                                              f"{code} ({name})" for code, name in LANGUAGES.items())
-                                          + ". Default: the locale's (LC_ALL, LC_MESSAGES, LANG), else en.",
-                                          show_default=False)]
+_LANG_NAMES = ", ".join(f"{code} ({name})" for code, name in LANGUAGES.items())
+_LANG_DEFAULT = ". Default: the locale's (LC_ALL, LC_MESSAGES, LANG), else en."
+
+
+def _lang(what: str) -> Any:
+    return typer.Option("--lang", callback=choice(tuple(LANGUAGES)), metavar=_metavar(tuple(LANGUAGES)),
+                        help=f"Language of {what}: {_LANG_NAMES}{_LANG_DEFAULT}", show_default=False)
+
+
+Lang = Annotated[str | None, _lang("the printed pages")]
+PageLang = Annotated[str | None, _lang("the --html page (the terminal output is in English)")]
+RouteLang = Annotated[str | None, _lang("the --pdf drawing (the terminal output is in English)")]
 Scannable = Annotated[bool | None, typer.Option("--scannable", help="Streams: sheets that paperplay scan can read "
                                                 "from photos (corner marks, tens | units cells).",
                                                 show_default=False)]

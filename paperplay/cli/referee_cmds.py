@@ -90,7 +90,7 @@ def score(
     html: HtmlOption = None,
     force: opt.Force = False,
     variant: opt.Variant = None,
-    lang: opt.Lang = None,
+    lang: opt.PageLang = None,
 ) -> None:
     """Checks and scores Streams sheets; with several, ranks the players.
 
@@ -136,7 +136,7 @@ def verify(
     as_json: opt.Json = False,
     html: HtmlOption = None,
     force: opt.Force = False,
-    lang: opt.Lang = None,
+    lang: opt.PageLang = None,
 ) -> None:
     """Referees game records; each file's "game" field picks the rules.
 
@@ -199,7 +199,7 @@ def route(
     pdf: Annotated[Path | None, typer.Option("--pdf", help="Also draw the board with the route numbered on it (a "
                                              "PDF).", click_type=opt.FILE, show_default=False)] = None,
     force: opt.Force = False,
-    lang: opt.Lang = None,
+    lang: opt.RouteLang = None,
 ) -> None:
     """Tells whether a Streetcar line's route is complete on a board state, with its shortest route.
 

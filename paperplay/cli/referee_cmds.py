@@ -101,7 +101,7 @@ def score(
 
               paperplay score --cells "4 3 6 5 1 7 15 11 13 15 17 16 18 8 23 20 25 27 28 24"
 
-              paperplay score *.json --seed 7KQ2-M9XD --html results.html --lang de
+              paperplay score ann.json bob.json --seed 7KQ2-M9XD --html results.html --lang de
 
     --lang chooses the results page's language (the terminal output and the problems stay English).
     """
@@ -208,11 +208,11 @@ def route(
     When it is not complete, says what is missing. Exit code 0 complete, 1 not complete (or the
     state breaks a rule), 2 bad input.
 
-    Examples: paperplay route board.json --line 1 --card 4 --set 3 --ordered
+    Examples: paperplay route board.json --line 1 --card 5 --set 3 --ordered
 
-              paperplay route board.json --line 2 --stops B,D,M --json
+              paperplay route board.json --line 2 --stops B,E --json
 
-              paperplay route board.json --line 1 --card 4 --pdf route.pdf --lang de
+              paperplay route board.json --line 1 --card 1 --pdf route.pdf --lang de
     """
     from paperplay.jsonfile import read_json
     from paperplay.streetcar.data import lines, route_cards

@@ -1,0 +1,51 @@
+"""Every example in every command's --help runs as written, from a copy of docs/examples (the
+README's inputs), and ends in 0 (or 1, where the example shows a rule broken)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import typer
+
+from paperplay.cli.app import app
+
+EXAMPLES = Path(__file__).parent.parent / "docs" / "examples"
+SLOW = ("montecarlo",)
+"""Examples that play hundreds of Monte Carlo games (minutes on CI): run with -m slow."""
+NEEDS_PHOTOS = ("paperplay scan ",)
+
+
+def help_examples() -> list[tuple[str, str]]:
+    group = typer.main.get_command(app)
+    found = []
+    helps = [("paperplay", group.help or "")] + [(name, command.help or "")
+                                                 for name, command in group.commands.items()]  # type: ignore[attr-defined]
+    for name, text in helps:
+        for line in text.splitlines():
+            match = re.match(r"\s*(?:Examples?:\s*)?(paperplay \S.*?)(?:\s{2,}\(.*)?$", line)
+            if match and not match.group(1).endswith("."):
+                found.append((name, match.group(1)))
+    return found
+
+
+CASES = [pytest.param(example, id=f"{name}: {example[10:60]}",
+                      marks=[pytest.mark.slow] if any(s in example for s in SLOW) else [])
+         for name, example in help_examples() if not example.startswith(NEEDS_PHOTOS)]
+
+
+def test_every_command_shows_an_example():
+    named = {name for name, _ in help_examples()}
+    assert named == {"paperplay", *typer.main.get_command(app).commands}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("example", CASES)
+def test_a_help_example_runs_as_written(tmp_path, example):
+    folder = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, folder)
+    result = subprocess.run(["bash", "-c", example], cwd=folder, input="q\n", capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, (example, result.stdout[-500:], result.stderr[-500:])

@@ -74,6 +74,10 @@ def _known_tiles(cells: list[int], tile: int, seen: str | None, rules: StreamsRu
         if n > bag[value]:
             raise InputError(f"--cells, --tile and --seen: {n} copies of {tile_name(value)} are out of the bag, "
                              f"but the bag has {bag[value]}")
+    drawn = sum(known.values())
+    if drawn > rules.boxes:  # every drawn tile is written in a box
+        raise InputError(f"--cells, --tile and --seen: {drawn} tiles are out of the bag with the one in hand, but a "
+                         f"game draws only {rules.boxes}, one for each box")
     return list(known.elements())
 
 

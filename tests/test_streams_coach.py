@@ -152,7 +152,7 @@ def test_cli_advise_bad_input(cli):
         (["--cells", full, "--tile", "4"], "every box is full"),
         (["--cells", CELLS, "--tile", "3"], "2 copies of 3 are out of the bag, but the bag has 1"),
         (["--cells", CELLS, "--tile", "17", "--seen", "17 17"], "3 copies of 17"),
-        (["--cells", " ".join(["_"] * 20), "--tile", "5", "--seen", "1 2 3 4 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21"],
+        (["--cells", " ".join(["_"] * 20), "--tile", "5", "--seen", " ".join(map(str, [1, 2, 3, 4, *range(6, 22)]))],
          "21 tiles are out of the bag with the one in hand, but a game draws only 20, one for each box"),
         (["--cells", CELLS, "--tile", "17", "--budget", "5"], "--budget: is 5"),
     ]

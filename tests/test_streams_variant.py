@@ -337,3 +337,18 @@ def test_a_variant_file_and_a_record_given_for_each_other_are_named_as_such(tmp_
     (tmp_path / "named.json").write_text(json.dumps({**SPEC_SHEET, "variant": "twelve"}))
     result = subprocess.run([sys.executable, "-m", "paperplay", *args], cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 2 and result.stderr.startswith(f"paperplay: error: {said}"), result.stderr
+
+
+def test_the_plot_axis_reaches_a_big_tables_scores_and_keeps_the_published_games():
+    from paperplay.render.model import Text as PageText
+    from paperplay.streams.charts import histogram_page, score_axis
+    from paperplay.streams.lab import Summary
+
+    published = Summary("gap", tuple(range(10, 140)), 1.0)
+    assert score_axis([published]) == (150, 5, 25)
+    big = Summary("gap", tuple(range(0, 99_999, 997)), 1.0)
+    cap, width, tick = score_axis([big])
+    assert (cap, width, tick) == (150_000, 5_000, 25_000)
+    assert cap >= sorted(big.scores)[int(0.95 * (len(big.scores) - 1))]
+    ticks = [i.text for i in histogram_page([big], "t").items if isinstance(i, PageText) and i.size == 6]
+    assert ticks[:2] == ["0", "25000"] and ticks[-1] == "150000+"

@@ -352,3 +352,15 @@ def test_the_plot_axis_reaches_a_big_tables_scores_and_keeps_the_published_games
     assert cap >= sorted(big.scores)[int(0.95 * (len(big.scores) - 1))]
     ticks = [i.text for i in histogram_page([big], "t").items if isinstance(i, PageText) and i.size == 6]
     assert ticks[:2] == ["0", "25000"] and ticks[-1] == "150000+"
+
+
+def test_a_variants_default_output_names_it(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "v.json").write_text(VARIANT_FILE.read_text())
+    for command, name in ((["kit", "streams"], "streams-S-test-big-bag-kit.pdf"),
+                          (["sheets", "-n", "2"], "streams-S-test-big-bag-sheets.pdf")):
+        result = subprocess.run([sys.executable, "-m", "paperplay", *command, "--seed", "S", "--variant", "v.json"],
+                                cwd=tmp_path, capture_output=True, text=True)
+        assert result.returncode == 0 and (tmp_path / "output" / name).is_file(), result.stderr

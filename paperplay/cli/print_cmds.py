@@ -23,6 +23,17 @@ MAX_BACK_OFFSET = 5.0
 the card pages keep their texts and QR code clear of the backs up to this far."""
 
 
+def _variant_part(variant: str | None) -> str:
+    """'NAME-' for a variant's default output name (output/streams-SEED-NAME-kit.pdf), so that it
+    does not collide with the published game's kit of the same seed; '' for the published game."""
+    if variant is None:
+        return ""
+    from paperplay.streams.api import variant_rules
+
+    rules = variant_rules(variant)
+    return "" if rules.standard else f"{rules.name}-"
+
+
 def _check_scannable_lang(scannable: bool, lang: str | None) -> None:
     """The scannable sheets are English only (the reader knows their layout): a --lang other than en is
     refused with them; the locale's language, not asked for, is not."""
@@ -75,7 +86,7 @@ def sheets(
     _check_paper("streams", paper)
     _check_scannable_lang(bool(scannable), lang)
     canonical, generated = seed_or_new(seed)
-    path = output_path(out, "streams", canonical, "sheets")
+    path = output_path(out, "streams", canonical, _variant_part(variant) + "sheets")
     check_not_an_input(path, "--out", [variant_file(variant)])
     doc = find_game("streams").module().sheets(canonical, {"players": players, "names": opt.names_list(names),
                                                            "paper": paper, "variant": variant,
@@ -155,7 +166,7 @@ def kit(
     options = {**given, "names": opt.names_list(names), "back_offset": _offset(back_offset),
                "lang": opt.lang_or_locale(lang)}
     canonical, generated = seed_or_new(seed)
-    path = output_path(out, game, canonical, "kit")
+    path = output_path(out, game, canonical, _variant_part(variant) + "kit")
     check_not_an_input(path, "--out", [variant_file(variant)])
     check_not_an_input(html, "--html", [variant_file(variant)])
     if html is not None:

@@ -364,3 +364,15 @@ def test_a_variants_default_output_names_it(tmp_path):
         result = subprocess.run([sys.executable, "-m", "paperplay", *command, "--seed", "S", "--variant", "v.json"],
                                 cwd=tmp_path, capture_output=True, text=True)
         assert result.returncode == 0 and (tmp_path / "output" / name).is_file(), result.stderr
+
+
+def test_draw_of_a_variant_names_it(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "v.json").write_text(VARIANT_FILE.read_text())
+    args = [sys.executable, "-m", "paperplay", "draw", "streams", "--seed", "S", "--variant", "v.json"]
+    text = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True).stdout
+    assert text.startswith("Streams (variant test-big-bag) draw for seed S")
+    document = json.loads(subprocess.run([*args, "--json"], cwd=tmp_path, capture_output=True, text=True).stdout)
+    assert document["variant"] == "test-big-bag" and len(document["draw"]) == 24

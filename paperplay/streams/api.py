@@ -27,12 +27,17 @@ class StreamsDraw:
 
     seed: str
     tiles: tuple[Tile, ...]
+    variant: str | None = None  # a variant's name; None for the published game
 
     def to_json(self) -> dict[str, Any]:
-        return {"game": "streams", "seed": self.seed, "draw": [tile_json(t) for t in self.tiles]}
+        document = {"game": "streams", "seed": self.seed, "draw": [tile_json(t) for t in self.tiles]}
+        if self.variant is not None:
+            document["variant"] = self.variant
+        return document
 
     def text_lines(self) -> list[str]:
-        head = (f"Streams draw for seed {display_code(self.seed)} "
+        named = f" (variant {self.variant})" if self.variant is not None else ""
+        head = (f"Streams{named} draw for seed {display_code(self.seed)} "
                 f"(game code {display_code(game_code('streams', self.seed))})")
         return [head] + [f"{turn:>4}. {'* (wild)' if tile == WILD else tile}"
                          for turn, tile in enumerate(self.tiles, start=1)]
@@ -47,7 +52,8 @@ def variant_rules(variant: str | None) -> StreamsRules:
 
 
 def draw(seed: str, options: dict[str, Any]) -> StreamsDraw:
-    return StreamsDraw(seed, rules.draw(seed, variant_rules(options.get("variant"))))
+    variant = variant_rules(options.get("variant"))
+    return StreamsDraw(seed, rules.draw(seed, variant), None if variant.standard else variant.name)
 
 
 def players_and_names(

@@ -334,10 +334,12 @@ def review(
         print_json({"file": str(sheet), "total": total, "expected_loss": round(lost, 2),
                     "turns": [t.to_json() for t in turns]})
         return
-    typer.echo(f"{sheet}: scored {total}; the coach's choices were worth about {lost:.1f} more points in all")
-    typer.echo(f"  {'turn':>4} {'tile':>4} {'wrote':>5} {'coach':>5} {'expected':>9} {'coach':>7} {'lost':>6}")
+    named = "" if data.rules.standard else f" (variant {data.rules.name})"
+    typer.echo(f"{sheet}{named}: scored {total}; the coach's choices were worth about {lost:.1f} more points in all")
+    typer.echo(f"  {'':>4} {'':>4} {'box':^11} {'expected score':^17}".rstrip())
+    typer.echo(f"  {'turn':>4} {'tile':>4} {'wrote':>5} {'coach':>5} {'wrote':>9} {'coach':>7} {'lost':>6}")
     for t in turns:
-        mark = "" if t.written == t.best else "  <"
+        mark = "  <" if t.written != t.best and round(t.loss, 1) > 0 else ""  # another box, worth less
         tile = tile_text(t.tile)
         typer.echo(f"  {t.turn:4d} {tile:>4} {t.written:5d} {t.best:5d} {t.expected_written:9.1f} "
                    f"{t.expected_best:7.1f} {t.loss:6.1f}{mark}")

@@ -39,7 +39,7 @@ class WholeNumber(click_types.IntParamType):
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
         if isinstance(value, str) and not re.fullmatch(r"-?[0-9]+", value):
-            self.fail(f"is {value!r}; expected a whole number in the digits 0-9", param, ctx)
+            self.fail(f"is {value!r}; expected a whole number written with the digits 0-9", param, ctx)
         return super().convert(value, param, ctx)
 
 

@@ -378,7 +378,8 @@ _STATE = str(DATA / "streetcar-state.json")
 ])
 def test_number_options_are_ascii_digits_only(tmp_path, args, option, written):
     code, _, err = run(tmp_path, *args, written)
-    assert code == 2 and f"{option}: is {written!r}; expected a whole number written with the digits 0-9" in error_line(err)
+    said = f"{option}: is {written!r}; expected a whole number written with the digits 0-9"
+    assert code == 2 and said in error_line(err)
     assert list(tmp_path.iterdir()) == []
 
 

@@ -82,14 +82,17 @@ def _known_tiles(cells: list[int], tile: int, seen: str | None, rules: StreamsRu
 
 
 def advise(
-    cells: Annotated[str, typer.Option("--cells", help="The sheet so far: 20 boxes (a variant's: its own number), _ "
-                                       "for empty, e.g. \"3 _ _ 12 …\".", show_default=False)],
-    tile: Annotated[str, typer.Option("--tile", help="The tile just drawn (1-30, or * for the wild).",
+    cells: Annotated[str, typer.Option("--cells", metavar="CELLS",
+                                       help="The sheet so far: 20 boxes (a variant's: its own number), _ "
+                                            "for empty, e.g. \"3 _ _ 12 …\".", show_default=False)],
+    tile: Annotated[str, typer.Option("--tile", metavar="TILE", help="The tile just drawn (1-30, or * for the wild).",
                                       show_default=False)],
-    seen: Annotated[str | None, typer.Option("--seen", help="Tiles drawn earlier, known to be out of the bag.",
+    seen: Annotated[str | None, typer.Option("--seen", metavar="TILES",
+                                             help="Tiles drawn earlier, known to be out of the bag.",
                                              show_default=False)] = None,
-    seed: Annotated[str | None, typer.Option("--seed", "-s", help="The coach's own seed (default: one made from the "
-                                             "position).", show_default=False)] = None,
+    seed: Annotated[str | None, typer.Option("--seed", "-s", metavar="SEED",
+                                             help="The coach's own seed (default: one made from the "
+                                                  "position).", show_default=False)] = None,
     budget: Annotated[int | None, typer.Option("--budget", click_type=opt.WHOLE,
                                                 help="Tiles placed in the first Monte Carlo's play-outs "
                                                "(default 20000; 100-10000000).", show_default=False)] = None,
@@ -189,13 +192,15 @@ def _strategy_names(strategy_name: str | None, compare: str | None) -> list[str]
 
 
 def simulate(
-    strategy_name: Annotated[str | None, typer.Option("--strategy", help="random, proportional, gap, "
+    strategy_name: Annotated[str | None, typer.Option("--strategy", metavar="NAME", help="random, proportional, gap, "
                                                       "montecarlo[:BUDGET] or coach.", show_default=False)] = None,
-    compare: Annotated[str | None, typer.Option("--compare", help="Several strategies on the same games, e.g. "
-                                                "gap,montecarlo.", show_default=False)] = None,
+    compare: Annotated[str | None, typer.Option("--compare", metavar="A,B,…",
+                                                help="Several strategies on the same games, e.g. "
+                                                     "gap,montecarlo.", show_default=False)] = None,
     games: Annotated[int, typer.Option("--games", "-g", click_type=opt.WHOLE,
                                        help="How many games (1-100,000).")] = 1000,
-    seed: Annotated[str, typer.Option("--seed", "-s", help="Game i is drawn from seed <SEED>G<i> (SPEC §3).")]
+    seed: Annotated[str, typer.Option("--seed", "-s", metavar="SEED",
+                                      help="Game i is drawn from seed <SEED>G<i> (SPEC §3).")]
     = "LAB",
     jobs: Annotated[int, typer.Option("--jobs", "-j", click_type=opt.WHOLE, help="Worker processes.")] = 1,
     plot: Annotated[Path | None, typer.Option("--plot", help="Draw the score distributions to FILE.png or FILE.pdf.",
@@ -289,7 +294,8 @@ def review(
                                                 help="Tiles placed in the first Monte Carlo's play-outs "
                                                "per turn (default 20000, 100-10000000; the turns then look two "
                                                "tiles deep).", show_default=False)] = None,
-    variant: Annotated[str | None, typer.Option("--variant", help=VARIANT_HELP + " Default: the sheet's field "
+    variant: Annotated[str | None, typer.Option("--variant", metavar="NAME|FILE",
+                                                help=VARIANT_HELP + " Default: the sheet's field "
                                                 "variant.", show_default=False)] = None,
     as_json: opt.Json = False,
 ) -> None:

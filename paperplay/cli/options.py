@@ -128,9 +128,11 @@ SheetPaper = Annotated[str | None, typer.Option("--paper", callback=choice(SHEET
                                                 show_default=False)]
 Players = Annotated[int | None, typer.Option("--players", "-n", click_type=WHOLE, help="Number of players.",
                                              show_default=False)]
-Seed = Annotated[str | None, typer.Option("--seed", "-s", help=SEED_HELP, show_default=False)]
-RequiredSeed = Annotated[str, typer.Option("--seed", "-s", help="The seed whose draw to use.", show_default=False)]
-Names = Annotated[str | None, typer.Option("--names", help="Player names, comma-separated, printed on the sheets.",
+Seed = Annotated[str | None, typer.Option("--seed", "-s", metavar="SEED", help=SEED_HELP, show_default=False)]
+RequiredSeed = Annotated[str, typer.Option("--seed", "-s", metavar="SEED",
+                                           help="The seed whose draw to use.", show_default=False)]
+Names = Annotated[str | None, typer.Option("--names", metavar="NAMES",
+                                           help="Player names, comma-separated, printed on the sheets.",
                                            show_default=False)]
 Out = Annotated[Path | None, typer.Option("--out", "-o", help=OUT_HELP, click_type=FILE, show_default=False)]
 Force = Annotated[bool, typer.Option("--force", "-f", help="Overwrite the output file if it exists.")]
@@ -138,16 +140,21 @@ Json = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 CardSet = Annotated[int | None, typer.Option("--set", click_type=WHOLE,
                                              help="Streetcar: route cards, 2 or 3 stops (default 2).",
                                              show_default=False)]
-Numbers = Annotated[str | None, typer.Option("--numbers", help="Sequence: board numbers: 1-48 (default), 0-47, "
-                                             "times-tables or 48 numbers separated by commas.", show_default=False)]
+Numbers = Annotated[str | None, typer.Option("--numbers", metavar="NUMBERS",
+                                             help="Sequence: board numbers: 1-48 (default), 0-47, "
+                                                  "times-tables or 48 numbers separated by commas.",
+                                             show_default=False)]
 Level = Annotated[str | None, typer.Option("--level", callback=choice(LEVELS), metavar=_metavar(LEVELS),
                                            help="Sequence: equation level (default mixed).", show_default=False)]
 InkSaver = Annotated[bool | None, typer.Option("--ink-saver", help="White backgrounds and outlines instead of fills.",
                                                show_default=False)]
-BackOffset = Annotated[str | None, typer.Option("--back-offset", help="Shift card backs by X,Y mm (duplex drift).",
+BackOffset = Annotated[str | None, typer.Option("--back-offset", metavar="X,Y",
+                                                help="Shift card backs by X,Y mm (duplex drift).",
                                                 show_default=False)]
-Variant = Annotated[str | None, typer.Option("--variant", help="Streams variant: standard (the default), a shipped "
-                                             "NAME, or a variant FILE.json (see: paperplay schema streams-variant).",
+Variant = Annotated[str | None, typer.Option("--variant", metavar="NAME|FILE",
+                                             help="Streams variant: standard (the default), a shipped "
+                                                  "NAME, or a variant FILE.json (see: paperplay schema "
+                                                  "streams-variant).",
                                              show_default=False)]
 _LANG_NAMES = ", ".join(f"{code} ({name})" for code, name in LANGUAGES.items())
 _LANG_DEFAULT = ". Default: the locale's (LC_ALL, LC_MESSAGES, LANG), else en."

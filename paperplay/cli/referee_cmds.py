@@ -80,12 +80,15 @@ def _check_html(path: Path | None, force: bool, lang: str | None) -> None:
 def score(
     files: Annotated[list[Path] | None, typer.Argument(help="Streams sheet files (JSON, see: paperplay schema "
                                                        "streams-sheet).", show_default=False)] = None,
-    seed: Annotated[str | None, typer.Option("--seed", "-s", help="The game's seed, for every sheet that has none.",
+    seed: Annotated[str | None, typer.Option("--seed", "-s", metavar="SEED",
+                                             help="The game's seed, for every sheet that has none.",
                                              show_default=False)] = None,
-    draw_list: Annotated[str | None, typer.Option("--draw", help="The 20 tiles in draw order, e.g. \"11,3,*,5,…\".",
+    draw_list: Annotated[str | None, typer.Option("--draw", metavar="TILES",
+                                                  help="The 20 tiles in draw order, e.g. \"11,3,*,5,…\".",
                                                   show_default=False)] = None,
-    cells: Annotated[str | None, typer.Option("--cells", help="A sheet typed here: 20 boxes, e.g. \"11 3 * 5 …\" "
-                                              "(wild: * or X).", show_default=False)] = None,
+    cells: Annotated[str | None, typer.Option("--cells", metavar="CELLS",
+                                              help="A sheet typed here: 20 boxes, e.g. \"11 3 * 5 …\" "
+                                                   "(wild: * or X).", show_default=False)] = None,
     as_json: opt.Json = False,
     html: HtmlOption = None,
     force: opt.Force = False,
@@ -191,8 +194,9 @@ def route(
     card_set: Annotated[int, typer.Option("--set", click_type=opt.WHOLE,
                                           help="Route-card set with --card: 2 (two stops) or 3 (three "
                                           "stops).")] = 2,
-    stops: Annotated[str | None, typer.Option("--stops", help="The stops instead of a card, e.g. B,D,M; '' for "
-                                              "none.", show_default=False)] = None,
+    stops: Annotated[str | None, typer.Option("--stops", metavar="B,D,M",
+                                              help="The stops instead of a card, e.g. B,D,M; '' for "
+                                                   "none.", show_default=False)] = None,
     ordered: Annotated[bool, typer.Option("--ordered", help="Stops must be made in the order given (variant).")]
     = False,
     as_json: opt.Json = False,

@@ -107,10 +107,12 @@ def _contact_sheet(scan: Any, cells: list[Any]) -> bytes:
 def scan(
     photos: Annotated[list[Path], typer.Argument(help="Photos (JPEG or PNG) of scannable Streams sheets, one sheet "
                                                  "each.", show_default=False)],
-    seed: Annotated[str | None, typer.Option("--seed", "-s", help="The game's seed: match the readings to its draw.",
+    seed: Annotated[str | None, typer.Option("--seed", "-s", metavar="SEED",
+                                             help="The game's seed: match the readings to its draw.",
                                              show_default=False)] = None,
-    draw_list: Annotated[str | None, typer.Option("--draw", help='The 20 tiles in draw order (a physical bag), e.g. '
-                                                  '"11,3,*,…".', show_default=False)] = None,
+    draw_list: Annotated[str | None, typer.Option("--draw", metavar="TILES",
+                                                  help='The 20 tiles in draw order (a physical bag), e.g. '
+                                                       '"11,3,*,…".', show_default=False)] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the sheet files and the pages to check them "
                                       "by eye.", click_type=opt.FOLDER)] = Path("output/scan"),
     as_json: opt.Json = False,

@@ -278,3 +278,21 @@ def test_caller_grid_counts_any_number_of_a_value_and_underlines_as_the_tiles_do
     page.keyboard.press("g")
     last = drawn[-1]
     assert page.eval_on_selector("#tile", "t => t.classList.contains('u')") == (last in rules.underlined)
+
+
+def test_results_page_keeps_three_digit_numbers_in_their_boxes(page, cli, write_json, tmp_path):
+    """A variant of 30 boxes and values up to 999: each number stays inside its box (they ran together)."""
+    values = list(range(800, 980, 6))
+    variant = write_json("v.json", {"variant": "wide", "boxes": 30, "points": list(range(31)),
+                                    "bag": [{"value": v, "count": 1} for v in values]})
+    sheets = [write_json(f"s{i}.json", {"game": "streams", "variant": "wide", "player": f"P{i}",
+                                        "cells": values[::-1] if i else values}) for i in range(2)]
+    out = tmp_path / "results.html"
+    result = cli("score", *map(str, sheets), "--variant", str(variant), "--html", str(out))
+    assert result.exit_code == 0, result.output
+    page.goto(out.as_uri())
+    outside = page.evaluate("""() => [...document.querySelectorAll('svg.train text.n tspan')].filter(t => {
+        const b = t.getBBox(), k = Math.round((parseFloat(t.getAttribute('x')) - 5) / 10);
+        return b.x < k * 10 || b.x + b.width > k * 10 + 10; }).map(t => t.textContent)""")
+    count = page.evaluate("document.querySelectorAll('svg.train text.n tspan').length")
+    assert count == 60 and outside == []

@@ -271,9 +271,11 @@ def validate_schema(instance: Any, schema: dict[str, Any], source: str) -> None:
     _check(Draft202012Validator(schema, registry=_registry()), instance, source)
 
 
-def _field_order(error: Any) -> list[str]:
-    last = ["\uffff"] if error.validator == "uniqueItems" else []
-    return [str(p) for p in error.absolute_path] + last
+def _field_order(error: Any) -> list[tuple[int, int, str]]:
+    """Fields in the file's order: list items by index (2 before 10), and a list's repeated item after
+    its items' own errors."""
+    key = [(0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in error.absolute_path]
+    return key + ([(2, 0, "")] if error.validator == "uniqueItems" else [])
 
 
 def _check(validator: Any, instance: Any, source: str) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Sequence
 
 # Characters that would break a message over lines or garble a terminal: C0 and C1 controls,
 # DEL, the Unicode line and paragraph separators, and lone surrogates (which cannot be encoded).
@@ -53,3 +55,10 @@ def one_line(message: str) -> str:
     text = printable(message)
     text = re.sub(rf"\S{{{_LONG_WORD + 1},}}", lambda m: shorten(m[0]), text)
     return shorten(text, _LONG_MESSAGE)
+
+
+def did_you_mean(value: str, values: Sequence[str], also: Sequence[str] = ()) -> str:
+    """' (did you mean X?)' for the choice closest to a mistyped value, when one is close; `also` are
+    further words a user may have meant (--version beside the commands)."""
+    close = difflib.get_close_matches(value.lower(), [*values, *also], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""

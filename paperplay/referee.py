@@ -10,6 +10,7 @@ from typing import Any
 from paperplay.errors import InputError, Verdict
 from paperplay.games import GAME_NAMES, find_game
 from paperplay.jsonfile import read_json
+from paperplay.streams.rules import looks_like_variant
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ def game_of(data: Any, source: str) -> str:
             f'{source}: the file holds a JSON {type(data).__name__}; expected an object with a "game" field'
         )
     game = data.get("game")
-    if game is None and "bag" in data and "points" in data:
+    if looks_like_variant(data):
         raise InputError(f"{source}: is a Streams variant file (fields bag and points), not a game record; a "
                          f"variant's rules are given to score, sheets or kit with --variant {source}")
     if game is None:

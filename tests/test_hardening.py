@@ -1190,8 +1190,10 @@ def test_a_box_named_twice_in_placements_is_named(tmp_path):
     (("scroe",), "unknown command 'scroe'; expected one of sheets, kit, draw, call, score, verify, route, schema, "
                  "advise, simulate, review, scan (did you mean score?)"),
     (("version",), "unknown command 'version'; expected one of sheets,"),
-    (("schema", "streams-sheet", "extra"), "extra: an argument this command does not take"),
-    (("route", "s.json", "x", "y", "--line", "1"), "x y: arguments this command does not take"),
+    (("schema", "streams-sheet", "extra"), "extra: more than this command takes (see its arguments)"),
+    (("route", "s.json", "x", "y", "--line", "1"), "x y: more than this command takes"),
+    (("draw", "streams", "f(x)", "--seed", "S"), "f(x): more than this command takes"),
+    (("verison",), "unknown command 'verison'; expected one of sheets,"),
     (("scan", "a.jpg", "--out", "s.json"), "--out: is 's.json', a file; expected a folder to write in"),
     (("route", "s.json", "--line", "1"), "give the stops to visit: --card N (a route card, with --set) or --stops"),
     (("route", "s.json", "--line", "1", "--card", "2", "--stops", "A"), "--card and --stops: give one of them, "
@@ -1201,10 +1203,42 @@ def test_usage_mistakes_are_said_in_paperplays_own_words(tmp_path, args, said):
     (tmp_path / "s.json").write_text((DATA / "streetcar-state.json").read_text())
     code, _, err = run(tmp_path, *args)
     assert code == 2 and error_line(err).startswith(f"paperplay: error: {said}"), err
-    assert args != ("version",) or "(did you mean --version?)" in err
+    assert args not in (("version",), ("verison",)) or "(did you mean --version?)" in err
 
 
 def test_a_mistyped_option_gets_the_closest_first(tmp_path):
     code, _, err = run(tmp_path, "sheets", "--playres", "3")
     assert code == 2 and error_line(err).startswith("paperplay: error: --playres: no such option; did you mean "
                                                     "--players or "), err
+
+
+@pytest.mark.parametrize("args, env", [
+    (("sheets", "-n", "2", "--scannable", "--lang", "en"), {}),
+    (("sheets", "-n", "2", "--scannable"), {"LC_ALL": "de_DE.UTF-8"}),
+    (("kit", "streams", "--scannable"), {"LANG": "da_DK.UTF-8"}),
+])
+def test_scannable_sheets_take_english_and_a_locale_nobody_asked_to_print_in(tmp_path, args, env):
+    result = subprocess.run([sys.executable, "-m", "paperplay", *args, "--seed", "S", "--out", "s.pdf"],
+                            cwd=tmp_path, capture_output=True, text=True, env={**os.environ, **env})
+    assert result.returncode == 0 and (tmp_path / "s.pdf").is_file(), result.stderr
+
+
+def test_route_refuses_force_and_lang_without_pdf_and_a_pdf_over_its_board_file(tmp_path):
+    state = json.loads((DATA / "streetcar-state.json").read_text())
+    (tmp_path / "myboard.json").write_text(json.dumps(_standard_board_data()))
+    (tmp_path / "s.json").write_text(json.dumps({**state, "board": "myboard.json"}))
+    for option, said in (("--force", "is for --pdf (to replace an existing drawing)"),
+                         (("--lang", "de"), "is for --pdf (the drawing's language")):
+        extra = option if isinstance(option, tuple) else (option,)
+        code, _, err = run(tmp_path, "route", "s.json", "--line", "1", "--stops", "A", *extra)
+        assert code == 2 and error_line(err).startswith(f"paperplay: error: {extra[0]}: {said}"), err
+    before = (tmp_path / "myboard.json").read_bytes()
+    code, _, err = run(tmp_path, "route", "s.json", "--line", "1", "--stops", "A", "--pdf", "myboard.json", "--force")
+    assert code == 2 and "which is also an input of this command" in error_line(err), err
+    assert (tmp_path / "myboard.json").read_bytes() == before
+
+
+def _standard_board_data():
+    from paperplay.resources import load_template
+
+    return load_template("streetcar/standard-board.json")

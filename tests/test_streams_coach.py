@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 import json
 import statistics
 
@@ -153,7 +154,9 @@ def test_cli_advise_bad_input(cli):
         (["--cells", CELLS, "--tile", "3"], "2 copies of 3 are out of the bag, but the bag has 1"),
         (["--cells", CELLS, "--tile", "17", "--seen", "17 17"], "3 copies of 17"),
         (["--cells", " ".join(["_"] * 20), "--tile", "5", "--seen", " ".join(map(str, [1, 2, 3, 4, *range(6, 22)]))],
-         "21 tiles are out of the bag with the one in hand, but a game draws only 20, one for each box"),
+         "21 tiles are out of the bag with the one in hand, but the sheet shows 0 written"),
+        (["--cells", " ".join(["_"] * 20), "--tile", "5", "--seen", "7"],
+         "2 tiles are out of the bag with the one in hand, but the sheet shows 0 written"),
         (["--cells", CELLS, "--tile", "17", "--budget", "5"], "--budget: is 5"),
     ]
     for args, message in cases:
@@ -493,3 +496,17 @@ def test_the_exact_endgame_is_bounded_by_the_rows_it_scores():
     assert exact_rows(3, many) > EXACT_ROWS
     advice = search(cells, 25, many, Rng("t", "B"), Scorer(RULES), first=2000)
     assert all(e.depth == 1 for e in advice.estimates)
+
+
+def test_review_marks_only_the_turns_that_lost_points(cli):
+    sheet = Path(__file__).parent.parent / "docs" / "examples" / "ann-placements.json"
+    result = cli("review", str(sheet), "--budget", "500")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[1].split() == ["box", "expected", "score"]
+    assert lines[2].split() == ["turn", "tile", "wrote", "coach", "wrote", "coach", "lost"]
+    rows = [line.split() for line in lines[3:]]
+    assert len(rows) == 20
+    for row in rows:
+        marked, wrote, coach, lost = row[-1] == "<", row[2], row[3], float(row[6])
+        assert marked == (wrote != coach and lost > 0), row

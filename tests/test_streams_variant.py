@@ -324,8 +324,9 @@ def test_a_sheet_of_a_bag_without_a_wild_does_not_explain_the_wild():
     (("score", "ann.json", "--variant", "ann.json"), "--variant: ann.json: is a Streams sheet, not a variant file"),
     (("sheets", "-n", "1", "--variant", "state.json"), "--variant: state.json: is a 'streetcar' record, not a "
                                                       "variant file"),
-    (("score", "named.json"), "named.json: field variant is 'twelve', which paperplay does not ship; score the "
-                              "sheet with its rules file: paperplay score SHEET.json --variant FILE"),
+    (("verify", "named.json"), "named.json: field variant is 'twelve', which paperplay does not ship; give its "
+                               "rules file with --variant (score and review take it: paperplay score named.json "
+                               "--variant FILE)"),
 ])
 def test_a_variant_file_and_a_record_given_for_each_other_are_named_as_such(tmp_path, args, said):
     import subprocess

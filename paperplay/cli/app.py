@@ -79,11 +79,11 @@ def _usage_message(exc: Any) -> str:
     elif message.startswith("No such command '"):  # click's own words, with its guesses in name order
         typed = message[len("No such command '"):].split("'")[0]
         commands = list(getattr(getattr(exc, "ctx", None), "command", None).commands)  # type: ignore[union-attr]
-        guess = f" (did you mean --{typed}?)" if typed in ("help", "version") else opt.did_you_mean(typed, commands)
+        guess = opt.did_you_mean(typed, commands, also=("--version", "--help"))
         message = f"unknown command {typed!r}; expected one of {', '.join(commands)}{guess}"
-    elif message.startswith("Got unexpected extra argument"):
-        extra = message.rpartition("(")[2].rstrip(")")
-        message = f"{extra}: {'arguments' if ' ' in extra else 'an argument'} this command does not take"
+    elif message.startswith("Got unexpected extra argument"):  # click: "Got unexpected extra argument(s) (a b)"
+        extra = message[message.index(" (") + 2:].removesuffix(")")
+        message = f"{extra}: more than this command takes (see its arguments)"
     elif isinstance(exc, errors.BadOptionUsage) and message.startswith("Option '"):
         option, _, rest = message[len("Option '"):].partition("' ")
         message = f"{option}: {rest}"

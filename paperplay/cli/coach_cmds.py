@@ -74,10 +74,10 @@ def _known_tiles(cells: list[int], tile: int, seen: str | None, rules: StreamsRu
         if n > bag[value]:
             raise InputError(f"--cells, --tile and --seen: {n} copies of {tile_name(value)} are out of the bag, "
                              f"but the bag has {bag[value]}")
-    drawn = sum(known.values())
-    if drawn > rules.boxes:  # every drawn tile is written in a box
-        raise InputError(f"--cells, --tile and --seen: {drawn} tiles are out of the bag with the one in hand, but a "
-                         f"game draws only {rules.boxes}, one for each box")
+    drawn, written = sum(known.values()), sum(on_sheet.values())
+    if drawn > written + 1:  # every tile drawn before is written on the sheet
+        raise InputError(f"--cells, --tile and --seen: {drawn} tiles are out of the bag with the one in hand, but "
+                         f"the sheet shows {written} written; every drawn tile is written in a box")
     return list(known.elements())
 
 

@@ -7,7 +7,6 @@ paperplay.render.paper.PAPER_SIZES, Sequence levels from templates/sequence/game
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -18,6 +17,7 @@ import typer
 
 from paperplay.games import GAME_NAMES, GAMES
 from paperplay.i18n import LANGUAGES, locale_lang
+from paperplay.messages import did_you_mean
 from paperplay.render.paper import PAPER_SIZES
 from paperplay.resources import load_template
 
@@ -99,10 +99,7 @@ def choice(values: Sequence[str]) -> Callable[[str | None], str | None]:
     return check
 
 
-def did_you_mean(value: str, values: Sequence[str]) -> str:
-    """' (did you mean X?)' for the choice closest to a mistyped value, when one is close."""
-    close = difflib.get_close_matches(value.lower(), values, n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
+
 
 
 def _metavar(values: Sequence[str]) -> str:

@@ -222,15 +222,20 @@ def route(
     from paperplay.streetcar.data import lines, route_cards
     from paperplay.streetcar.deal import check_set
     from paperplay.streetcar.route import Network, route_answer
-    from paperplay.streetcar.state import board_problems, state_from_json
+    from paperplay.streetcar.state import board_file, board_problems, state_from_json
 
     if card is None and stops is None:
         raise InputError("give the stops to visit: --card N (a route card, with --set) or --stops B,D,M")
     if card is not None and stops is not None:
         raise InputError("--card and --stops: give one of them, not both (a route card names its own stops)")
+    only_with("--pdf", pdf is not None, force=(force, "to replace an existing drawing"),
+              lang=(lang, "the drawing's language; the answer here is in English"))
     check_not_an_input(pdf, "--pdf", [state])
     data = read_json(state)
     _check_is_a_state(data, state)
+    named = data.get("board") if isinstance(data, dict) else None
+    if isinstance(named, str) and named != "standard":  # the board file the state names is read too
+        check_not_an_input(pdf, "--pdf", [board_file(named, str(state), state.parent)])
     board_state, problems = state_from_json(data, str(state), state.parent)
     board = board_state.geo.board
     if len(board.terminals_of(line)) != 2:
@@ -299,6 +304,8 @@ def schema(
     from paperplay.games import schema_names
     from paperplay.resources import schema_text
 
+    if name is not None and name.lower() in schema_names():  # in any case, as every choice
+        name = name.lower()
     if name not in (None, *schema_names()):
         raise InputError(f"unknown schema {name!r}; known schemas: {', '.join(schema_names())}"
                          f"{opt.did_you_mean(name or '', schema_names())}")

@@ -157,7 +157,11 @@ def scan(
                              "photos different names (or scan them with different --out folders)")
         named[sheet_path.name] = photo
         for path in (sheet_path, page_path):
-            check_not_an_input(path, "--out", photos)
+            try:
+                check_not_an_input(path, "--out", photos)
+            except InputError:
+                raise InputError(f"{photo}: its sheet files would be {sheet_path} and {page_path}, and {path} is "
+                                 "a photo given to read; give another --out folder") from None
             check_writable(path, force, SCAN_HINT)
         targets.append((photo, sheet_path, page_path))
     outcomes: list[Outcome] = []

@@ -49,7 +49,7 @@ def train_svg(cells: Sequence[Tile], result: dict[str, Any]) -> str:
             wild_at = k
             continue
         underline = ' class="u"' if tile in (6, 9) else ""
-        smaller = ' font-size="4"' if tile >= 100 else ""  # a variant's three digits fit the box
+        smaller = ' font-size="4"' if len(str(tile)) >= 3 else ""  # a variant's three digits fit the box
         parts.append(f'<tspan x="{BOX * k + 5}"{underline}{smaller}>{tile}</tspan>')
     parts.append("</text>")
     if wild_at is not None:

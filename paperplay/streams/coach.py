@@ -10,7 +10,6 @@ Pure: no files, no printing; scoring agrees with `rules.score` (tests check it).
 from __future__ import annotations
 
 import bisect
-import difflib
 import math
 import os
 import random
@@ -21,6 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
 
+from paperplay.messages import did_you_mean
 from paperplay.seeds import Rng
 from paperplay.streams import kernel
 from paperplay.streams.kernel import EDGE_MARGIN, MISFIT_SLACK_WEIGHT
@@ -788,9 +788,8 @@ def strategy(name: str, rules: StreamsRules | None = None) -> Strategy:
     rules = rules or standard_rules()
     base, _, arg = name.partition(":")
     if base not in STRATEGIES:
-        close = difflib.get_close_matches(base, STRATEGIES, n=1)
-        raise ValueError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}"
-                         + (f" (did you mean {close[0]}?)" if close else ""))
+        known = list(STRATEGIES)
+        raise ValueError(f"unknown strategy {name!r}; known: {', '.join(known)}{did_you_mean(base, known)}")
     if arg:
         if base != "montecarlo":
             raise ValueError(f"strategy {name!r}: only montecarlo takes a budget, as montecarlo:N with N "

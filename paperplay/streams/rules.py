@@ -155,6 +155,11 @@ def shipped_variants() -> list[str]:
     return [STANDARD, *names]
 
 
+def looks_like_variant(data: Any) -> bool:
+    """Whether parsed JSON is a variant's rules (fields bag and points), not a game record."""
+    return isinstance(data, dict) and "bag" in data and "points" in data and "cells" not in data and "game" not in data
+
+
 @cache
 def _rules_file(path: str) -> StreamsRules:
     from paperplay.jsonfile import read_json
@@ -170,7 +175,7 @@ def _rules_file(path: str) -> StreamsRules:
 def load_rules(variant: str | None = None) -> StreamsRules:
     """The rules of a variant: None or "standard" for the published game, a NAME shipped in
     templates/streams/variants/NAME.json, or the path of a variant file ending in .json."""
-    if variant is None or variant == STANDARD:
+    if variant is None or variant.lower() == STANDARD:
         return standard_rules()
     if variant.lower().endswith(".json"):
         rules = _rules_file(variant)
@@ -178,7 +183,8 @@ def load_rules(variant: str | None = None) -> StreamsRules:
             raise InputError(f"{variant}: field variant is {STANDARD!r}, the published game's name, but its rules "
                              "differ from the published game's; give the variant a name of its own")
         return rules
-    if _NAME.match(variant) and variant in shipped_variants():
+    if _NAME.match(variant.lower()) and variant.lower() in shipped_variants():
+        variant = variant.lower()
         rules = _rules_file(str(template_path(f"streams/variants/{variant}.json")))
         if rules.name != variant:
             raise InputError(f"templates/streams/variants/{variant}.json: field variant is {rules.name!r}; "

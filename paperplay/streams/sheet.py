@@ -15,6 +15,7 @@ from paperplay.resources import load_schema
 from paperplay.seeds import canonical_seed, game_code, seed_field
 from paperplay.streams.rules import (
     EMPTY, WILD, ClaimedSeries, Score, StreamsRules, Tile, check_claims, check_draw, check_tiles, draw, load_rules,
+    looks_like_variant,
     score, standard_rules, tile_from_json, tile_name, tile_text,
 )
 
@@ -93,7 +94,7 @@ def sheet_from_json(data: Any, source: str, rules: StreamsRules | None = None) -
     """
     if isinstance(data, dict) and "game" in data and data["game"] != "streams":
         raise InputError(f"{source}: is a {data['game']!r} file, not a Streams sheet (field game)")
-    if isinstance(data, dict) and "bag" in data and "points" in data and "cells" not in data:
+    if looks_like_variant(data):
         raise InputError(f"{source}: is a Streams variant file (fields bag and points), not a sheet; a variant's "
                          f"rules are given with --variant {source}")
     named = data.get("variant") if isinstance(data, dict) else None
@@ -104,8 +105,9 @@ def sheet_from_json(data: Any, source: str, rules: StreamsRules | None = None) -
             except InputError:
                 rules = None
             if rules is None:
-                raise InputError(f"{source}: field variant is {named!r}, which paperplay does not ship; "
-                                 "score the sheet with its rules file: paperplay score SHEET.json --variant FILE")
+                raise InputError(f"{source}: field variant is {named!r}, which paperplay does not ship; give its "
+                                 f"rules file with --variant (score and review take it: paperplay score {source} "
+                                 "--variant FILE)")
         elif named != rules.name:
             raise InputError(f"{source}: field variant is {named!r}, but the rules given are variant {rules.name!r}")
     rules = rules or standard_rules()

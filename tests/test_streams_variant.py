@@ -377,3 +377,17 @@ def test_draw_of_a_variant_names_it(tmp_path):
     assert text.startswith("Streams (variant test-big-bag) draw for seed S")
     document = json.loads(subprocess.run([*args, "--json"], cwd=tmp_path, capture_output=True, text=True).stdout)
     assert document["variant"] == "test-big-bag" and len(document["draw"]) == 24
+
+
+def test_a_table_that_scores_single_boxes_shows_them_beside_the_series(cli, write_json):
+    variant = write_json("singles.json", {"variant": "singles", "boxes": 6, "points": [0, 5, 6, 7, 8, 9, 10],
+                                          "bag": [{"value": v, "count": 1} for v in range(1, 11)]})
+    result = cli("score", "--cells", "1 2 3 9 4 10", "--variant", str(variant), "--json")
+    document = json.loads(result.stdout)["results"][0]
+    in_series = sum(s["length"] for s in document["series"])
+    assert document["singles"] == {"boxes": 6 - in_series, "points": (6 - in_series) * 5}
+    assert document["total"] == sum(s["points"] for s in document["series"]) + document["singles"]["points"]
+    text = cli("score", "--cells", "1 2 3 9 4 10", "--variant", str(variant)).stdout
+    assert f"single boxes (in no series): {6 - in_series} × 5 = {(6 - in_series) * 5}" in text
+    standard = json.loads(cli("score", "--cells", " ".join(map(str, range(1, 21))), "--json").stdout)
+    assert "singles" not in standard["results"][0]

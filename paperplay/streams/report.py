@@ -24,6 +24,9 @@ def result_lines(result: SheetResult) -> list[str]:
         lines.append("  series (boxes, length, points): " + " · ".join(parts))
     else:
         lines.append("  no series of 2 or more boxes")
+    if result.singles:
+        each = rules.points[1]
+        lines.append(f"  single boxes (in no series): {result.singles} × {each} = {result.singles * each}")
     if result.score.wild_value is not None:
         lines.append(f"  the wild counts as {result.score.wild_value}")
     for problem in result.problems:

@@ -196,7 +196,16 @@ class SheetResult(Verdict):
         }
         if not self.sheet.rules.standard:
             document["variant"] = self.sheet.rules.name
+        if self.singles:  # a variant whose single boxes score: what `series` (2 boxes or more) leaves out
+            document["singles"] = {"boxes": self.singles, "points": self.singles * self.sheet.rules.points[1]}
         return document
+
+    @property
+    def singles(self) -> int:
+        """Boxes in no series of 2 or more, when the variant scores a single box (points[1] > 0); else 0."""
+        if self.sheet.rules.points[1] <= 0:
+            return 0
+        return len(self.sheet.cells) - sum(s.length for s in self.score.series)
 
 
 def _resolve_draw(

@@ -183,7 +183,7 @@ class SheetResult(Verdict):
         return result_lines(self)
 
     def to_json(self) -> dict[str, Any]:
-        document = {
+        document: dict[str, Any] = {
             "file": self.sheet.source,
             "player": self.sheet.player,
             "seed": self.seed,

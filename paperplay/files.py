@@ -59,12 +59,17 @@ def check_writable(path: Path, force: bool, hint: str = OUT_HINT) -> None:
 def check_not_an_input(path: Path | None, option: str, inputs: Iterable[Path | str | None]) -> None:
     """Refuses an output path that is one of the command's input files (by any name: a link, another
     spelling), which --force would otherwise replace: nothing given to read is ever overwritten."""
+    source = input_at(path, inputs)
+    if source is not None:
+        raise InputError(f"{option}: is {str(path)!r}, which is also an input of this command ({source}); "
+                         "give the output another name")
+
+
+def input_at(path: Path | None, inputs: Iterable[Path | str | None]) -> Path | str | None:
+    """The input that is the same file as the output `path`, if one is."""
     if path is None:
-        return
-    for source in inputs:
-        if source is not None and _same_file(path, Path(source)):
-            raise InputError(f"{option}: is {str(path)!r}, which is also an input of this command ({source}); "
-                             "give the output another name")
+        return None
+    return next((source for source in inputs if source is not None and _same_file(path, Path(source))), None)
 
 
 def _same_file(a: Path, b: Path) -> bool:

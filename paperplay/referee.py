@@ -10,7 +10,6 @@ from typing import Any
 from paperplay.errors import InputError, Verdict
 from paperplay.games import GAME_NAMES, find_game
 from paperplay.jsonfile import read_json
-from paperplay.streams.rules import looks_like_variant
 
 
 @dataclass(frozen=True)
@@ -35,6 +34,12 @@ class Outcome:
         return [] if self.verdict is None else self.verdict.text_lines()
 
 
+def _looks_like_variant(data: Any) -> bool:
+    from paperplay.streams.rules import looks_like_variant  # only when a record has no game: not at start-up
+
+    return looks_like_variant(data)
+
+
 def game_of(data: Any, source: str) -> str:
     """Returns the game a record belongs to, from its "game" field."""
     if not isinstance(data, dict):
@@ -42,7 +47,7 @@ def game_of(data: Any, source: str) -> str:
             f'{source}: the file holds a JSON {type(data).__name__}; expected an object with a "game" field'
         )
     game = data.get("game")
-    if looks_like_variant(data):
+    if game is None and _looks_like_variant(data):
         raise InputError(f"{source}: is a Streams variant file (fields bag and points), not a game record; a "
                          f"variant's rules are given to score, sheets or kit with --variant {source}")
     if game is None:

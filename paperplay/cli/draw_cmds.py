@@ -57,9 +57,8 @@ def write_caller_page(path: Path, seed: str, force: bool, variant: str | None = 
     """Writes the projector caller of a Streams seed and says who may see it."""
     from paperplay.html.caller import caller_page
     from paperplay.html.page import check_page_path, write_page
-    from paperplay.streams.rules import draw as streams_draw
-
     from paperplay.files import check_not_an_input
+    from paperplay.streams.rules import draw as streams_draw
 
     started = time.perf_counter()
     check_not_an_input(path, "--html", [variant_file(variant)])
@@ -217,5 +216,5 @@ def _show_tile(tiles: Sequence[int], turn: int, code: str, clear: bool) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command(short_help=SHORT_HELP['draw'])(guarded(draw))
-    app.command(short_help=SHORT_HELP['call'])(guarded(call))
+    app.command(short_help=SHORT_HELP["draw"])(guarded(draw))
+    app.command(short_help=SHORT_HELP["call"])(guarded(call))

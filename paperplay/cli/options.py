@@ -99,9 +99,6 @@ def choice(values: Sequence[str]) -> Callable[[str | None], str | None]:
     return check
 
 
-
-
-
 def _metavar(values: Sequence[str]) -> str:
     return "[" + "|".join(values) + "]"
 

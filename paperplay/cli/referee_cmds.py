@@ -230,12 +230,11 @@ def route(
         raise InputError("--card and --stops: give one of them, not both (a route card names its own stops)")
     only_with("--pdf", pdf is not None, force=(force, "to replace an existing drawing"),
               lang=(lang, "the drawing's language; the answer here is in English"))
-    check_not_an_input(pdf, "--pdf", [state])
     data = read_json(state)
     _check_is_a_state(data, state)
     named = data.get("board") if isinstance(data, dict) else None
-    if isinstance(named, str) and named != "standard":  # the board file the state names is read too
-        check_not_an_input(pdf, "--pdf", [board_file(named, str(state), state.parent)])
+    board_path = board_file(named, str(state), state.parent) if isinstance(named, str) and named != "standard" else None
+    check_not_an_input(pdf, "--pdf", [state, board_path])  # the board file the state names is read too
     board_state, problems = state_from_json(data, str(state), state.parent)
     board = board_state.geo.board
     if len(board.terminals_of(line)) != 2:

@@ -141,7 +141,7 @@ def scan(
     canonical = seed_option(seed) if seed is not None else None
     drawn = parse_tiles(draw_list, "--draw") if draw_list is not None else (draw(canonical) if canonical else None)
     _need_extra()
-    from paperplay.files import check_not_an_input, check_writable, write_atomic
+    from paperplay.files import check_writable, input_at, write_atomic
     from paperplay.scan.pipeline import blank_message, read_photo
     from paperplay.scan.reader import ScanError
 
@@ -157,11 +157,9 @@ def scan(
                              "photos different names (or scan them with different --out folders)")
         named[sheet_path.name] = photo
         for path in (sheet_path, page_path):
-            try:
-                check_not_an_input(path, "--out", photos)
-            except InputError:
+            if input_at(path, photos) is not None:
                 raise InputError(f"{photo}: its sheet files would be {sheet_path} and {page_path}, and {path} is "
-                                 "a photo given to read; give another --out folder") from None
+                                 "a photo given to read; give another --out folder")
             check_writable(path, force, SCAN_HINT)
         targets.append((photo, sheet_path, page_path))
     outcomes: list[Outcome] = []
@@ -247,4 +245,4 @@ def _report(outcomes: list[Outcome], scans: list[dict[str, Any]], as_json: bool)
 
 
 def register(app: typer.Typer) -> None:
-    app.command(short_help=SHORT_HELP['scan'])(guarded(scan))
+    app.command(short_help=SHORT_HELP["scan"])(guarded(scan))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from paperplay.i18n import ENGLISH, Translator
-from paperplay.render.fit import CROP_TAG, Box, clear_of, text_box
+from paperplay.render.fit import CROP_TAG, Box, clear_of
 from paperplay.render.model import MM_PER_INCH, QR, Group, Item, Line, Rect, Text
 
 MARGIN = 10.0
@@ -153,6 +153,8 @@ def _arrange_sides(left: Sequence[str], right: Sequence[str], xs: Sequence[float
     grid towards it), or one that would run into the QR code in its strip (`qr`: the side, 0 left or
     1 right, and the code's top and bottom), goes to the nearest free row of its own side, else of the
     other side, where it fits."""
+    from paperplay.render.pdf import text_width
+
     sides = [list(left), list(right)]
     room = _side_room(xs, width, size)
 
@@ -175,12 +177,6 @@ def _arrange_sides(left: Sequence[str], right: Sequence[str], xs: Sequence[float
                 s, r = spots[0]
                 sides[s][r], sides[side][row] = text, ""
     return sides[0], sides[1]
-
-
-def text_width(text: str, size: float, bold: bool = False) -> float:
-    """How long a text is in mm (side_texts' row texts read along the row)."""
-    left, _, right, _ = text_box(Text(0.0, 0.0, text, size=size, bold=bold))
-    return right - left
 
 
 def side_texts(xs: Sequence[float], ys: Sequence[float], width: float, left: Sequence[str], right: Sequence[str],

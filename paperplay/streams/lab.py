@@ -140,7 +140,6 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-
 # -- review ----------------------------------------------------------------------------------------
 
 

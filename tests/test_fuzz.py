@@ -395,10 +395,14 @@ def option_case(draw: Any) -> tuple[list[str], tuple[str, ...]]:
         return ["call", draw(st.sampled_from(["streams", "sequence"])), "--seed", draw(SEEDS),
                 *maybe("--from", NUMS)], ()
     if command == "sheets":
-        out = draw(st.sampled_from(["out.pdf", "out.pdf", "sub/out.pdf", "\x00.pdf", "."]))
+        # output names that name a folder or go through a file; names long enough to shrink or be refused
+        out = draw(st.sampled_from(["out.pdf", "out.pdf", "sub/out.pdf", "\x00.pdf", ".", "sub/", "sub/.", "..",
+                                    "", "out.pdf/x.pdf"]))
+        names = st.one_of(TEXT, st.sampled_from(["Ann," + "W" * 30, "i" * 200, "Å" * 60 + ",Bo", "\u202eEve",
+                                                 " , ", "A" * 100_000]))
         return ["sheets", "--players", draw(st.sampled_from(["1", "2", "0", "201", "²", "x"])),
-                *maybe("--names", TEXT), *maybe("--seed", SEEDS), *maybe("--paper", st.sampled_from(["a4", "b5"])),
-                "--out", out], (out,)
+                *maybe("--names", names), *maybe("--seed", SEEDS),
+                *maybe("--paper", st.sampled_from(["a4", "b5", "LETTER"])), "--out", out], (out,)
     if command == "kit":
         game = draw(st.sampled_from(["streams", "sequence", "streetcar"]))
         # Kits cost up to a second to render: most cases carry one bad option, so they stop early.

@@ -1198,6 +1198,7 @@ def test_a_box_named_twice_in_placements_is_named(tmp_path):
     (("route", "s.json", "--line", "1"), "give the stops to visit: --card N (a route card, with --set) or --stops"),
     (("route", "s.json", "--line", "1", "--card", "2", "--stops", "A"), "--card and --stops: give one of them, "
                                                                          "not both"),
+    (("route", "s.json", "--line", "1", "--stops", "A", "--set", "3"), "--set: is for --card (the route card's set"),
 ])
 def test_usage_mistakes_are_said_in_paperplays_own_words(tmp_path, args, said):
     (tmp_path / "s.json").write_text((DATA / "streetcar-state.json").read_text())

@@ -191,9 +191,9 @@ def route(
     card: Annotated[int | None, typer.Option("--card", click_type=opt.WHOLE,
                                              help="Route card number (1-6) giving the line's stops.",
                                              show_default=False)] = None,
-    card_set: Annotated[int, typer.Option("--set", click_type=opt.WHOLE,
-                                          help="Route-card set with --card: 2 (two stops) or 3 (three "
-                                          "stops).")] = 2,
+    card_set: Annotated[int | None, typer.Option("--set", click_type=opt.WHOLE,
+                                                 help="Route-card set with --card: 2 (two stops, the "
+                                                 "default) or 3 (three stops).", show_default=False)] = None,
     stops: Annotated[str | None, typer.Option("--stops", metavar="B,D,M",
                                               help="The stops instead of a card, e.g. B,D,M; '' for "
                                                    "none.", show_default=False)] = None,
@@ -228,6 +228,7 @@ def route(
         raise InputError("give the stops to visit: --card N (a route card, with --set) or --stops B,D,M")
     if card is not None and stops is not None:
         raise InputError("--card and --stops: give one of them, not both (a route card names its own stops)")
+    only_with("--card", card is not None, set=(card_set, "the route card's set; --stops names the stops itself"))
     only_with("--pdf", pdf is not None, force=(force, "to replace an existing drawing"),
               lang=(lang, "the drawing's language; the answer here is in English"))
     data = read_json(state)
@@ -241,6 +242,7 @@ def route(
         known = sorted({t.line for t in board.terminals})
         raise InputError(f"--line: is {line}; this board has lines {', '.join(map(str, known))}")
     if card is not None:
+        card_set = 2 if card_set is None else card_set
         check_set(card_set)
         count = len(route_cards(card_set))
         if not 1 <= card <= count:

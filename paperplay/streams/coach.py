@@ -227,8 +227,9 @@ def _series(breaks: list[int], box: int, n: int) -> tuple[int, int]:
 def _misfit(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Sequence[int]) -> tuple[int, int]:
     """Where a tile that fits no gap does least harm: at the end of a gap beside the bound it breaks
     (one break), preferring breaks that split short series and gaps with room to spare; one box in
-    from that bound when the gap has two boxes or more and some number fits it, so that the box
-    between may still carry either series on."""
+    from that bound when the gap has two boxes or more and its bounds leave room for a number
+    (lower ≤ upper, whether or not one is still unseen: measured better), so that the box between
+    may still carry either series on."""
     breaks, n = _breaks(cells), len(cells)
     best = math.inf
     chosen = at = 0

@@ -17,7 +17,7 @@ from paperplay import __version__, interrupts
 from paperplay.cli import coach_cmds, draw_cmds, print_cmds, referee_cmds, scan_cmds
 from paperplay.cli import options as opt
 from paperplay.errors import InputError
-from paperplay.messages import one_line
+from paperplay.messages import did_you_mean, one_line
 
 app = typer.Typer(
     name="paperplay",
@@ -79,7 +79,7 @@ def _usage_message(exc: Any) -> str:
     elif message.startswith("No such command '"):  # click's own words, with its guesses in name order
         typed = message[len("No such command '"):].split("'")[0]
         commands = list(getattr(getattr(exc, "ctx", None), "command", None).commands)  # type: ignore[union-attr]
-        guess = opt.did_you_mean(typed, commands, also=("--version", "--help"))
+        guess = did_you_mean(typed, commands, also=("--version", "--help"))
         message = f"unknown command {typed!r}; expected one of {', '.join(commands)}{guess}"
     elif message.startswith("Got unexpected extra argument"):  # click: "Got unexpected extra argument(s) (a b)"
         extra = message[message.index(" (") + 2:].removesuffix(")")

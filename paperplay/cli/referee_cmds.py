@@ -14,7 +14,7 @@ from paperplay.cli.common import (SHORT_HELP, guarded, only_with, print_json, se
                                   stdout_is_utf8, variant_file)
 from paperplay.errors import InputError
 from paperplay.files import check_not_an_input
-from paperplay.messages import one_line, printable, shown_name
+from paperplay.messages import did_you_mean, one_line, printable, shown_name
 from paperplay.referee import Outcome, rankings, referee_files
 
 
@@ -309,7 +309,7 @@ def schema(
         name = name.lower()
     if name not in (None, *schema_names()):
         raise InputError(f"unknown schema {name!r}; known schemas: {', '.join(schema_names())}"
-                         f"{opt.did_you_mean(name or '', schema_names())}")
+                         f"{did_you_mean(name or '', schema_names())}")
     if name is None:
         for known in schema_names():
             typer.echo(known)

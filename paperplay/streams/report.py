@@ -25,8 +25,7 @@ def result_lines(result: SheetResult) -> list[str]:
     else:
         lines.append("  no series of 2 or more boxes")
     if result.singles:
-        each = rules.points[1]
-        lines.append(f"  single boxes (in no series): {result.singles} × {each} = {result.singles * each}")
+        lines.append(f"  single boxes (in no series): {result.singles} × {rules.points[1]} = {result.singles_points}")
     if result.score.wild_value is not None:
         lines.append(f"  the wild counts as {result.score.wild_value}")
     for problem in result.problems:

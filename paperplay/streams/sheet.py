@@ -15,8 +15,7 @@ from paperplay.resources import load_schema
 from paperplay.seeds import canonical_seed, game_code, seed_field
 from paperplay.streams.rules import (
     EMPTY, WILD, ClaimedSeries, Score, StreamsRules, Tile, check_claims, check_draw, check_tiles, draw, load_rules,
-    looks_like_variant,
-    score, standard_rules, tile_from_json, tile_name, tile_text,
+    looks_like_variant, score, standard_rules, tile_from_json, tile_name, tile_text,
 )
 
 SCHEMA = "streams-sheet"
@@ -197,7 +196,7 @@ class SheetResult(Verdict):
         if not self.sheet.rules.standard:
             document["variant"] = self.sheet.rules.name
         if self.singles:  # a variant whose single boxes score: what `series` (2 boxes or more) leaves out
-            document["singles"] = {"boxes": self.singles, "points": self.singles * self.sheet.rules.points[1]}
+            document["singles"] = {"boxes": self.singles, "points": self.singles_points}
         return document
 
     @property
@@ -206,6 +205,11 @@ class SheetResult(Verdict):
         if self.sheet.rules.points[1] <= 0:
             return 0
         return len(self.sheet.cells) - sum(s.length for s in self.score.series)
+
+    @property
+    def singles_points(self) -> int:
+        """What the single boxes score (see singles)."""
+        return self.singles * self.sheet.rules.points[1]
 
 
 def _resolve_draw(

@@ -93,7 +93,9 @@ def _largest(value: Any) -> tuple[str, int]:
 
 
 def parse_json(text: str, source: str) -> Any:
-    """Parses JSON text within paperplay's bounds; anything else is an InputError naming the source."""
+    """Parses JSON text within paperplay's bounds; anything else is an InputError naming the source.
+    A leading byte-order mark (as some editors write) is skipped."""
+    text = text.removeprefix("\ufeff")
     try:
         data = json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant,
                           object_pairs_hook=_object)
@@ -152,6 +154,15 @@ _TYPE_NAMES = {"integer": "an integer", "number": "a number", "string": "a strin
                "object": "an object", "boolean": "true or false", "null": "null"}
 
 
+def not_an_object(value: Any) -> str:
+    """What a file holding `value` instead of an object holds, in JSON's words: "the file holds a JSON
+    array; expected an object with a "game" field"."""
+    kind = ("null" if value is None else json.dumps(value) if isinstance(value, bool) else
+            "a JSON number" if isinstance(value, (int, float)) else "a JSON string" if isinstance(value, str) else
+            "a JSON array" if isinstance(value, list) else "a JSON object")
+    return f'the file holds {kind}; expected an object with a "game" field'
+
+
 _BOUNDS = {"maximum": "at most", "minimum": "at least", "exclusiveMaximum": "less than",
            "exclusiveMinimum": "more than"}
 
@@ -161,6 +172,9 @@ def _describe(error: Any) -> str:
     where = _where(error)
     instance = error.instance
     description = error.schema.get("description") if isinstance(error.schema, dict) else None
+    if "propertyNames" in error.schema_path:  # a field's name, not its value (the path ends at the object)
+        name = shorten(json.dumps(instance, ensure_ascii=False), 60)
+        return f"field {where} has a field named {name}; expected {description or error.message}"
     if error.validator == "additionalProperties":
         known = sorted(error.schema.get("properties", {}))
         extra = sorted(set(instance) - set(known))
@@ -180,7 +194,7 @@ def _describe(error: Any) -> str:
     if error.validator in ("maxContains", "minContains", "contains"):
         return f"field {where} has {sum(1 for x in instance if x == '*')} wilds; expected at most one wild (\"*\")"
     if error.validator == "type" and where == "the top level":
-        return f"the file holds a JSON {type(instance).__name__}; expected an object with a \"game\" field"
+        return not_an_object(instance)
     if error.validator == "type" and not description:
         kinds = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         description = " or ".join(_TYPE_NAMES.get(k, str(k)) for k in kinds)
@@ -233,11 +247,12 @@ def _without_dialect(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 @cache
-def _validator(schema_name: str) -> Any:
+def _strict() -> Any:
+    """Draft 2020-12 as paperplay checks it. JSON Schema counts 7.0 as an integer and as equal to 7 in
+    enum and const; paperplay's fields index lists and squares with them, so a whole-number float is
+    refused like any other non-integer."""
     from jsonschema import Draft202012Validator, ValidationError, validators
 
-    # JSON Schema counts 7.0 as an integer and as equal to 7 in enum and const; paperplay's fields
-    # index lists and squares with them, so a whole-number float is refused like any other non-integer.
     checker = Draft202012Validator.TYPE_CHECKER.redefine(
         "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool))
     enum, const = Draft202012Validator.VALIDATORS["enum"], Draft202012Validator.VALIDATORS["const"]
@@ -254,9 +269,13 @@ def _validator(schema_name: str) -> Any:
         else:
             yield from const(validator, value, instance, schema)
 
-    strict = validators.extend(Draft202012Validator, {"enum": strict_enum, "const": strict_const},
-                               type_checker=checker)
-    return strict(_without_dialect(load_schema(schema_name)), registry=_registry())
+    return validators.extend(Draft202012Validator, {"enum": strict_enum, "const": strict_const},
+                             type_checker=checker)
+
+
+@cache
+def _validator(schema_name: str) -> Any:
+    return _strict()(_without_dialect(load_schema(schema_name)), registry=_registry())
 
 
 def validate(instance: Any, schema_name: str, source: str) -> None:
@@ -265,10 +284,9 @@ def validate(instance: Any, schema_name: str, source: str) -> None:
 
 
 def validate_schema(instance: Any, schema: dict[str, Any], source: str) -> None:
-    """Checks instance against a schema built at run time (a shipped one with other bounds, say)."""
-    from jsonschema import Draft202012Validator
-
-    _check(Draft202012Validator(schema, registry=_registry()), instance, source)
+    """Checks instance against a schema built at run time (a shipped one with other bounds, say), as
+    strictly as a shipped one (see _strict)."""
+    _check(_strict()(_without_dialect(schema), registry=_registry()), instance, source)
 
 
 def _field_order(error: Any) -> list[tuple[int, int, str]]:
@@ -284,5 +302,18 @@ def _check(validator: Any, instance: Any, source: str) -> None:
     if not errors:
         return
     # The first error in field order, reported where it happened (a oneOf failure at the item,
-    # with the item's own description, not deep inside one of its alternatives).
-    raise InputError(f"{source}: {_describe(errors[0])}")
+    # with the item's own description, not deep inside one of its alternatives) unless see _inside.
+    raise InputError(f"{source}: {_describe(_inside(errors[0]))}")
+
+
+def _inside(error: Any) -> Any:
+    """For an object or array that fits none of a oneOf's alternatives but is of one alternative's
+    type (an inline board with no terminals, say), that alternative's first error in field order:
+    it says what is wrong, where the oneOf's own description says only what may go there."""
+    while error.validator in ("oneOf", "anyOf") and isinstance(error.instance, (dict, list)) and error.context:
+        # the alternatives of the instance's type: those that fail for more than the type at the top
+        inner = [e for e in error.context if e.relative_path or e.validator != "type"]
+        if len({e.relative_schema_path[0] for e in inner}) != 1:
+            break
+        error = min(inner, key=_field_order)
+    return error

@@ -9,7 +9,7 @@ from typing import Any
 
 from paperplay.errors import InputError, Verdict
 from paperplay.games import GAME_NAMES, find_game
-from paperplay.jsonfile import read_json
+from paperplay.jsonfile import not_an_object, read_json
 
 
 @dataclass(frozen=True)
@@ -43,9 +43,7 @@ def _looks_like_variant(data: Any) -> bool:
 def game_of(data: Any, source: str) -> str:
     """Returns the game a record belongs to, from its "game" field."""
     if not isinstance(data, dict):
-        raise InputError(
-            f'{source}: the file holds a JSON {type(data).__name__}; expected an object with a "game" field'
-        )
+        raise InputError(f"{source}: {not_an_object(data)}")
     game = data.get("game")
     if game is None and _looks_like_variant(data):
         raise InputError(f"{source}: is a Streams variant file (fields bag and points), not a game record; a "

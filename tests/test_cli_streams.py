@@ -218,7 +218,9 @@ BAD_SHEETS = [
     ("seed of punctuation", {**SPEC_SHEET, "seed": "--!"}, "field seed"),
     ("missing cells", {"game": "streams"}, "missing field 'cells'"),
     ("another game", {"game": "streetcar", "board": "standard", "tiles": []}, "not a Streams sheet"),
-    ("not an object", [1, 2, 3], "JSON list"),
+    ("not an object", [1, 2, 3], "the file holds a JSON array; expected an object"),
+    ("null", "null", "the file holds null; expected an object"),
+    ("a number", "42", "the file holds a JSON number; expected an object"),
     ("code disagrees with seed", {**SPEC_SHEET, "code": "AAAA-AAAA"}, "field code is AAAAAAAA"),
     (
         "draw disagrees with seed",

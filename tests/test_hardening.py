@@ -69,7 +69,7 @@ FLOAT_CASES = [
     (_sheet_with_placements(), ("claimed_series", 0, "start"), 2.0, "claimed_series[0].start"),
     (data("streetcar-state.json"), ("tiles", 0, "at", 0), 5.0, "tiles[0].at[0]"),
     (data("streetcar-tiny-game.json"), ("turns", 0, "lay", 0, "at", 1), 0.0, "turns[0].lay[0].at[1]"),
-    (data("streetcar-tiny-game.json"), ("board", "size", 0), 5.0, "field board is {\"size\": [5.0"),
+    (data("streetcar-tiny-game.json"), ("board", "size", 0), 5.0, "field board.size[0] is 5.0"),
     (data("streetcar-tiny-game.json"), ("set",), 2.0, "set"),
     (data("streetcar-tiny-game.json"), ("turns", 0, "lay", 0, "rotation"), 90.0, "rotation"),
     (data("sequence-game.json"), ("turns", 0, "square", 0), 5.0, "turns[0].square[0]"),
@@ -82,6 +82,28 @@ def test_whole_number_floats_are_input_errors_naming_the_field(tmp_path, documen
     code, _, err = run(tmp_path, "verify", name)
     assert code == 2
     assert field in error_line(err) and str(value) in err
+
+
+VARIANT = Path(__file__).parent.parent / "docs/examples/my-variant.json"
+VARIANT_SHEET = {"game": "streams", "seed": "7KQ2-M9XD",
+                 "cells": [1, 3, 4, 5, 6, 7, 11, 13, 15, 15, 16, 17, 25, 27, 28],
+                 "placements": [7, 2, 3, 12, 14, 13, 5, 4, 8, 9, 11, 1, 15, 10, 6],
+                 "claimed_series": [{"start": 1, "end": 3, "points": 3}], "claimed_total": 5}
+
+
+@pytest.mark.parametrize("path, said", [
+    (("placements", 0), "field placements[0] is 7.0; expected an integer"),
+    (("claimed_series", 0, "start"), "field claimed_series[0].start is 7.0"),
+    (("claimed_series", 0, "points"), "field claimed_series[0].points is 7.0"),
+    (("cells", 0), "field cells[0] is 7.0"),
+    (("claimed_total",), "field claimed_total is 7.0"),
+])
+def test_a_variants_sheets_refuse_whole_number_floats_as_the_standard_games_do(tmp_path, path, said):
+    code, _, err = run(tmp_path, "score", write(tmp_path, "s.json", VARIANT_SHEET), "--variant", str(VARIANT))
+    assert code == 1 and not err  # the sheet's claims are wrong (exit 1), but it is read
+    code, _, err = run(tmp_path, "score", write(tmp_path, "s.json", _set(VARIANT_SHEET, path, 7.0)),
+                       "--variant", str(VARIANT))
+    assert code == 2 and error_line(err).startswith(f"paperplay: error: s.json: {said}"), err
 
 
 def test_the_same_records_with_integers_are_accepted(tmp_path):
@@ -1243,3 +1265,93 @@ def _standard_board_data():
     from paperplay.resources import load_template
 
     return load_template("streetcar/standard-board.json")
+
+
+# Found by a review of the command line's edges (2026-12-01) -----------------------------------------
+
+def test_a_lone_surrogate_in_a_name_is_written_escaped_on_the_results_page(tmp_path):
+    name = write(tmp_path, "sheet.json", dict(SPEC_SHEET, player="Ann\ud800"))
+    code, _, err = run(tmp_path, "score", name, "--html", "r.html")
+    assert code == 0, err
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "Ann\\ud800" in page
+
+
+def test_a_byte_order_mark_before_the_json_is_skipped(tmp_path):
+    (tmp_path / "sheet.json").write_bytes(b"\xef\xbb\xbf" + json.dumps(SPEC_SHEET).encode())
+    code, out, err = run(tmp_path, "score", "sheet.json")
+    assert code == 0 and "points, valid" in out, err
+
+
+@pytest.mark.parametrize("document, said", [
+    (None, "the file holds null; expected an object with a \"game\" field"),
+    (True, "the file holds true; expected an object"),
+    (42, "the file holds a JSON number; expected an object"),
+    ("x", "the file holds a JSON string; expected an object"),
+    ([1], "the file holds a JSON array; expected an object"),
+])
+def test_a_file_that_is_not_an_object_is_named_in_jsons_words(tmp_path, document, said):
+    code, _, err = run(tmp_path, "verify", write(tmp_path, "r.json", document))
+    assert code == 2 and error_line(err).startswith(f"paperplay: error: r.json: {said}"), err
+
+
+def test_route_takes_at_most_six_stops_in_any_order(tmp_path):
+    (tmp_path / "s.json").write_text((DATA / "streetcar-state.json").read_text())
+    code, _, err = run(tmp_path, "route", "s.json", "--line", "1", "--stops", "A,B,C,D,E,F,G")
+    assert code == 2 and error_line(err) == ("paperplay: error: --stops: names 7 stops; expected at most 6 (a route "
+                                             "card names 2 or 3)"), err
+    code, _, err = run(tmp_path, "route", "s.json", "--line", "1", "--stops", "A,B,C,D,E,F")
+    assert code in (0, 1) and "error" not in err, err
+
+
+def test_a_home_made_deal_names_at_most_six_stops(tmp_path):
+    log = data("streetcar-tiny-game.json")
+    log["deal"][0]["stops"] = list("ABCDEFG")
+    code, _, err = run(tmp_path, "verify", write(tmp_path, "log.json", log))
+    assert code == 2 and "field deal[0].stops has 7 entries; expected stops, 1-6" in error_line(err)
+
+
+@pytest.mark.parametrize("args, said", [
+    (("score", ""), "files: is empty; expected the name of a file to read"),
+    (("verify", ""), "files: is empty; expected the name of a file to read"),
+    (("review", ""), "sheet: is empty; expected the name of a file to read"),
+    (("route", "", "--line", "1", "--stops", "A"), "state: is empty; expected the name of a file to read"),
+    (("scan", ""), "photos: is empty; expected the name of a file to read"),
+    (("scan", "a.jpg", "--out", ""), "--out: is empty; expected a folder to write in"),
+    (("draw", "sequence", "--seed", "S", "--numbers", ""), "--numbers: '' is not a number set"),
+    (("simulate", "--strategy", "montecarlo:", "--games", "1"), "--strategy: strategy 'montecarlo:': the budget N"),
+    (("simulate", "--strategy", "gap:", "--games", "1"), "--strategy: strategy 'gap:': only montecarlo takes"),
+    (("kit", "streetcar", "--back-offset", "1e-3,0"), "--back-offset: is '1e-3,0'; expected X,Y in mm as two "
+                                                      "decimal numbers"),
+])
+def test_empty_names_and_values_are_refused_not_read_as_a_default(tmp_path, args, said):
+    code, _, err = run(tmp_path, *args)
+    assert code == 2 and error_line(err).startswith(f"paperplay: error: {said}"), err
+    assert not any(tmp_path.iterdir())  # nothing written (scan with --out "" would write in the folder)
+
+
+def test_a_pipe_given_to_scan_is_said_to_be_one(tmp_path):
+    os.mkfifo(tmp_path / "photo.jpg")
+    code, _, err = run(tmp_path, "scan", "photo.jpg", "--out", "out")
+    assert code == 2 and "photo.jpg: is not a regular file; expected a photo" in err, err
+
+
+@pytest.mark.parametrize("name, document, path, value, said", [
+    ("state.json", data("streetcar-state.json"), ("stop_signs",), {"a": [0, 0]},
+     'field stop_signs has a field named "a"; expected a location letter A-Z'),
+    ("pos.json", json.loads((Path(__file__).parent.parent / "docs/examples/pos.json").read_text()), ("chips",),
+     {"Red": [[0, 0]]}, 'field chips has a field named "Red"; expected a colour in small letters'),
+])
+def test_a_bad_field_name_is_said_as_a_name(tmp_path, name, document, path, value, said):
+    code, _, err = run(tmp_path, "verify", write(tmp_path, name, _set(document, path, value)))
+    assert code == 2 and said in error_line(err), err
+
+
+def test_an_inline_board_says_what_is_wrong_inside_it(tmp_path):
+    log = data("streetcar-tiny-game.json")
+    log["board"]["terminals"] = []
+    code, _, err = run(tmp_path, "verify", write(tmp_path, "log.json", log))
+    assert code == 2 and "field board.terminals has 0 entries; expected two terminals" in error_line(err), err
+    log["board"] = ""
+    code, _, err = run(tmp_path, "verify", write(tmp_path, "log.json", log))
+    assert code == 2 and 'field board is ""; expected "standard", a board file\'s path' in error_line(err), err

@@ -289,7 +289,7 @@ def _write_plot(summaries: Any, path: Path, force: bool, title: str) -> None:
 
 def review(
     sheet: Annotated[Path, typer.Argument(help="A finished Streams sheet with its seed (or draw) and placements.",
-                                          show_default=False)],
+                                          show_default=False, click_type=opt.INPUT)],
     budget: Annotated[int | None, typer.Option("--budget", click_type=opt.WHOLE,
                                                 help="Tiles placed in the first Monte Carlo's play-outs "
                                                "per turn (default 20000, 100-10000000; the turns then look two "

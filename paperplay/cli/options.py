@@ -73,6 +73,8 @@ class FolderName(click_types.StringParamType):
     name = "folder"
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if value == "":
+            self.fail("is empty; expected a folder to write in, e.g. output", param, ctx)
         if isinstance(value, str) and os.path.exists(value) and not os.path.isdir(value):
             self.fail(f"is {value!r}, a file; expected a folder to write in (made if missing)", param, ctx)
         return super().convert(value, param, ctx)
@@ -80,6 +82,22 @@ class FolderName(click_types.StringParamType):
 
 FOLDER = FolderName()
 """The type of an option naming a folder to write in."""
+
+
+class InputName(click_types.StringParamType):
+    """A file to read (typer makes the Path): an empty name is refused (pathlib would read it as ".",
+    the current folder)."""
+
+    name = "input"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if value == "":
+            self.fail("is empty; expected the name of a file to read", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+INPUT = InputName()
+"""The type of every argument naming files to read (click_type=INPUT)."""
 
 FILE = FileName()
 """The type of every option naming a file to write (click_type=FILE)."""

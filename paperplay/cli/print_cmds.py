@@ -47,7 +47,7 @@ def _offset(text: str | None) -> tuple[float, float] | None:
         return None
     parts = text.split(",")
     if len(parts) != 2 or not all(re.fullmatch(r"\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)\s*", p) for p in parts):
-        raise InputError(f"is {text!r}; expected X,Y in mm (two finite numbers), e.g. 1.5,-0.5", field="back_offset")
+        raise InputError(f"is {text!r}; expected X,Y in mm as two decimal numbers, e.g. 1.5,-0.5", field="back_offset")
     x, y = (float(v) for v in parts)
     if not (math.isfinite(x) and math.isfinite(y)):
         raise InputError(f"is {text!r}; expected two finite numbers X,Y in mm, e.g. 1.5,-0.5", field="back_offset")

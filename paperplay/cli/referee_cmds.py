@@ -79,7 +79,8 @@ def _check_html(path: Path | None, force: bool, lang: str | None) -> None:
 
 def score(
     files: Annotated[list[Path] | None, typer.Argument(help="Streams sheet files (JSON, see: paperplay schema "
-                                                       "streams-sheet).", show_default=False)] = None,
+                                                       "streams-sheet).", show_default=False,
+                                                       click_type=opt.INPUT)] = None,
     seed: Annotated[str | None, typer.Option("--seed", "-s", metavar="SEED",
                                              help="The game's seed, for every sheet that has none.",
                                              show_default=False)] = None,
@@ -135,7 +136,8 @@ def score(
 
 def verify(
     files: Annotated[list[Path], typer.Argument(help="Game records: Streams sheets, Streetcar board states and game "
-                                                "logs, Sequence positions and game logs.", show_default=False)],
+                                                "logs, Sequence positions and game logs.", show_default=False,
+                                                click_type=opt.INPUT)],
     as_json: opt.Json = False,
     html: HtmlOption = None,
     force: opt.Force = False,
@@ -184,7 +186,7 @@ def _check_is_a_state(data: Any, path: Path) -> None:
 
 def route(
     state: Annotated[Path, typer.Argument(help="A Streetcar board state (JSON, see: paperplay schema "
-                                          "streetcar-state).", show_default=False)],
+                                          "streetcar-state).", show_default=False, click_type=opt.INPUT)],
     line: Annotated[int, typer.Option("--line", "-l", click_type=opt.WHOLE,
                                       help="The line (1-6 on the standard board).",
                                       show_default=False)],
@@ -195,7 +197,7 @@ def route(
                                                  help="Route-card set with --card: 2 (two stops, the "
                                                  "default) or 3 (three stops).", show_default=False)] = None,
     stops: Annotated[str | None, typer.Option("--stops", metavar="B,D,M",
-                                              help="The stops instead of a card, e.g. B,D,M; '' for "
+                                              help="The stops instead of a card, e.g. B,D,M (at most 6); '' for "
                                                    "none.", show_default=False)] = None,
     ordered: Annotated[bool, typer.Option("--ordered", help="Stops must be made in the order given (variant).")]
     = False,
@@ -221,7 +223,7 @@ def route(
     from paperplay.jsonfile import read_json
     from paperplay.streetcar.data import lines, route_cards
     from paperplay.streetcar.deal import check_set
-    from paperplay.streetcar.route import Network, route_answer
+    from paperplay.streetcar.route import MAX_STOPS, Network, route_answer
     from paperplay.streetcar.state import board_file, board_problems, state_from_json
 
     if card is None and stops is None:
@@ -256,6 +258,9 @@ def route(
         wanted = [s.strip().upper() for s in stops.split(",") if s.strip()]
         if len(set(wanted)) != len(wanted):
             raise InputError(f"--stops: is {stops!r}; each stop may be named once")
+        if len(wanted) > MAX_STOPS:
+            raise InputError(f"--stops: names {len(wanted)} stops; expected at most {MAX_STOPS} (a route card names "
+                             "2 or 3)")
     unknown = [s for s in wanted if s not in board.locations]
     if unknown:
         where = (f"--card: route card {card} (set {card_set}) gives line {line} stop {unknown[0]}, which"

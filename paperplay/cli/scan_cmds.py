@@ -106,7 +106,7 @@ def _contact_sheet(scan: Any, cells: list[Any]) -> bytes:
 
 def scan(
     photos: Annotated[list[Path], typer.Argument(help="Photos (JPEG or PNG) of scannable Streams sheets, one sheet "
-                                                 "each.", show_default=False)],
+                                                 "each.", show_default=False, click_type=opt.INPUT)],
     seed: Annotated[str | None, typer.Option("--seed", "-s", metavar="SEED",
                                              help="The game's seed: match the readings to its draw.",
                                              show_default=False)] = None,
@@ -166,7 +166,8 @@ def scan(
     scans: list[dict[str, Any]] = []
     for photo, sheet_path, page_path in targets:
         if not photo.is_file():
-            what = "is a folder; expected a photo (JPEG or PNG)" if photo.is_dir() else "no such photo"
+            what = ("is a folder; expected a photo (JPEG or PNG)" if photo.is_dir() else
+                    "is not a regular file; expected a photo (JPEG or PNG)" if photo.exists() else "no such photo")
             outcomes.append(Outcome(str(photo), error=InputError(f"{photo}: {what}")))
             continue
         try:

@@ -81,7 +81,9 @@ def document(title: str, style: str, body: str, script: str | None = None, data:
     if script is not None:
         tail.append(f"<script>{script}</script>")
     page = "\n".join([*head, "<body>", body, *tail, "</body>", "</html>", ""])
-    return page.encode("utf-8")
+    # half a surrogate pair (JSON may escape one in a name) is no character: shown as its escape, \ud800,
+    # as the terminal shows it
+    return page.encode("utf-8", "backslashreplace")
 
 
 def read_data(page: bytes | str) -> Any:

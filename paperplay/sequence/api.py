@@ -46,7 +46,8 @@ class SequenceDraw:
 
 
 def draw(seed: str, options: dict[str, Any]) -> SequenceDraw:
-    values = number_set(options.get("numbers") or NUMBERS)
+    numbers = options.get("numbers")
+    values = number_set(NUMBERS if numbers is None else numbers)  # "" is refused, not the default
     level = options.get("level") or LEVEL
     return SequenceDraw(seed, number_set_name(values), level, make_board(seed, values), make_deck(seed, values, level))
 

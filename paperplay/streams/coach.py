@@ -787,11 +787,11 @@ def strategy(name: str, rules: StreamsRules | None = None) -> Strategy:
     """A strategy by name for the rules (default: the standard game); `montecarlo:N` sets the tiles
     placed in play-outs per move."""
     rules = rules or standard_rules()
-    base, _, arg = name.partition(":")
+    base, colon, arg = name.partition(":")
     if base not in STRATEGIES:
         known = list(STRATEGIES)
         raise ValueError(f"unknown strategy {name!r}; known: {', '.join(known)}{did_you_mean(base, known)}")
-    if arg:
+    if colon:
         if base != "montecarlo":
             raise ValueError(f"strategy {name!r}: only montecarlo takes a budget, as montecarlo:N with N "
                              f"1-{MAX_MOVE_BUDGET:,}")

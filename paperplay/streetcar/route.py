@@ -192,11 +192,18 @@ class Network:
         return Route(ends[1 - d], tuple(steps))
 
 
+MAX_STOPS = 6
+"""The most stops a route may be asked for (route cards name 2 or 3). The search keeps a state for
+every set of stops made, 2 to the power of their number: 6 take about a second on a 40×40 board."""
+
+
 class StopProgress:
     """How entering a square advances the stops made: a bit mask of them, or (ordered variant) how
     many of them, in printed order. Every stop must have its stop sign. Routes and moves share it."""
 
     def __init__(self, stop_signs: Mapping[str, Square], stops: Sequence[str], ordered: bool) -> None:
+        if len(stops) > MAX_STOPS:
+            raise ValueError(f"{len(stops)} stops; at most {MAX_STOPS} (a route card names 2 or 3)")
         self.stops = tuple(stops)
         self.ordered = ordered
         self.squares = tuple(stop_signs[s] for s in stops)

@@ -137,6 +137,13 @@ def _streams_sheet() -> dict[str, Any]:
 SEQUENCE_POSITION = {"game": "sequence", "players": 2, "board_seed": "7KQ2-M9XD", "numbers": "1-48",
                      "chips": {"red": [[0, 1], [0, 2], [0, 3], [0, 4], [2, 2]], "blue": [[4, 4], [5, 5]]}}
 
+VARIANT = Path(__file__).parent.parent / "docs/examples/my-variant.json"
+VARIANT_SHEET = {"game": "streams", "seed": "7KQ2-M9XD", "player": "Ann",
+                 "cells": [1, 3, 4, 5, 6, 7, 11, 13, 15, 15, 16, 17, 25, 27, 28],
+                 "placements": [7, 2, 3, 12, 14, 13, 5, 4, 8, 9, 11, 1, 15, 10, 6],
+                 "claimed_series": [{"start": 1, "end": 3, "points": 3}], "claimed_total": 5}
+"""A sheet of docs/examples/my-variant.json (read with --variant: its own bounds)."""
+
 FORMATS = {
     "streams-sheet": _streams_sheet,
     "streetcar-state": lambda: json.loads((DATA / "streetcar-state.json").read_text(encoding="utf-8")),
@@ -144,6 +151,7 @@ FORMATS = {
     "sequence-position": lambda: copy.deepcopy(SEQUENCE_POSITION),
     "sequence-log": lambda: json.loads((DATA / "sequence-game.json").read_text(encoding="utf-8")),
     "streams-variant": lambda: json.loads((DATA / "streams-variant-big.json").read_text(encoding="utf-8")),
+    "streams-variant-sheet": lambda: copy.deepcopy(VARIANT_SHEET),
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -294,10 +302,15 @@ def mutated_record(kind: str, data: st.DataObject, folder: Path) -> str | bytes:
 def commands_for(kind: str, data: st.DataObject) -> tuple[list[str], tuple[str, ...]]:
     """A command that reads record.json, and the output files it may write."""
     extra = ["--json"] if data.draw(st.booleans(), label="json") else []
-    if kind == "streams-sheet":
-        choice = data.draw(st.sampled_from(["verify", "score", "score-seed", "review"]), label="command")
+    if kind in ("streams-sheet", "streams-variant-sheet"):
+        choice = data.draw(st.sampled_from(["verify", "score", "score-seed", "review", "score-html"]), label="command")
+        variant = ["--variant", str(VARIANT)] if kind == "streams-variant-sheet" else []
         if choice == "review":
-            return ["review", "record.json", "--budget", "100", *extra], ()
+            return ["review", "record.json", "--budget", "100", *variant, *extra], ()
+        if choice == "score-html":  # the results page writes what the sheet holds: names, claims
+            return ["score", "record.json", "--html", "r.html", *variant], ("r.html",)
+        if variant:
+            return ["score", "record.json", *variant, *extra], ()
         if choice == "score-seed":
             return ["score", "record.json", "--seed", "7KQ2-M9XD", *extra], ()
         return [choice, "record.json", *extra], ()
@@ -386,6 +399,7 @@ def option_case(draw: Any) -> tuple[list[str], tuple[str, ...]]:
             ("lab.png", "lab.pdf") if out else ())
     if command == "route":
         stops = draw(st.sampled_from([["--stops", "B,E"], ["--stops", ""], ["--stops", "B,B"], ["--stops", "Z"],
+                                      ["--stops", ",".join("ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:draw(st.integers(3, 26))])],
                                       ["--card", draw(NUMS)], ["--stops", draw(TEXT)]]))
         return ["route", str(DATA / "streetcar-state.json"), "--line", draw(NUMS), *stops,
                 *maybe("--set", NUMS)], ()

@@ -1355,3 +1355,22 @@ def test_an_inline_board_says_what_is_wrong_inside_it(tmp_path):
     log["board"] = ""
     code, _, err = run(tmp_path, "verify", write(tmp_path, "log.json", log))
     assert code == 2 and 'field board is ""; expected "standard", a board file\'s path' in error_line(err), err
+
+
+def test_review_refuses_a_draw_the_bag_cannot_give(tmp_path):
+    drawn = [11, 5, 5, 17, 27, 25, 6, 4, 13, 15, 16, 1, 28, 15, 7, 18, 23, 8, 20, 24]  # two 5s; the bag has one
+    sheet = {"game": "streams", "draw": drawn, "cells": drawn, "placements": list(range(1, 21))}
+    code, _, err = run(tmp_path, "review", write(tmp_path, "s.json", sheet), "--budget", "100")
+    assert code == 2 and error_line(err).startswith("paperplay: error: s.json: field draw holds 2 copies of 5, but "
+                                                    "the bag has 1"), err
+    code, out, _ = run(tmp_path, "score", "s.json")
+    assert code == 1 and "streams/draw" in out  # the referee names the broken rule
+
+
+def test_a_logs_number_set_is_named_as_its_field_not_an_option(tmp_path):
+    log = dict(data("sequence-game.json"), numbers="1-99999999")
+    code, _, err = run(tmp_path, "verify", write(tmp_path, "log.json", log))
+    assert code == 2 and error_line(err) == ("paperplay: error: log.json: field numbers: '1-99999999' holds 99999999; "
+                                             "expected numbers 0-10,000"), err
+    code, _, err = run(tmp_path, "draw", "sequence", "--seed", "S", "--numbers", "1-99999999")
+    assert code == 2 and error_line(err).startswith("paperplay: error: --numbers: '1-99999999' holds 99999999"), err

@@ -200,7 +200,8 @@ def test_cli_simulate_bad_input(cli):
     cases = [
         ([], "give --strategy NAME or --compare"),
         (["--strategy", "psychic"], "unknown strategy 'psychic'"),
-        (["--compare", "gap,gap"], "named twice"),
+        (["--compare", "gap,gap"], "names gap twice (as gap, gap)"),
+        (["--compare", "montecarlo:100,montecarlo:0100"], "names montecarlo:100 twice"),
         (["--strategy", "gap", "--games", "0"], "--games: is 0"),
         (["--strategy", "gap", "--jobs", "0"], "--jobs: is 0"),
         (["--strategy", "gap", "--plot", "out.svg"], "must end in .png or .pdf"),

@@ -391,3 +391,34 @@ def test_a_table_that_scores_single_boxes_shows_them_beside_the_series(cli, writ
     assert f"single boxes (in no series): {6 - in_series} × 5 = {(6 - in_series) * 5}" in text
     standard = json.loads(cli("score", "--cells", " ".join(map(str, range(1, 21))), "--json").stdout)
     assert "singles" not in standard["results"][0]
+
+
+def test_the_top_score_is_one_series_cut_as_the_table_pays_best():
+    from paperplay.streams.rules import rules_from_data, top_score
+
+    assert top_score(standard_rules()) == 300
+    assert top_score(VARIANT) == score(list(range(1, VARIANT.boxes + 1)), VARIANT).total  # a row in order
+    singles = rules_from_data({"variant": "singles", "boxes": 20, "points": [0, 5] + [0] * 19,
+                               "bag": [{"value": i, "count": 2} for i in range(1, 21)]}, "singles.json")
+    assert top_score(singles) == 100  # twenty single boxes, not the table's last entry (0)
+    summary = simulate(["gap"], 5, "LAB", rules=singles)[0]
+    assert summary.perfect_score == 100 and summary.to_json()["perfect_score"] == 100
+    assert summary.perfect == sum(s >= 100 for s in summary.scores) / 5
+
+
+def test_the_coach_searches_two_tiles_deep_only_over_a_bounded_number_of_kinds_of_next_tile():
+    from paperplay.streams.coach import DEPTH2_KINDS, search
+    from paperplay.streams.rules import rules_from_data
+
+    def rules_of(values: int) -> object:
+        return rules_from_data({"variant": f"v{values}", "boxes": 12, "points": [0] + list(range(1, 13)),
+                                "bag": [{"value": v, "count": 1} for v in range(1, values + 1)]}, "v.json")
+
+    for kinds, deep in ((DEPTH2_KINDS, True), (DEPTH2_KINDS + 1, False)):
+        rules = rules_of(kinds + 1)
+        unseen = unseen_counts(rules, [15])  # the tile in hand is out of the bag
+        assert sum(1 for n in unseen if n) == kinds
+        # `include` makes a second candidate, so the search goes two tiles deep wherever it may
+        advice = search([EMPTY] * 12, 15, unseen, Rng("t", "S"), Scorer(rules), first=2000, reply=200, include=11)
+        assert bool(advice.replies) == deep
+        assert any(e.depth == 2 for e in advice.estimates) == deep

@@ -181,13 +181,14 @@ def _strategy_names(strategy_name: str | None, compare: str | None) -> list[str]
     if not all(names):
         raise InputError(f"{option}: names an empty strategy; expected names from {', '.join(STRATEGIES)}, "
                          "separated by commas")
-    for name in names:
-        try:
-            strategy(name)
-        except ValueError as exc:
-            raise InputError(f"{option}: {exc}") from None
+    try:  # each by its own name: montecarlo:0100 is montecarlo:100, montecarlo:20000 is montecarlo
+        names = [strategy(name).name for name in names]
+    except ValueError as exc:
+        raise InputError(f"{option}: {exc}") from None
     if len(set(names)) != len(names):
-        raise InputError("--compare: a strategy is named twice")
+        twice = next(n for n in names if names.count(n) > 1)
+        spelled = [raw.strip() for raw, name in zip(listed, names) if name == twice]
+        raise InputError(f"--compare: names {twice} twice (as {', '.join(spelled)})")
     return names
 
 
@@ -310,7 +311,7 @@ def review(
     from paperplay.jsonfile import read_json
     from paperplay.streams.coach import COACH_BUDGET, cores
     from paperplay.streams.lab import review as run
-    from paperplay.streams.rules import score, tile_text
+    from paperplay.streams.rules import WILD, score, tile_name, tile_text
     from paperplay.streams.sheet import check_placements, draw_of, sheet_from_json
 
     rules = load_variant(variant) if variant is not None else None
@@ -324,6 +325,11 @@ def review(
     wrong = check_placements(data.cells, data.placements, drawn)
     if wrong:
         raise InputError(f"{sheet}: field {wrong[0].message}")
+    bag = data.rules.bag_counts()
+    for value, n in sorted(Counter(drawn).items(), key=lambda kv: (kv[0] == WILD, kv[0])):
+        if n > bag[value]:  # only a recorded draw can (a seed's comes from the bag)
+            raise InputError(f"{sheet}: field draw holds {n} copies of {tile_name(value)}, but the bag has "
+                             f"{bag[value]}; review replays a draw the bag can give (score names every rule broken)")
     if budget is not None:
         _check_budget(budget)
     seed = seed or canonical_seed(hashlib.sha256(str(drawn).encode()).hexdigest()[:8])

@@ -84,7 +84,8 @@ MAX_NUMBER = 10_000
 
 def _board_number(digits: str, spec: str) -> int:
     if len(digits) > len(str(MAX_NUMBER)) or int(digits) > MAX_NUMBER:
-        raise InputError(f"--numbers: {shorten(spec)!r} holds {shorten(digits)}; expected numbers 0-{MAX_NUMBER:,}")
+        raise InputError(f"{shorten(spec)!r} holds {shorten(digits)}; expected numbers 0-{MAX_NUMBER:,}",
+                         field="numbers")
     return int(digits)
 
 

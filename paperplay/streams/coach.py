@@ -496,6 +496,10 @@ against each candidate's own `reply` tiles, on two sets of 1,000 games) ..."""
 DEPTH2_DRAWS = 3
 """... while at least this many draws remain after the tile (every move the exact search does not
 take: measured +0.6 ± 0.3 a game over searching only the first ten moves)."""
+DEPTH2_KINDS = 32
+"""... and while at most this many kinds of tile may come next (the standard game has 31: 1-30 and the
+wild). A variant with a hundred values gets the Monte Carlo alone: each reply places at least 4
+play-outs a box whatever the budget, and a hundred kinds of next tile took `advise` 12 s a move."""
 
 
 EXACT_BOXES = 3
@@ -568,7 +572,7 @@ def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, fi
            reply: int | None = None, include: int | None = None) -> Advice:
     """The coach. With EXACT_BOXES empty boxes or fewer, every box's exact value (see exact).
     Otherwise a Monte Carlo of `first` tiles ranks the boxes; then, while DEPTH2_DRAWS or more draws
-    remain after the tile, its best boxes
+    remain after the tile and at most DEPTH2_KINDS kinds of tile may come next, its best boxes
     (up to DEPTH2_CANDIDATES, those within DEPTH2_MARGIN points of the best, and `include` if given)
     are valued two tiles deep: for every possible next tile, the best box for it by a small Monte
     Carlo (`reply` tiles, shared out when more than DEPTH2_SHARE boxes are searched), the values
@@ -594,8 +598,10 @@ def search(cells: Cells, tile: int, unseen: Unseen, rng: Rng, scorer: Scorer, fi
         candidates.append(include)
     if not deep or len(candidates) < 2:
         return Advice(estimates, {}, spent)
-    reply = max(1, reply * min(len(candidates), DEPTH2_SHARE) // len(candidates))  # DEPTH2_SHARE's work at most
     nexts = [after for after, count in enumerate(unseen) if count]
+    if len(nexts) > DEPTH2_KINDS:
+        return Advice(estimates, {}, spent)
+    reply = max(1, reply * min(len(candidates), DEPTH2_SHARE) // len(candidates))  # DEPTH2_SHARE's work at most
     jobs = [(b, t) for b in candidates for t in nexts]
     scorer.plan(len(jobs) * reply, processes=_workers(scorer, len(jobs)))
     # the same generator state for every candidate: the same futures after each next tile

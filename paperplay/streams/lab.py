@@ -16,7 +16,7 @@ from typing import Any
 
 from paperplay.seeds import Rng, canonical_seed
 from paperplay.streams.coach import COACH_BUDGET, Scorer, play_game, search, strategy, unseen_counts
-from paperplay.streams.rules import EMPTY, StreamsRules, Tile, draw, standard_rules, tile_json
+from paperplay.streams.rules import EMPTY, StreamsRules, Tile, draw, standard_rules, tile_json, top_score
 
 PERFECT = 300
 
@@ -53,7 +53,7 @@ class Summary:
     name: str
     scores: tuple[int, ...]
     seconds: float  # the time its games took, summed over the processes that played them
-    perfect_score: int = PERFECT  # one series through every box
+    perfect_score: int = PERFECT  # the most a sheet can score (rules.top_score): one series through every box
 
     @property
     def games(self) -> int:
@@ -89,7 +89,7 @@ class Summary:
             "strategy": self.name, "games": self.games, "mean": round(self.mean, 3), "stderr": round(self.stderr, 3),
             "median": self.median, "p10": self.percentile(10), "p90": self.percentile(90),
             "chance_of_300": self.perfect, "games_per_second": round(self.rate, 2)}
-        if self.perfect_score != PERFECT:  # a variant: chance_of_300 is the chance of this score
+        if self.perfect_score != PERFECT:  # a variant: chance_of_300 is the chance of its top score
             document["perfect_score"] = self.perfect_score
         return document
 
@@ -130,7 +130,7 @@ def simulate(names: Sequence[str], games: int, seed: str, jobs: int = 1,
         with spawn_pool(jobs, initializer=_ignore_interrupts) as pool:
             collect(pool.imap(_play_chunk, work))
     return [Summary(name, tuple(results[name][i] for i in range(1, games + 1)), seconds[name],
-                    rules.points[rules.boxes]) for name in names]
+                    top_score(rules)) for name in names]
 
 
 def _ignore_interrupts() -> None:

@@ -301,6 +301,13 @@ def score(cells: Sequence[Tile], rules: StreamsRules | None = None) -> Score:
     return Score(total, _series(starts, len(values), points), value)
 
 
+def top_score(rules: StreamsRules) -> int:
+    """The most a sheet can score: one series through every box, cut where the table pays more for
+    the parts (the standard game's 300; more than the table's last entry in a variant that rewards
+    cuts, and then some broken rows reach it too)."""
+    return _best_cut(range(rules.boxes), rules.points)[0]
+
+
 def best_total(cells: Sequence[Tile], rules: StreamsRules) -> int:
     """score(cells, rules).total, twice as fast (no series built): for play-outs."""
     points = rules.points

@@ -301,8 +301,8 @@ def _check(validator: Any, instance: Any, source: str) -> None:
     errors = sorted(validator.iter_errors(instance), key=_field_order)
     if not errors:
         return
-    # The first error in field order, reported where it happened (a oneOf failure at the item,
-    # with the item's own description, not deep inside one of its alternatives) unless see _inside.
+    # The first error in field order, reported where it happened: a oneOf failure at the item, with the
+    # item's own description, not deep inside one of its alternatives (but see _inside).
     raise InputError(f"{source}: {_describe(_inside(errors[0]))}")
 
 

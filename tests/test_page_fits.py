@@ -202,3 +202,25 @@ def test_a_wide_variants_caller_sheet_keeps_each_tile_in_its_cell(paper):
     assert len(tiles) == 30 and len(labels) == 30
     for row in (tiles[:15], tiles[15:], labels[:15], labels[15:]):
         assert all(a[2] < b[0] for a, b in zip(row, row[1:]))  # side by side, none running into the next
+
+
+@pytest.mark.parametrize("lang", ["en", "da", "de"])
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_the_deal_slips_words_stay_between_the_cut_lines_and_off_the_fold(lang, paper):
+    from paperplay.i18n import translator
+
+    t = translator(lang)
+    page = next(p for p in kit("streetcar", "7KQ2M9XD", paper, lang=lang).pages
+                if any(isinstance(i, Text) and i.text == t.gettext("open only your own slip") for i in p.items))
+    cuts = [i for i in page.items if isinstance(i, Line) and i.dash == (3, 2)]
+    folds = sorted({i.x1 for i in page.items if isinstance(i, Line) and i.dash == (1, 1.5)})
+    left, right = cuts[0].x1, cuts[0].x2
+    texts = [(item, box) for item, box, _tags in walk(page.items) if isinstance(item, Text)]
+    assert cuts and folds and texts
+    top = min(c.y1 for c in cuts)  # the heading is above the first slip
+    for item, (x0, y0, x1, _y1) in texts:
+        if item.text.startswith(("Game", "Spil", "Spiel")) or x0 > folds[-1]:
+            continue  # the page's corner code, and the blank flap's own words
+        assert left - 0.01 <= x0 and x1 <= right + 0.01, item.text
+        if y0 > top and x0 < folds[0]:
+            assert x1 <= folds[0], item.text  # the seat panel's words stop at its fold

@@ -10,7 +10,7 @@ from typing import Any
 
 from paperplay.i18n import ENGLISH, Translator
 from paperplay.render.fit import all_boxes
-from paperplay.render.pdf import text_width
+from paperplay.render.pdf import fitting_size, text_width
 from paperplay.render.model import (
     Arc, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size,
 )
@@ -555,10 +555,12 @@ def deal_pages(seed: str, code: str, seats: Sequence[Seat], card_set: int, paper
                                                     set=str(card_set)),
                           [_("Seed {seed}").format(seed=display_code(seed)), _("organiser only")])
     # Three panels: the seat (stays in view), the deal, and a blank flap folded over the deal to hide it.
-    slips: list[Item] = [Text(MARGIN, MARGIN + 6, _("Deal slips: cut apart along the dashed lines, fold each slip's "
-                                                    "blank flap over its middle panel,"), size=9, bold=True),
-                         Text(MARGIN, MARGIN + 10.5, _("so the seat shows and the deal stays hidden; hand each slip "
-                                                       "to its seat."), size=9, bold=True)]
+    heading = [_("Deal slips: cut apart along the dashed lines, fold each slip's blank flap over its middle "
+                 "panel,"),
+               _("so the seat shows and the deal stays hidden; hand each slip to its seat.")]
+    size = min(fitting_size(line, 9, width - 2 * MARGIN, bold=True) for line in heading)  # both lines alike
+    slips: list[Item] = [Text(MARGIN, MARGIN + 6 + 4.5 * i, line, size=size, bold=True)
+                         for i, line in enumerate(heading)]
     slip_h = 34.0
     seat_w = 42.0
     deal_w = (width - 2 * MARGIN - seat_w) / 2
@@ -567,7 +569,8 @@ def deal_pages(seed: str, code: str, seats: Sequence[Seat], card_set: int, paper
         y = MARGIN + 15 + i * slip_h
         slips.append(Line(MARGIN, y, width - MARGIN, y, width=0.5, dash=(3, 2)))
         slips.append(Text(MARGIN + 4, y + 12, _("Seat {seat}").format(seat=seat.seat), size=16, bold=True))
-        slips.append(Text(MARGIN + 4, y + 19, _("open only your own slip"), size=7))
+        own = _("open only your own slip")
+        slips.append(Text(MARGIN + 4, y + 19, own, size=fitting_size(own, 7, seat_w - 6)))
         for x in (fold1, fold2):
             slips.append(Line(x, y + 2, x, y + slip_h - 2, width=0.4, dash=(1, 1.5)))
         slips += swatch(fold1 + 4, y + 4, 12, slip_h - 8, styles[seat.line], ink_saver)

@@ -134,6 +134,16 @@ def _streams_sheet() -> dict[str, Any]:
     return sheet
 
 
+def _streams_sheet_with_draw() -> dict[str, Any]:
+    """The same sheet with its draw written out instead of its seed (a physical bag's record)."""
+    from paperplay.streams.rules import draw, tile_json
+
+    sheet = _streams_sheet()
+    del sheet["seed"]
+    sheet["draw"] = [tile_json(t) for t in draw("7KQ2M9XD")]
+    return sheet
+
+
 SEQUENCE_POSITION = {"game": "sequence", "players": 2, "board_seed": "7KQ2-M9XD", "numbers": "1-48",
                      "chips": {"red": [[0, 1], [0, 2], [0, 3], [0, 4], [2, 2]], "blue": [[4, 4], [5, 5]]}}
 
@@ -146,6 +156,7 @@ VARIANT_SHEET = {"game": "streams", "seed": "7KQ2-M9XD", "player": "Ann",
 
 FORMATS = {
     "streams-sheet": _streams_sheet,
+    "streams-sheet-draw": _streams_sheet_with_draw,
     "streetcar-state": lambda: json.loads((DATA / "streetcar-state.json").read_text(encoding="utf-8")),
     "streetcar-log": lambda: json.loads((DATA / "streetcar-tiny-game.json").read_text(encoding="utf-8")),
     "sequence-position": lambda: copy.deepcopy(SEQUENCE_POSITION),
@@ -302,7 +313,7 @@ def mutated_record(kind: str, data: st.DataObject, folder: Path) -> str | bytes:
 def commands_for(kind: str, data: st.DataObject) -> tuple[list[str], tuple[str, ...]]:
     """A command that reads record.json, and the output files it may write."""
     extra = ["--json"] if data.draw(st.booleans(), label="json") else []
-    if kind in ("streams-sheet", "streams-variant-sheet"):
+    if kind in ("streams-sheet", "streams-sheet-draw", "streams-variant-sheet"):
         choice = data.draw(st.sampled_from(["verify", "score", "score-seed", "review", "score-html"]), label="command")
         variant = ["--variant", str(VARIANT)] if kind == "streams-variant-sheet" else []
         if choice == "review":

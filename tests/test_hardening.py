@@ -1361,8 +1361,8 @@ def test_review_refuses_a_draw_the_bag_cannot_give(tmp_path):
     drawn = [11, 5, 5, 17, 27, 25, 6, 4, 13, 15, 16, 1, 28, 15, 7, 18, 23, 8, 20, 24]  # two 5s; the bag has one
     sheet = {"game": "streams", "draw": drawn, "cells": drawn, "placements": list(range(1, 21))}
     code, _, err = run(tmp_path, "review", write(tmp_path, "s.json", sheet), "--budget", "100")
-    assert code == 2 and error_line(err).startswith("paperplay: error: s.json: field draw holds 2 copies of 5, but "
-                                                    "the bag has 1"), err
+    assert code == 2 and error_line(err).startswith("paperplay: error: s.json: field draw: the draw list has 5 at "
+                                                    "turns 2, 3, but the bag has one 5"), err
     code, out, _ = run(tmp_path, "score", "s.json")
     assert code == 1 and "streams/draw" in out  # the referee names the broken rule
 

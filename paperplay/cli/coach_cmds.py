@@ -311,7 +311,7 @@ def review(
     from paperplay.jsonfile import read_json
     from paperplay.streams.coach import COACH_BUDGET, cores
     from paperplay.streams.lab import review as run
-    from paperplay.streams.rules import WILD, score, tile_name, tile_text
+    from paperplay.streams.rules import check_draw, score, tile_text
     from paperplay.streams.sheet import check_placements, draw_of, sheet_from_json
 
     rules = load_variant(variant) if variant is not None else None
@@ -325,11 +325,10 @@ def review(
     wrong = check_placements(data.cells, data.placements, drawn)
     if wrong:
         raise InputError(f"{sheet}: field {wrong[0].message}")
-    bag = data.rules.bag_counts()
-    for value, n in sorted(Counter(drawn).items(), key=lambda kv: (kv[0] == WILD, kv[0])):
-        if n > bag[value]:  # only a recorded draw can (a seed's comes from the bag)
-            raise InputError(f"{sheet}: field draw holds {n} copies of {tile_name(value)}, but the bag has "
-                             f"{bag[value]}; review replays a draw the bag can give (score names every rule broken)")
+    broken = check_draw(drawn, data.rules)  # only a recorded draw can break it (a seed's comes from the bag)
+    if broken:
+        raise InputError(f"{sheet}: field draw: {broken[0].message}; review replays a draw the bag can give "
+                         "(score names every rule broken)")
     if budget is not None:
         _check_budget(budget)
     seed = seed or canonical_seed(hashlib.sha256(str(drawn).encode()).hexdigest()[:8])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 
 from paperplay.render.model import QR, Arc, Circle, Group, Item, Line, Polygon, Rect, Text
 
@@ -84,6 +85,15 @@ def intersection(a: Box, b: Box) -> Box:
 def overlaps(a: Box, b: Box, pad: float = 0.0) -> bool:
     """True when two boxes, each grown by pad, share more than an edge."""
     return a[0] - pad < b[2] and b[0] - pad < a[2] and a[1] - pad < b[3] and b[1] - pad < a[3]
+
+
+def fitted(text: Text, width: float) -> Text:
+    """The text, smaller when it is wider than `width` mm (a variant's large points in a narrow cell, a
+    translation longer than the English)."""
+    left, _top, right, _bottom = text_box(text)
+    if right - left <= width:
+        return text
+    return replace(text, size=math.floor(text.size * width / (right - left) * 100) / 100)  # never wider
 
 
 def text_boxes(items: Iterable[Item]) -> list[Box]:

@@ -65,13 +65,6 @@ def text_width(text: str, size: float, bold: bool = False) -> float:
     return stringWidth(text, FONT_BOLD if bold else FONT, size) / PT_PER_MM
 
 
-def fitting_size(text: str, size: float, width: float, bold: bool = False) -> float:
-    """The font size at most `size` at which a text is at most `width` mm wide (a translation longer
-    than the English shrinks instead of running past its box)."""
-    wide = text_width(text, size, bold)
-    return size if wide <= width else size * width / wide
-
-
 @cache
 def _drawable() -> frozenset[int]:
     from reportlab.pdfbase import pdfmetrics

@@ -8,11 +8,10 @@ variant other than the standard game name it, and their QR codes carry `variant=
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from paperplay.i18n import ENGLISH, Translator
 from paperplay.render.model import Circle, Document, Item, Line, Page, Polygon, Rect, Text, UseForm, paper_size
-from paperplay.render.fit import all_boxes, text_box
+from paperplay.render.fit import all_boxes, fitted
 from paperplay.render.parts import MARGIN, calibration_ruler, code_corner, crop_marks, grid_lines, qr_payload
 from paperplay.seeds import display_code
 from paperplay.streams.rules import WILD, StreamsRules, Tile, standard_rules, tile_text
@@ -22,14 +21,6 @@ BOX_HEIGHT = 30.0
 LOCO_WIDTH = 30.0
 SHEET_FORM = "streams-sheet"
 ACCENT = "#1f5fa8"
-
-
-def _fitted(text: Text, width: float) -> Text:
-    """The text, smaller when it is wider than `width` mm (a variant's large points in a narrow cell)."""
-    left, _top, right, _bottom = text_box(text)
-    if right - left <= width:
-        return text
-    return replace(text, size=round(text.size * width / (right - left), 2))
 
 
 NAME_X = MARGIN + 112
@@ -51,7 +42,7 @@ def name_room(width: float) -> float:
 
 def name_text(width: float, name: str) -> Text:
     """A player's name on the name line of a sheet `width` mm wide, smaller when it is long."""
-    return _fitted(Text(NAME_X, MARGIN + 9.5, name, size=NAME_SIZE, bold=True), name_room(width))
+    return fitted(Text(NAME_X, MARGIN + 9.5, name, size=NAME_SIZE, bold=True), name_room(width))
 
 
 def _box_width(width: float, rules: StreamsRules) -> float:
@@ -138,7 +129,7 @@ def sheet_form(width: float, height: float, code: str, rules: StreamsRules,
         for i, value in enumerate(values):
             x = MARGIN + label_w + i * col_w
             items.append(Rect(x, y, col_w, 7, stroke=0.5, fill="#eef3fa" if r == 0 else None))
-            items.append(_fitted(Text(x + col_w / 2, y + 5, str(value), size=8, bold=r == 1, align="center"),
+            items.append(fitted(Text(x + col_w / 2, y + 5, str(value), size=8, bold=r == 1, align="center"),
                                  col_w - 1))
     notes = top + 20
     for i, line in enumerate((
@@ -215,10 +206,10 @@ def caller_page(seed: str, code: str, drawn: Sequence[Tile], paper: str = "a4",
         x, y = MARGIN + c * cell_w, top + r * (cell_h + 6)
         items.append(Rect(x + 1, y, cell_w - 2, cell_h, stroke=0.8, color=ACCENT))
         # a variant's long numbers in narrow cells are shrunk to them (the label stops before the tick box)
-        items.append(_fitted(Text(x + 3, y + 5, _("turn {turn}").format(turn=turn), size=8, color="#555555"),
+        items.append(fitted(Text(x + 3, y + 5, _("turn {turn}").format(turn=turn), size=8, color="#555555"),
                              cell_w - 11))
         items.append(Rect(x + cell_w - 7, y + 2, 4, 4, stroke=0.6))
-        items.append(_fitted(Text(x + cell_w / 2, y + 26, tile_text(tile), size=size, bold=True, align="center"),
+        items.append(fitted(Text(x + cell_w / 2, y + 26, tile_text(tile), size=size, bold=True, align="center"),
                              cell_w - 4))
     items.append(Text(MARGIN, top + 2 * (cell_h + 6) + 4,
                       _("Call each tile in turn and tick its box. paperplay call streams --seed SEED calls them on "

@@ -6,11 +6,12 @@ Everything comes from the engine's data files (templates/streetcar/): one source
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from paperplay.i18n import ENGLISH, Translator
-from paperplay.render.fit import all_boxes
-from paperplay.render.pdf import fitting_size, text_width
+from paperplay.render.fit import all_boxes, fitted
+from paperplay.render.pdf import text_width
 from paperplay.render.model import (
     Arc, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size,
 )
@@ -558,9 +559,9 @@ def deal_pages(seed: str, code: str, seats: Sequence[Seat], card_set: int, paper
     heading = [_("Deal slips: cut apart along the dashed lines, fold each slip's blank flap over its middle "
                  "panel,"),
                _("so the seat shows and the deal stays hidden; hand each slip to its seat.")]
-    size = min(fitting_size(line, 9, width - 2 * MARGIN, bold=True) for line in heading)  # both lines alike
-    slips: list[Item] = [Text(MARGIN, MARGIN + 6 + 4.5 * i, line, size=size, bold=True)
-                         for i, line in enumerate(heading)]
+    lines = [fitted(Text(MARGIN, MARGIN + 6 + 4.5 * i, line, size=9, bold=True), width - 2 * MARGIN)
+             for i, line in enumerate(heading)]
+    slips: list[Item] = [replace(t, size=min(t.size for t in lines)) for t in lines]  # both lines alike
     slip_h = 34.0
     seat_w = 42.0
     deal_w = (width - 2 * MARGIN - seat_w) / 2
@@ -569,8 +570,7 @@ def deal_pages(seed: str, code: str, seats: Sequence[Seat], card_set: int, paper
         y = MARGIN + 15 + i * slip_h
         slips.append(Line(MARGIN, y, width - MARGIN, y, width=0.5, dash=(3, 2)))
         slips.append(Text(MARGIN + 4, y + 12, _("Seat {seat}").format(seat=seat.seat), size=16, bold=True))
-        own = _("open only your own slip")
-        slips.append(Text(MARGIN + 4, y + 19, own, size=fitting_size(own, 7, seat_w - 6)))
+        slips.append(fitted(Text(MARGIN + 4, y + 19, _("open only your own slip"), size=7), seat_w - 6))
         for x in (fold1, fold2):
             slips.append(Line(x, y + 2, x, y + slip_h - 2, width=0.4, dash=(1, 1.5)))
         slips += swatch(fold1 + 4, y + 4, 12, slip_h - 8, styles[seat.line], ink_saver)

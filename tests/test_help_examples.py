@@ -57,3 +57,15 @@ def test_a_help_example_runs_as_written(tmp_path, monkeypatch, cli, example):
     if into is not None:
         (folder / into).write_text(result.stdout)
         assert (folder / into).stat().st_size > 100
+
+
+def test_help_shows_each_example_on_one_line_to_copy(cli):
+    """A wrapped example cannot be copied from the terminal (Click rewraps help text at 80 columns):
+    each is shown whole on a line of its own, with nothing after it but the command."""
+    shown = {"paperplay": cli("--help").stdout}
+    for name in typer.main.get_command(app).commands:  # type: ignore[attr-defined]
+        shown[name] = cli(name, "--help").stdout
+    for name, example in help_examples():
+        lines = [line.strip() for line in shown[name].splitlines()]
+        assert example in lines, (name, example)
+        assert len(shlex.split(example)) > 1

@@ -23,10 +23,11 @@ app = typer.Typer(
     name="paperplay",
     help="Print seeded paper game kits (Streams, Streetcar, Sequence Numbers) and referee what was played.\n\n"
     "Examples (the files they name are in the repository's docs/examples):\n\n"
-    "  paperplay sheets --players 8\n\n"
-    "  paperplay score ann.json bob.json --seed 7KQ2-M9XD\n\n"
-    "  paperplay draw streams --seed 7KQ2-M9XD\n\n"
-    "  paperplay route board.json --line 2 --card 3\n\n"
+    "\b\n"
+    "  paperplay sheets --players 8\n"
+    "  paperplay score ann.json bob.json --seed 7KQ2-M9XD\n"
+    "  paperplay draw streams --seed 7KQ2-M9XD\n"
+    "  paperplay route board.json --line 2 --card 3\n"
     "  paperplay advise --cells \"3 _ _ 12 _ _ _ 15 _ _ _ _ 21 _ _ _ _ _ _ 29\" --tile 17",
     no_args_is_help=True,
     add_completion=False,

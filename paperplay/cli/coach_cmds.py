@@ -109,9 +109,11 @@ def advise(
     it. The last three moves are exact. The same position and seed always give the same advice;
     with the fast extra (numba) it runs compiled, with the same results.
 
-    Example: paperplay advise --cells "3 _ _ 12 _ _ _ 15 _ _ _ _ 21 _ _ _ _ _ _ 29" --tile 17
+    Example:
 
-             paperplay advise --cells "_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _" --tile 11 --explain
+    \b
+      paperplay advise --cells "3 _ _ 12 _ _ _ 15 _ _ _ _ 21 _ _ _ _ _ _ 29" --tile 17
+      paperplay advise --cells "_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _" --tile 11 --explain
 
     With --variant, the coach plays the variant's bag and scoring table.
     """
@@ -216,11 +218,12 @@ def simulate(
     10th and 90th percentiles, the chance of 300 (a single series of 20) and games per second;
     with --compare, also each strategy's mean difference from the first, on the same games.
 
-    Examples: paperplay simulate --strategy gap --games 2000
+    Examples:
 
-              paperplay simulate --compare proportional,gap,montecarlo --games 200 --jobs 4 --plot lab.png
-
-              paperplay simulate --compare gap,montecarlo --games 100 --variant my-variant.json
+    \b
+      paperplay simulate --strategy gap --games 2000
+      paperplay simulate --compare proportional,gap,montecarlo --games 200 --jobs 4 --plot lab.png
+      paperplay simulate --compare gap,montecarlo --games 100 --variant my-variant.json
     """
     from paperplay.files import check_not_an_input, check_writable
     from paperplay.streams.lab import paired
@@ -306,7 +309,10 @@ def review(
     The sheet needs its draw (field seed or draw) and the order of writing: field placements, the
     box of each draw in draw order.
 
-    Example: paperplay review ann-placements.json   (a sheet with its "placements": the box each tile went in)
+    Example (a sheet with its "placements": the box each tile went in):
+
+    \b
+      paperplay review ann-placements.json
     """
     from paperplay.jsonfile import read_json
     from paperplay.streams.coach import COACH_BUDGET, cores

@@ -36,11 +36,12 @@ def draw(
     organiser, or for checking
     after the game.
 
-    Examples: paperplay draw streams --seed 7KQ2-M9XD --json
+    Examples:
 
-              paperplay draw streetcar --seed 7KQ2-M9XD --players 4 --set 3
-
-              paperplay draw sequence --seed 7KQ2-M9XD --level add
+    \b
+      paperplay draw streams --seed 7KQ2-M9XD --json
+      paperplay draw streetcar --seed 7KQ2-M9XD --players 4 --set 3
+      paperplay draw sequence --seed 7KQ2-M9XD --level add
     """
     info = find_game(game)
     given = {"players": players, "set": card_set, "numbers": numbers, "level": level, "variant": variant}
@@ -132,9 +133,11 @@ def call(
     needed); Space or → shows the next tile, ← goes back, F full screen, H help. It keeps its
     position across a reload. The file holds the whole draw: keep it to yourself.
 
-    Examples: paperplay call streams --seed 7KQ2-M9XD --from 12
+    Examples:
 
-              paperplay call streams --seed 7KQ2-M9XD --html caller.html --lang da
+    \b
+      paperplay call streams --seed 7KQ2-M9XD --from 12
+      paperplay call streams --seed 7KQ2-M9XD --html caller.html --lang da
 
     --lang chooses the projector page's language (the terminal caller speaks English).
     """

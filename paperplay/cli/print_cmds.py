@@ -76,9 +76,12 @@ def sheets(
     With --scannable, the sheets carry corner marks and two digit cells per box, so that
     paperplay scan can read them from photos (standard game, printed in English).
 
-    Examples: paperplay sheets --players 8 --names "Ann,Bob,Søren" --seed 7KQ2-M9XD --lang da
+    Examples (the second prints sheets for scanning; the third reads their photos):
 
-              paperplay sheets --players 30 --scannable   (then: paperplay scan photos/*.jpg --seed S)
+    \b
+      paperplay sheets --players 8 --names "Ann,Bob,Søren" --seed 7KQ2-M9XD --lang da
+      paperplay sheets --players 30 --scannable --seed 7KQ2-M9XD
+      paperplay scan photos/*.jpg --seed 7KQ2-M9XD
     """
     from paperplay.render.pdf import write_pdf
 
@@ -143,15 +146,14 @@ def kit(
     Every kit prints in English, Danish or German (--lang en|da|de; default: the locale's language).
     Options that do not apply to the chosen game are refused.
 
-    Examples: paperplay kit streams --players 4 --seed 7KQ2-M9XD
+    Examples:
 
-              paperplay kit streetcar --players 3 --set 3 --paper a3
-
-              paperplay kit sequence --level add-sub --numbers 0-47 --poster
-
-              paperplay kit streams --players 8 --html caller.html
-
-              paperplay kit sequence --lang da
+    \b
+      paperplay kit streams --players 4 --seed 7KQ2-M9XD
+      paperplay kit streetcar --players 3 --set 3 --paper a3
+      paperplay kit sequence --level add-sub --numbers 0-47 --poster
+      paperplay kit streams --players 8 --html caller.html
+      paperplay kit sequence --lang da
     """
     from paperplay.render.pdf import write_pdf
 

@@ -101,11 +101,12 @@ def score(
     A sheet is checked against its seed, a draw list, or (with neither) the bag. Exit code 0 when
     every sheet is valid, 1 when one breaks a rule, 2 when an input cannot be used.
 
-    Examples: paperplay score ann.json bob.json --seed 7KQ2-M9XD
+    Examples:
 
-              paperplay score --cells "4 3 6 5 1 7 15 11 13 15 17 16 18 8 23 20 25 27 28 24"
-
-              paperplay score ann.json bob.json --seed 7KQ2-M9XD --html results.html --lang de
+    \b
+      paperplay score ann.json bob.json --seed 7KQ2-M9XD
+      paperplay score --cells "4 3 6 5 1 7 15 11 13 15 17 16 18 8 23 20 25 27 28 24"
+      paperplay score ann.json bob.json --seed 7KQ2-M9XD --html results.html --lang de
 
     --lang chooses the results page's language (the terminal output and the problems stay English).
     """
@@ -150,11 +151,12 @@ def verify(
     states are checked against rules A-D, stop signs and tile counts. Exit code 0 when every
     record is valid, 1 when one breaks a rule, 2 when one cannot be used.
 
-    Examples: paperplay verify ann.json bob.json --json
+    Examples:
 
-              paperplay verify streetcar-game.json
-
-              paperplay verify ann.json bob.json --html results.html
+    \b
+      paperplay verify ann.json bob.json --json
+      paperplay verify streetcar-game.json
+      paperplay verify ann.json bob.json --html results.html
     """
     check_not_an_input(html, "--html", files)
     _check_html(html, force, lang)
@@ -214,11 +216,12 @@ def route(
     When it is not complete, says what is missing. Exit code 0 complete, 1 not complete (or the
     state breaks a rule), 2 bad input.
 
-    Examples: paperplay route board.json --line 1 --card 5 --set 3 --ordered
+    Examples:
 
-              paperplay route board.json --line 2 --stops B,E --json
-
-              paperplay route board.json --line 1 --card 1 --pdf route.pdf --lang de
+    \b
+      paperplay route board.json --line 1 --card 5 --set 3 --ordered
+      paperplay route board.json --line 2 --stops B,E --json
+      paperplay route board.json --line 1 --card 1 --pdf route.pdf --lang de
     """
     from paperplay.jsonfile import read_json
     from paperplay.streetcar.data import lines, route_cards
@@ -305,7 +308,10 @@ def schema(
 ) -> None:
     """Prints a JSON Schema of an input file; without a name, lists the schemas.
 
-    Example: paperplay schema streams-sheet > streams-sheet.schema.json
+    Example:
+
+    \b
+      paperplay schema streams-sheet > streams-sheet.schema.json
     """
     from paperplay.games import schema_names
     from paperplay.resources import schema_text

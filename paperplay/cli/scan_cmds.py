@@ -129,9 +129,11 @@ def scan(
     disagree, or the reader is unsure, is flagged; --confirm asks for those. Then the ranking, as
     paperplay score prints it. A photo that cannot be read gets one line and exit code 2.
 
-    Examples: paperplay scan photos/*.jpg --seed 7KQ2-M9XD
+    Examples:
 
-              paperplay scan sheet3.jpg --draw "11,3,5,17,27,25,6,4,13,15,16,1,28,15,7,18,23,8,20,24" --confirm
+    \b
+      paperplay scan photos/*.jpg --seed 7KQ2-M9XD
+      paperplay scan sheet3.jpg --draw "11,3,5,17,27,25,6,4,13,15,16,1,28,15,7,18,23,8,20,24" --confirm
     """
     from paperplay.streams.rules import draw
     from paperplay.streams.sheet import parse_tiles

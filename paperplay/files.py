@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from paperplay.errors import InputError
@@ -31,6 +31,8 @@ def check_writable(path: Path, force: bool, hint: str = OUT_HINT) -> None:
     nothing already at the path is replaced. Only files are written: a device, a pipe or a socket
     at the path is refused even with --force (`hint` says what to give instead of a folder).
     """
+    if str(path) == "-":  # the usual name of standard output, which takes no PDF or page here
+        raise InputError(f"-: paperplay writes this output to a file, not to standard output; give {hint}")
     try:
         is_dir, exists = path.is_dir(), path.exists() or path.is_symlink()
         special = path.exists() and not is_dir and not path.is_file()
@@ -38,10 +40,10 @@ def check_writable(path: Path, force: bool, hint: str = OUT_HINT) -> None:
         raise InputError(f"{path}: is not a usable file name ({exc.strerror})") from None
     if is_dir:
         raise InputError(f"{path}: is a folder; give {hint}")
+    if special:  # before "already exists": --force would not help
+        raise InputError(f"{path}: is not a file (a device, a pipe or a socket); give {hint}")
     if exists and not force:
         raise InputError(f"{path}: already exists; use --force to overwrite it, or give another name")
-    if special:
-        raise InputError(f"{path}: is not a file (a device, a pipe or a socket); give {hint}")
     folder = _destination(path).parent  # where the file lands: a link's target's folder
     blocking = next(  # a file where a folder of the path should be
         (level for level in reversed([folder, *folder.parents]) if level.exists() and not level.is_dir()), None)
@@ -98,6 +100,36 @@ def write_atomic(path: Path, data: bytes, force: bool, hint: str = OUT_HINT) -> 
     A crash mid-write leaves no file at path; the temporary file is removed on any failure,
     Ctrl-C and SIGTERM included. A file overwritten (--force) keeps its permissions.
     """
+    write_together([(path, data, hint)], force)
+
+
+def write_together(files: Sequence[tuple[Path, bytes, str]], force: bool) -> None:
+    """write_atomic for files that belong together (a scanned sheet and its check page, a kit and its
+    projector page), each (path, bytes, hint for check_writable): every one is written to its
+    temporary file first, and only when all are whole are they renamed into place. A full disk or a
+    Ctrl-C leaves none of them, never one without the other."""
+    staged: list[tuple[str, Path, Path]] = []
+    try:
+        for path, data, hint in files:
+            staged.append(_stage(path, data, force, hint))
+        for tmp_name, path, target in staged:
+            if not force and (path.exists() or path.is_symlink()):
+                raise InputError(f"{path}: appeared while writing; use --force to overwrite it")
+        for tmp_name, path, target in staged:
+            try:
+                os.replace(tmp_name, target)
+            except OSError as exc:
+                raise InputError(f"{path}: could not be written ({exc.strerror})") from None
+            _PENDING.discard(tmp_name)
+    finally:
+        for tmp_name, _, _ in staged:
+            if tmp_name in _PENDING:
+                _discard(tmp_name)
+
+
+def _stage(path: Path, data: bytes, force: bool, hint: str) -> tuple[str, Path, Path]:
+    """Writes data to a temporary file beside path's destination (see write_atomic); returns its name,
+    path and the destination. Nothing is left behind when it fails."""
     check_writable(path, force, hint)
     umask = os.umask(0)
     os.umask(umask)
@@ -115,16 +147,13 @@ def write_atomic(path: Path, data: bytes, force: bool, hint: str = OUT_HINT) -> 
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
-        if not force and (path.exists() or path.is_symlink()):
-            raise InputError(f"{path}: appeared while writing; use --force to overwrite it")
-        os.replace(tmp_name, target)
-        _PENDING.discard(tmp_name)
     except OSError as exc:
         _discard(tmp_name)
         raise InputError(f"{path}: could not be written ({exc.strerror})") from None
     except BaseException:
         _discard(tmp_name)
         raise
+    return tmp_name, path, target
 
 
 def _discard(tmp_name: str) -> None:

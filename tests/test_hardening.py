@@ -1244,15 +1244,25 @@ def test_a_box_named_twice_in_placements_is_named(tmp_path):
     (("scroe",), "unknown command 'scroe'; expected one of sheets, kit, draw, call, score, verify, route, schema, "
                  "advise, simulate, review, scan (did you mean score?)"),
     (("version",), "unknown command 'version'; expected one of sheets,"),
-    (("schema", "streams-sheet", "extra"), "extra: more than this command takes (see its arguments)"),
-    (("route", "s.json", "x", "y", "--line", "1"), "x y: more than this command takes"),
-    (("draw", "streams", "f(x)", "--seed", "S"), "f(x): more than this command takes"),
+    (("schema", "streams-sheet", "extra"),
+     "extra: more arguments than this command takes (see: paperplay schema --help)"),
+    (("route", "s.json", "x", "y", "--line", "1"), "x y: more arguments than this command takes"),
+    (("draw", "streams", "f(x)", "--seed", "S"), "f(x): more arguments than this command takes"),
     (("verison",), "unknown command 'verison'; expected one of sheets,"),
     (("scan", "a.jpg", "--out", "s.json"), "--out: is 's.json', a file; expected a folder to write in"),
     (("route", "s.json", "--line", "1"), "give the stops to visit: --card N (a route card, with --set) or --stops"),
     (("route", "s.json", "--line", "1", "--card", "2", "--stops", "A"), "--card and --stops: give one of them, "
                                                                          "not both"),
     (("route", "s.json", "--line", "1", "--stops", "A", "--set", "3"), "--set: is for --card (the route card's set"),
+    (("call", "streams", "--seed", "S", "--html", "-"), "-: paperplay writes this output to a file, not to standard "
+                                                        "output; give a file name ending in .html with --html"),
+    (("kit", "sequence", "--out", "-"), "-: paperplay writes this output to a file, not to standard output; give a "
+                                        "file name ending in .pdf with --out"),
+    (("call", "streams", "--seed", "S", "--html", "/dev/null"), "/dev/null: is not a file (a device, a pipe or a "
+                                                                "socket); give a file name ending in .html"),
+    (("draw", "sequence", "--seed", "S", "--numbers", "-5,1,2"), "--numbers: '-5,1,2' holds a negative number; "
+                                                                  "expected numbers 0-10,000"),
+    (("draw", "sequence", "--seed", "S", "--numbers", "3-50,-2"), "--numbers: '3-50,-2' holds a negative number"),
 ])
 def test_usage_mistakes_are_said_in_paperplays_own_words(tmp_path, args, said):
     (tmp_path / "s.json").write_text((DATA / "streetcar-state.json").read_text())
@@ -1406,3 +1416,59 @@ def test_a_logs_number_set_is_named_as_its_field_not_an_option(tmp_path):
                                              "expected numbers 0-10,000"), err
     code, _, err = run(tmp_path, "draw", "sequence", "--seed", "S", "--numbers", "1-99999999")
     assert code == 2 and error_line(err).startswith("paperplay: error: --numbers: '1-99999999' holds 99999999"), err
+
+
+def test_files_that_belong_together_are_written_both_or_neither(tmp_path, monkeypatch):
+    # A full disk while the second file was written left the first in place (scan's sheet without its
+    # check page, kit's PDF without its projector page): a re-run then needed --force.
+    import errno
+
+    calls = []
+    real = os.fsync
+
+    def fsync(fd):
+        calls.append(fd)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    sheet, page = tmp_path / "ann.json", tmp_path / "ann.check.html"
+    with pytest.raises(InputError, match="ann.check.html: could not be written"):
+        files.write_together([(sheet, b"{}", "hint"), (page, b"<html>", "hint")], False)
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(os, "fsync", real)
+    files.write_together([(sheet, b"{}", "hint"), (page, b"<html>", "hint")], False)
+    assert (sheet.read_bytes(), page.read_bytes()) == (b"{}", b"<html>")
+    with pytest.raises(InputError, match="already exists"):
+        files.write_together([(tmp_path / "new.json", b"x", "hint"), (page, b"y", "hint")], False)
+    assert not (tmp_path / "new.json").exists() and page.read_bytes() == b"<html>"
+
+
+def test_kit_with_its_projector_page_writes_both_or_neither(tmp_path, cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.html").write_text("mine")
+    result = cli("kit", "streams", "--seed", "7KQ2M9XD", "--out", "k.pdf", "--html", "k.html")
+    assert result.exit_code == 2 and sorted(p.name for p in tmp_path.iterdir()) == ["k.html"]
+    result = cli("kit", "streams", "--seed", "7KQ2M9XD", "--out", "k.pdf", "--html", "k.html", "--force")
+    assert result.exit_code == 0 and "Wrote k.pdf" in result.stdout and "Wrote k.html" in result.stdout
+    assert (tmp_path / "k.html").read_bytes().startswith(b"<!DOCTYPE html>")
+
+
+def test_a_closed_standard_output_is_refused_before_any_work(tmp_path):
+    # `paperplay draw … >&-` printed nothing and ended in 0: what it had to say was lost.
+    done = subprocess.run([sys.executable, "-m", "paperplay", "kit", "streams", "--seed", "S", "--out", "k.pdf"],
+                          cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=60,
+                          preexec_fn=lambda: os.close(1))
+    assert (done.returncode, done.stderr) == (2, "paperplay: error: standard output is closed; run it with its output "
+                                                 "going somewhere (> FILE, or > /dev/null to drop it)\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_photo_that_is_a_loop_of_links_is_named_as_one(tmp_path):
+    (tmp_path / "a.jpg").symlink_to("b.jpg")
+    (tmp_path / "b.jpg").symlink_to("a.jpg")
+    code, _, err = run(tmp_path, "scan", "a.jpg", "--out", "o")
+    assert code == 2 and error_line(err) == ("paperplay: error: a.jpg: is a symbolic link to no file (its target is "
+                                             "missing, or the links go round in a loop)"), err
+    assert not (tmp_path / "o").exists()

@@ -576,3 +576,33 @@ def test_damaged_photos_are_read_or_get_one_line_each(tmp_path, two_photos):
 @pytest.mark.fuzz
 def test_damaged_photos_long(tmp_path, two_photos):
     _scan_damaged(tmp_path, two_photos[0], range(6, 206))
+
+
+@pytest.mark.parametrize(("payload", "said"), [
+    ("PAPERPLAY/1 streams code=P2QPHGPH sheet=0/0 scan=1", "field sheet is '0/0'"),
+    ("PAPERPLAY/1 streams code=P2QPHGPH sheet=5/4 scan=1", "field sheet is '5/4'"),
+    ("PAPERPLAY/1 streams code=P2QPHGPH sheet=-1/4 scan=1", "field sheet is '-1/4'"),
+    ("PAPERPLAY/1 streams code=P2QPHGPH sheet=1.5/2 scan=1", "field sheet is '1.5/2'"),
+    ("PAPERPLAY/1 streams code=P2QPHGPH sheet=1/201 scan=1", "1 <= n <= N <= 200"),
+    ("PAPERPLAY/1 streams code=ZZZZZZZZZZZZ sheet=1/4 scan=1", "field code is 'ZZZZZZZZZZZZ'"),
+    ("PAPERPLAY/1 streams code=P2QPHGP0 sheet=1/4 scan=1", "field code is 'P2QPHGP0'"),
+    ("PAPERPLAY/1 streams sheet=1/4 scan=1", "field code is ''"),
+    ("OTHER/1 streams code=P2QPHGPH sheet=1/4 scan=1", "not a Streams score sheet's"),
+])
+def test_a_qr_code_paperplay_did_not_print_is_refused_before_reading(monkeypatch, payload, said):
+    need("numpy")
+    from paperplay.scan import reader
+
+    monkeypatch.setattr(reader, "find_qr", lambda gray: (payload, None))
+    with pytest.raises(reader.ScanError) as exc:
+        reader.register(None)
+    assert said in str(exc.value)
+
+
+def test_a_qr_code_as_paperplay_prints_it_passes_and_its_code_is_read_in_any_case():
+    need("numpy")
+    from paperplay.scan.reader import check_sheet_fields, parse_payload
+
+    fields = parse_payload("PAPERPLAY/1 streams code=p2qphgph sheet=200/200 scan=1")
+    check_sheet_fields(fields)
+    assert fields["code"] == "P2QPHGPH" and fields["sheet"] == "200/200"

@@ -84,7 +84,7 @@ def _usage_message(exc: Any) -> str:
         message = f"unknown command {typed!r}; expected one of {', '.join(commands)}{guess}"
     elif message.startswith("Got unexpected extra argument"):  # click: "Got unexpected extra argument(s) (a b)"
         extra = message[message.index(" (") + 2:].removesuffix(")")
-        message = f"{extra}: more than this command takes (see its arguments)"
+        message = f"{extra}: more arguments than this command takes"
     elif isinstance(exc, errors.BadOptionUsage) and message.startswith("Option '"):
         option, _, rest = message[len("Option '"):].partition("' ")
         message = f"{option}: {rest}"
@@ -245,6 +245,9 @@ def main(argv: list[str] | None = None) -> None:
     stopped = False
     try:
         _check_arguments(sys.argv[1:] if argv is None else argv)
+        if sys.stdout is None:  # started with standard output closed (`>&-`): what it says would be lost
+            raise InputError("standard output is closed; run it with its output going somewhere (> FILE, or "
+                             "> /dev/null to drop it)")
         result = app(args=argv, prog_name="paperplay", standalone_mode=False)
         code = result if isinstance(result, int) else 0
         if code == 130:  # typer turns Ctrl-C (and SIGTERM, see _on_signal) into exit code 130

@@ -56,23 +56,32 @@ def draw(
 
 def write_caller_page(path: Path, seed: str, force: bool, variant: str | None = None, lang: str = "en") -> None:
     """Writes the projector caller of a Streams seed and says who may see it."""
-    from paperplay.html.caller import caller_page
     from paperplay.html.page import check_page_path, write_page
-    from paperplay.files import check_not_an_input
-    from paperplay.streams.rules import draw as streams_draw
 
     started = time.perf_counter()
-    check_not_an_input(path, "--html", [variant_file(variant)])
     check_page_path(path, force)
-    code = game_code("streams", seed)
-    from paperplay.streams.api import variant_rules
-
-    rules = variant_rules(variant)
-    from paperplay.i18n import translator
-
-    page = caller_page(code, streams_draw(seed, rules), rules, translator(lang))
+    code, page = caller_page_of(path, seed, variant, lang)
     write_page(path, page, force)
-    typer.echo(f"Wrote {path} (projector caller, {size_text(len(page))}, {time.perf_counter() - started:.2f} s)")
+    report_caller_page(path, code, len(page), started)
+
+
+def caller_page_of(path: Path, seed: str, variant: str | None, lang: str) -> tuple[str, bytes]:
+    """The game code and the projector caller page of a Streams seed, to be written at `path`."""
+    from paperplay.files import check_not_an_input
+    from paperplay.html.caller import caller_page
+    from paperplay.i18n import translator
+    from paperplay.streams.api import variant_rules
+    from paperplay.streams.rules import draw as streams_draw
+
+    check_not_an_input(path, "--html", [variant_file(variant)])
+    code = game_code("streams", seed)
+    rules = variant_rules(variant)
+    return code, caller_page(code, streams_draw(seed, rules), rules, translator(lang))
+
+
+def report_caller_page(path: Path, code: str, size: int, started: float) -> None:
+    """Says what the projector caller page holds and who may see it."""
+    typer.echo(f"Wrote {path} (projector caller, {size_text(size)}, {time.perf_counter() - started:.2f} s)")
     typer.echo(f"For the organiser only: the file holds the whole draw of game {display_code(code)}. Open it in "
                "a browser on the projector's laptop (no network needed): Space next, ← back, F full screen, H help.")
 

@@ -178,12 +178,20 @@ def kit(
             raise InputError(f"is {str(html)!r}, the kit's PDF too; give the page another name", field="html")
         check_page_path(html, force)  # both outputs are checked before either is written
     doc = info.module().kit(canonical, options)
-    size = write_pdf(doc, path, force)
-    report_written(path, size, len(doc.pages), canonical, generated, game, started)
-    if html is not None:
-        from paperplay.cli.draw_cmds import write_caller_page
+    if html is None:
+        size = write_pdf(doc, path, force)
+        report_written(path, size, len(doc.pages), canonical, generated, game, started)
+        return
+    from paperplay.cli.draw_cmds import caller_page_of, report_caller_page
+    from paperplay.files import OUT_HINT, write_together
+    from paperplay.html.page import PAGE_HINT
+    from paperplay.render.pdf import render_bytes
 
-        write_caller_page(html, canonical, force, variant, opt.lang_or_locale(lang))
+    data = render_bytes(doc)
+    code, page = caller_page_of(html, canonical, variant, opt.lang_or_locale(lang))
+    write_together([(path, data, OUT_HINT), (html, page, PAGE_HINT)], force)  # both or neither
+    report_written(path, len(data), len(doc.pages), canonical, generated, game, started)
+    report_caller_page(html, code, len(page), started)
 
 
 def register(app: typer.Typer) -> None:

@@ -143,7 +143,7 @@ def scan(
     canonical = seed_option(seed) if seed is not None else None
     drawn = parse_tiles(draw_list, "--draw") if draw_list is not None else (draw(canonical) if canonical else None)
     _need_extra()
-    from paperplay.files import check_writable, input_at, write_atomic
+    from paperplay.files import check_writable, input_at, write_atomic, write_together
     from paperplay.scan.pipeline import blank_message, read_photo
     from paperplay.scan.reader import ScanError
 
@@ -169,7 +169,9 @@ def scan(
     for photo, sheet_path, page_path in targets:
         if not photo.is_file():
             what = ("is a folder; expected a photo (JPEG or PNG)" if photo.is_dir() else
-                    "is not a regular file; expected a photo (JPEG or PNG)" if photo.exists() else "no such photo")
+                    "is not a regular file; expected a photo (JPEG or PNG)" if photo.exists() else
+                    "is a symbolic link to no file (its target is missing, or the links go round in a loop)"
+                    if photo.is_symlink() else "no such photo")
             outcomes.append(Outcome(str(photo), error=InputError(f"{photo}: {what}")))
             continue
         try:
@@ -204,8 +206,8 @@ def scan(
         elif drawn is not None:
             sheet["draw"] = [_json_tile(t) for t in drawn]
         sheet["cells"] = [_json_tile(t) for t in cells]
-        write_atomic(sheet_path, (json.dumps(sheet, ensure_ascii=False) + "\n").encode(), force, SCAN_HINT)
-        write_atomic(page_path, _contact_sheet(scan, cells), force, SCAN_HINT)
+        write_together([(sheet_path, (json.dumps(sheet, ensure_ascii=False) + "\n").encode(), SCAN_HINT),
+                        (page_path, _contact_sheet(scan, cells), SCAN_HINT)], force)
         flagged = [] if confirm else scan.flagged
         scans.append({"photo": str(photo), "sheet": scan.sheet, "code": scan.code, "file": str(sheet_path),
                       "check_page": str(page_path), "confirmed": confirm,

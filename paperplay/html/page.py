@@ -94,11 +94,14 @@ def read_data(page: bytes | str) -> Any:
     return json.loads(source[start:source.index("</script>", start)])
 
 
+PAGE_HINT = "a file name ending in .html with --html"
+
+
 def check_page_path(path: Path, force: bool) -> None:
     """Fails early, before any work, when the page may not or cannot be written."""
     from paperplay.files import check_writable
 
-    check_writable(path, force, hint="a file name ending in .html with --html")
+    check_writable(path, force, hint=PAGE_HINT)
 
 
 def write_page(path: Path, page: bytes, force: bool) -> None:
@@ -106,4 +109,4 @@ def write_page(path: Path, page: bytes, force: bool) -> None:
     from paperplay.files import write_atomic
 
     check_page_path(path, force)
-    write_atomic(path, page, force)
+    write_atomic(path, page, force, PAGE_HINT)

@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 
 from paperplay.scan.glyphs import glyph_features, ink_mask
+from paperplay.seeds import ALPHABET
+from paperplay.streams.api import MAX_PLAYERS
 from paperplay.streams.scansheet import MARK, Layout, layout
 
 RECT_PX = 8.0
@@ -183,6 +185,25 @@ def find_qr(gray: Any) -> tuple[str, Any]:
     raise ScanError("no paperplay QR code found (is the whole sheet in the photo, sharp and evenly lit?)")
 
 
+SHEET_FIELD = re.compile(r"([1-9][0-9]{0,2})/([1-9][0-9]{0,2})")
+"""A score sheet's `sheet=n/N` in its QR code: sheet n of N (paperplay prints at most MAX_PLAYERS)."""
+
+
+def check_sheet_fields(fields: dict[str, str]) -> None:
+    """A Streams sheet's QR fields as paperplay prints them: `code=` a game code (8 characters of
+    seeds.ALPHABET, read in any case) and `sheet=n/N` with 1 <= n <= N <= MAX_PLAYERS. The code is
+    put in capitals; anything else is a code another program made (or a damaged one): ScanError."""
+    code = fields.get("code", "").upper()
+    if len(code) != 8 or any(c not in ALPHABET for c in code):
+        raise ScanError(f"its QR code's field code is {fields.get('code', '')!r}; expected a game code of 8 "
+                        f"characters of {ALPHABET} (a sheet paperplay printed)")
+    fields["code"] = code
+    sheet = SHEET_FIELD.fullmatch(fields.get("sheet", ""))
+    if sheet is None or not int(sheet[1]) <= int(sheet[2]) <= MAX_PLAYERS:
+        raise ScanError(f"its QR code's field sheet is {fields.get('sheet', '')!r}; expected sheet n of N as n/N, "
+                        f"1 <= n <= N <= {MAX_PLAYERS} (a sheet paperplay printed)")
+
+
 def parse_payload(text: str) -> dict[str, str]:
     parts = text.split()
     fields = {"game": parts[1] if len(parts) > 1 else ""}
@@ -281,8 +302,9 @@ def register(gray: Any) -> Page:
     """Finds the sheet in a photo: its QR fields and the homography from page mm to photo pixels."""
     text, qr_corners = find_qr(gray)
     fields = parse_payload(text)
-    if fields.get("game") != "streams" or "sheet" not in fields:
+    if not text.startswith("PAPERPLAY/1 ") or fields.get("game") != "streams" or "sheet" not in fields:
         raise ScanError(f"its QR code is not a Streams score sheet's ({text!r})")
+    check_sheet_fields(fields)
     if fields.get("scan") != "1":
         raise ScanError("is a classic Streams sheet; only sheets printed with --scannable can be read "
                         "(paperplay sheets --scannable)")

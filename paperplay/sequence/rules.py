@@ -111,6 +111,9 @@ def number_set(spec: str, rules: SequenceRules | None = None) -> tuple[int, ...]
             raise InputError(f"the list holds {len(values)} different numbers; a board needs exactly {count}",
                              field="numbers")
         return tuple(values)
+    if re.search(r"(^|[\s,])-\s*[0-9]", text):  # a minus sign before a number: below the board's numbers
+        raise InputError(f"{shorten(spec)!r} holds a negative number; expected numbers 0-{MAX_NUMBER:,}",
+                         field="numbers")
     raise InputError(f"{spec!r} is not a number set; expected a range such as 1-48 or 0-47, "
                      f"'times-tables', or {count} different numbers separated by commas", field="numbers")
 

@@ -61,7 +61,7 @@ GAMES: tuple[GameInfo, ...] = (
              kit_options=frozenset({"players", "set", "paper", "ink_saver", "back_offset", "lang"}),
              draw_options=frozenset({"players", "set"}), papers=("a4", "letter", "a3")),
     GameInfo("sequence", "Sequence Numbers", "paperplay.sequence.api", ("sequence-position", "sequence-log"),
-             kit_options=frozenset({"numbers", "level", "poster", "paper", "ink_saver", "back_offset",
+             kit_options=frozenset({"players", "numbers", "level", "poster", "paper", "ink_saver", "back_offset",
                                     "lang"}),
              draw_options=frozenset({"numbers", "level"})),
 )

@@ -39,7 +39,7 @@ def test_schema_lists_every_games_schemas(cli):
 
 
 def test_options_of_another_game_are_refused_naming_the_game_they_belong_to(cli, tmp_path):
-    cases = [("kit", "sequence", "--players", "5"), ("kit", "streams", "--back-offset", "99,99"),
+    cases = [("kit", "sequence", "--set", "3"), ("kit", "streams", "--back-offset", "99,99"),
              ("draw", "streams", "--players", "9"), ("draw", "streams", "--set", "7"),
              ("draw", "streetcar", "--numbers", "foo")]
     for command, game, option, value in cases:

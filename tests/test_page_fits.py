@@ -2,7 +2,7 @@
 
 Over kit × paper × options (hypothesis): every item inside the page; no text nearer than 5 mm to
 the page edge (the printer's margin); crop marks at least 3 mm long and never through text; no
-page text on a card, tile or token.
+page text on a card, tile or token, nor on another page text.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ INSIDE = {**COMPONENTS, "token": (TOKEN, TOKEN)}
 
 @cache
 def kit(game: str, seed: str, paper: str, ink_saver: bool = False, poster: bool = False, numbers: str = "1-48",
-        players: int = 4, card_set: int = 2, lang: str = "en") -> Document:
+        players: int = 4, card_set: int = 2, lang: str = "en", seating: int | None = None) -> Document:
+    """A kit's page models; `seating` is Sequence's --players (its kit prints for any number without it)."""
     from paperplay.i18n import translator
 
     t = translator(lang)
@@ -48,7 +49,7 @@ def kit(game: str, seed: str, paper: str, ink_saver: bool = False, poster: bool 
 
     values = number_set(numbers)
     return kit_document(seed, game_code("sequence", seed), make_board(seed, values), make_deck(seed, values, "mixed"),
-                        number_set_name(values), "mixed", paper, poster, ink_saver, t=t)
+                        number_set_name(values), "mixed", paper, poster, ink_saver, t=t, players=seating)
 
 
 def _component(tags: tuple[str, ...]) -> str | None:
@@ -97,6 +98,11 @@ def page_problems(doc: Document, page: Page) -> list[str]:
         if isinstance(item, Group) and _component((item.tag,)) in COMPONENTS:
             w, h = COMPONENTS[_component((item.tag,))]
             areas.append((item.tag, (item.dx, item.dy, item.dx + w, item.dy + h)))
+    loose = [(item, box) for item, box, tags in texts if isinstance(item, Text) and _component(tags) is None]
+    for a, (first, one) in enumerate(loose):  # page texts running into each other (a longer translation)
+        for second, other in loose[a + 1:]:
+            if min(one[2], other[2]) - max(one[0], other[0]) > 0.3 and min(one[3], other[3]) - max(one[1], other[1]) > 0.3:
+                found.append(f"{where}: text {first.text!r} runs into {second.text!r}")
     for item, box, tags in texts:
         if _component(tags) is None:
             for tag, area in areas:
@@ -120,7 +126,8 @@ kits = st.one_of(
                            "card_set": st.sampled_from([2, 3]), "lang": LANGS}),
     st.fixed_dictionaries({"game": st.just("sequence"), "paper": st.sampled_from(["a4", "letter"]),
                            "ink_saver": st.booleans(), "poster": st.booleans(),
-                           "numbers": st.sampled_from(["1-48", "0-47", "times-tables"]), "lang": LANGS}),
+                           "numbers": st.sampled_from(["1-48", "0-47", "times-tables"]), "lang": LANGS,
+                           "seating": st.sampled_from([None, 2, 3, 4, 6])}),
 )
 
 
@@ -143,7 +150,7 @@ def test_each_kit_paper_and_option_fits(game, paper, options):
 
 
 TRANSLATED = ([("streetcar", paper, {"players": 6, "card_set": 3}) for paper in ("a4", "letter", "a3")]
-              + [("sequence", paper, {"poster": True}) for paper in ("a4", "letter")]
+              + [("sequence", paper, {"poster": True, "seating": 6}) for paper in ("a4", "letter")]
               + [("streams", paper, {}) for paper in ("a4", "letter")])
 
 
@@ -159,9 +166,11 @@ def test_the_check_finds_text_on_a_card_and_a_mark_through_text():
     card = Group((Text(5, 10, "inside the card"),), 20, 20, tag="card")
     page = Page(210, 297, (card, Text(30, 40, "page text on the card"), Text(2, 100, "at the edge"),
                            Group((Line(100, 5, 100, 30, width=0.3), Line(150, 5, 150, 6, width=0.3)), tag=TAG),
-                           Text(90, 20, "crossed by a mark")))
+                           Text(90, 20, "crossed by a mark"), Text(20, 150, "Spielsteine", size=18),
+                           Text(40, 150, "Einen Satz pro Team", size=8)))
     found = page_problems(Document("t", (page,)), page)
     assert any("on a card" in p for p in found) and any("5 mm" in p for p in found)
+    assert "page (210 × 297): text 'Spielsteine' runs into 'Einen Satz pro Team'" in found
     assert any("crosses 'crossed by a mark'" in p for p in found) and any("shorter than 3 mm" in p for p in found)
     assert not any("inside the card" in p for p in found)
 

@@ -142,3 +142,31 @@ def test_verify_broken_log_names_turn_player_and_rule(cli, tmp_path):
     result = cli("verify", str(path))
     assert result.exit_code == 1
     assert "turn 5 (P1) sequence/corner" in result.stdout
+
+
+@pytest.mark.parametrize(("players", "said", "colours"), [
+    ("2", "For 2 players: each plays their own colour · 5 cards each · 1 sequence to win", 2),
+    ("3", "For 3 players: each plays their own colour · 5 cards each · 1 sequence to win", 3),
+    ("4", "For 4 players: 2 teams of 2 · 4 cards each · 2 sequences to win", 2),
+    ("6", "For 6 players: 2 teams of 3 or 3 teams of 2 · 4 cards each · 2 sequences to win", 3),
+])
+def test_kit_for_a_number_of_players_says_how_they_play_and_prints_their_colours(tmp_path, players, said, colours):
+    out = tmp_path / "kit.pdf"
+    result = run_paperplay("kit", "sequence", "--players", players, "--seed", "7KQ2M9XD", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    texts = page_texts(out)
+    assert said in texts[0]
+    chips = next(t for t in texts if t.lstrip().startswith("Chips"))
+    headings = [h for h in ("red: circles marked R", "blue: squares marked B", "green: triangles marked G")
+                if h in chips]
+    assert len(headings) == colours
+
+
+def test_kit_refuses_five_players_and_draw_still_takes_no_players(cli):
+    five = cli("kit", "sequence", "--players", "5")
+    assert five.exit_code == 2 and five.stderr == ("paperplay: error: --players: is 5 (5 cannot split into equal "
+                                                   "teams); Sequence Numbers is played by 2, 3, 4, 6\n")
+    assert cli("draw", "sequence", "--seed", "S", "--players", "2").exit_code == 2
+    without = kit_document("S", "CODE", make_board("S", number_set("1-48")), make_deck("S", number_set("1-48"), "add"),
+                           "1-48", "add")
+    assert not any("players" in getattr(item, "text", "") for item in without.pages[0].items)

@@ -10,7 +10,7 @@ from paperplay.errors import Verdict
 from paperplay.i18n import translator
 from paperplay.render.model import Document
 from paperplay.seeds import display_code, game_code
-from paperplay.sequence.rules import Board, Card, make_board, make_deck, number_set, number_set_name
+from paperplay.sequence.rules import Board, Card, make_board, make_deck, number_set, number_set_name, standard_rules
 
 NUMBERS = "1-48"
 LEVEL = "mixed"
@@ -55,10 +55,13 @@ def draw(seed: str, options: dict[str, Any]) -> SequenceDraw:
 def kit(seed: str, options: dict[str, Any]) -> Document:
     from paperplay.sequence.pages import kit_document
 
+    players = options.get("players")
+    if players is not None:
+        standard_rules().player_count(players)  # 2, 3, 4 or 6: else one line naming --players
     dealt = draw(seed, options)
     return kit_document(seed, game_code("sequence", seed), dealt.board, dealt.deck, dealt.numbers, dealt.level,
                         options.get("paper") or "a4", bool(options.get("poster")), bool(options.get("ink_saver")),
-                        options.get("back_offset") or (0.0, 0.0), t=translator(options.get("lang")))
+                        options.get("back_offset") or (0.0, 0.0), t=translator(options.get("lang")), players=players)
 
 
 def verify(data: Any, source: str, folder: Path | None = None) -> Verdict:

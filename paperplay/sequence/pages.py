@@ -218,15 +218,24 @@ def _chip(shape: str, letter: str, fill: str, cx: float, cy: float, ink_saver: b
                        color=ink if not ink_saver else "#000000")]
 
 
-def chips_page(code: str, paper: str, ink_saver: bool, rules: SequenceRules, t: Translator = ENGLISH) -> Page:
+def chips_page(code: str, paper: str, ink_saver: bool, rules: SequenceRules, t: Translator = ENGLISH,
+               players: int | None = None) -> Page:
+    """A set of chips for each colour; with `players`, for the colours that many players use (two, or
+    three when they may play as three teams)."""
     _ = t.gettext
     width, height = paper_size(paper)
     cols = int((width - 2 * MARGIN) // PITCH)
-    items: list[Item] = [Text(MARGIN, MARGIN + 7, _("Chips"), size=18, bold=True, color=ACCENT),
-                         Text(MARGIN + 28, MARGIN + 7, _("Cut out one set per team; each colour has its own shape "
+    from paperplay.render.pdf import text_width
+
+    heading = _("Chips")
+    # the note starts after the heading, however long its translation ("Spielsteine" ran into it)
+    note_x = MARGIN + max(28.0, text_width(heading, 18, bold=True) + 4)
+    items: list[Item] = [Text(MARGIN, MARGIN + 7, heading, size=18, bold=True, color=ACCENT),
+                         Text(note_x, MARGIN + 7, _("Cut out one set per team; each colour has its own shape "
                               "and letter."), size=8)]
     top = MARGIN + 14
-    for block, colour in enumerate(rules.colours):
+    colours = rules.colours if players is None else rules.colours[:max(rules.player_count(players).teams)]
+    for block, colour in enumerate(colours):
         y0 = top + block * (4 * PITCH + 9)
         label = CHIP_LABELS.get(colour["name"], colour["name"] + ": " + colour["shape"] + "s marked {letter}")
         items.append(Text(MARGIN, y0 + 4, _(label).format(letter=colour["letter"]), size=8, bold=True))
@@ -294,8 +303,22 @@ def deck_card_numbers(deck: Sequence[Card]) -> list[int]:
     return [numbers[card.text].pop(0) for card in deck]
 
 
+def seating_text(players: int, rules: SequenceRules, t: Translator = ENGLISH) -> str:
+    """How `players` play (RULINGS): their colours or teams, the hand, and the sequences to win."""
+    _ = t.gettext
+    count = rules.player_count(players)
+    if count.teams == (players,):
+        teams = _("each plays their own colour")
+    else:
+        teams = (" " + _("or") + " ").join(_("{teams} teams of {size}").format(teams=n, size=players // n)
+                                           for n in count.teams)
+    return (_("For {players} players:").format(players=players) + " " + teams + " · "
+            + _("{hand} cards each").format(hand=count.hand) + " · "
+            + t.ngettext("{n} sequence to win", "{n} sequences to win", count.to_win).format(n=count.to_win))
+
+
 def organiser_page(seed: str, code: str, numbers_name: str, level: str, deck: Sequence[Card], paper: str,
-                   t: Translator = ENGLISH) -> Page:
+                   t: Translator = ENGLISH, players: int | None = None, rules: SequenceRules | None = None) -> Page:
     _ = t.gettext
     width, height = paper_size(paper)
     order = [f"#{n}" for n in deck_card_numbers(deck)]
@@ -309,6 +332,9 @@ def organiser_page(seed: str, code: str, numbers_name: str, level: str, deck: Se
                                     "one"), size=8),
         Text(MARGIN, MARGIN + 47, _("at a time in seating order. Card numbers (#) are printed on the cards."), size=8),
     ]
+    if players is not None:
+        items.append(Text(MARGIN, MARGIN + 38.5, seating_text(players, rules or standard_rules(), t), size=9,
+                          bold=True))
     per_row = 14
     for row in range(0, len(order), per_row):
         items.append(
@@ -327,12 +353,13 @@ def organiser_page(seed: str, code: str, numbers_name: str, level: str, deck: Se
 def kit_document(seed: str, code: str, board: Board, deck: Sequence[Card], numbers_name: str, level: str,
                  paper: str = "a4", poster: bool = False, ink_saver: bool = False,
                  back_offset: tuple[float, float] = (0.0, 0.0), rules: SequenceRules | None = None,
-                 t: Translator = ENGLISH) -> Document:
-    """The whole Sequence Numbers kit."""
+                 t: Translator = ENGLISH, players: int | None = None) -> Document:
+    """The whole Sequence Numbers kit; with `players`, the organiser's page says how they play and the
+    chips page holds the colours they use."""
     rules = rules or standard_rules()
     _ = t.gettext
     width, height = paper_size(paper)
-    pages = [organiser_page(seed, code, numbers_name, level, deck, paper, t),
+    pages = [organiser_page(seed, code, numbers_name, level, deck, paper, t, players, rules),
              board_page(board, code, numbers_name, level, paper, ink_saver, t)]
     if poster:
         # Twice the size of the one-page board, as large as fits on two by two pages.
@@ -347,7 +374,7 @@ def kit_document(seed: str, code: str, board: Board, deck: Sequence[Card], numbe
             pages.append(Page(width, height, tuple(items), "player", f"poster {label}"))
     spare = spare_cards(len(deck), paper, t)
     pages += card_pages(deck, code, paper, ink_saver, back_offset, spare, t)
-    pages.append(chips_page(code, paper, ink_saver, rules, t))
+    pages.append(chips_page(code, paper, ink_saver, rules, t, players))
     pages += rules_pages(code, paper, card_fronts(deck, code, ink_saver, t)[len(deck) - spare:],
                          _card_back(code, ink_saver, t), back_offset, t)
     if ink_saver:

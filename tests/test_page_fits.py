@@ -101,7 +101,8 @@ def page_problems(doc: Document, page: Page) -> list[str]:
     loose = [(item, box) for item, box, tags in texts if isinstance(item, Text) and _component(tags) is None]
     for a, (first, one) in enumerate(loose):  # page texts running into each other (a longer translation)
         for second, other in loose[a + 1:]:
-            if min(one[2], other[2]) - max(one[0], other[0]) > 0.3 and min(one[3], other[3]) - max(one[1], other[1]) > 0.3:
+            wide, tall = min(one[2], other[2]) - max(one[0], other[0]), min(one[3], other[3]) - max(one[1], other[1])
+            if wide > 0.3 and tall > 0.3:
                 found.append(f"{where}: text {first.text!r} runs into {second.text!r}")
     for item, box, tags in texts:
         if _component(tags) is None:

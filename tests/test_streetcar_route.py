@@ -264,6 +264,21 @@ def test_cli_route_pdf_draws_the_route(cli, write_json, tmp_path):
     assert json.loads(again.stdout)["length"] == 6 and again.stderr.startswith(f"Wrote {out} (the board")
 
 
+def test_cli_route_pdf_carries_a_qr_code_of_what_it_shows(cli, tmp_path):
+    # SPEC §4: every printed sheet carries a QR code (a board state has no seed or game code to give).
+    from pdfcheck import page_texts, qr_texts
+
+    out = tmp_path / "route.pdf"
+    result = cli("route", str(DATA / "streetcar-state.json"), "--line", "2", "--stops", "B,E", "--ordered",
+                 "--pdf", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert qr_texts(out, 0) == ["PAPERPLAY/1 streetcar page=route line=2 stops=B,E ordered=1 length=55"]
+    assert "complete, 55 spaces" in page_texts(out)[0]
+    empty = tmp_path / "empty.pdf"
+    cli("route", str(DATA / "streetcar-state.json"), "--line", "1", "--stops", "", "--pdf", str(empty))
+    assert qr_texts(empty, 0)[0].startswith("PAPERPLAY/1 streetcar page=route line=1 stops=- length=")
+
+
 def test_board_file_next_to_the_state(cli, write_json):
     write_json("loop-board.json", LOOP_BOARD)
     state = write_json("loop.json", {"game": "streetcar", "board": "loop-board.json", "tiles": LOOP_TILES,

@@ -276,6 +276,7 @@ def route(
     if pdf is not None:
         from paperplay.render.pdf import write_pdf
         from paperplay.i18n import translator
+        from paperplay.render.parts import qr_payload
         from paperplay.streetcar.pages import route_title, state_document
 
         squares = list(answer.route.steps) if answer.route else []  # every space, terminals too, with its stops
@@ -283,7 +284,11 @@ def route(
         t = translator(opt.lang_or_locale(lang))
         title = route_title(state.name, line, answer.route.length if answer.route else None, t)
         started = time.perf_counter()
-        size = write_pdf(state_document(board, tiles, board_state.stop_signs, squares, title, t), pdf, force,
+        # what the page shows, for a phone to read (a board state carries no seed or game code)
+        payload = qr_payload("streetcar", page="route", line=str(line), stops=",".join(wanted) or "-",
+                             **({"ordered": "1"} if ordered else {}),
+                             length=str(answer.route.length) if answer.route else "none")
+        size = write_pdf(state_document(board, tiles, board_state.stop_signs, squares, title, t, payload), pdf, force,
                          option="--pdf")
         written = f"Wrote {pdf} (the board with the route, {size_text(size)}, {time.perf_counter() - started:.2f} s)"
     for problem in problems:

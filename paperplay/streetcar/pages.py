@@ -632,12 +632,15 @@ def _terminal_label_point(board: Board, t: object, s: float) -> tuple[float, flo
 
 def state_document(board: Board, tiles: Sequence[tuple[tuple[int, int], TileKind, int]],
                    stop_signs: dict[str, tuple[int, int]], route: Sequence[object] = (),
-                   title: str = "Streetcar board", t: Translator = ENGLISH) -> Document:
+                   title: str = "Streetcar board", t: Translator = ENGLISH,
+                   payload: str = "") -> Document:
     """A board as it lies, on one page: its tiles, stop signs and (optionally) a route in order.
 
     route holds squares (row, column) or the route search's steps (a square with the stops made
     there, or a terminal passed through). Every space is numbered, in the corner of its square so
     the track stays visible (or on the terminal's bar), and every stop is named where it is made.
+    `payload`: a QR code in the bottom-right corner (SPEC §4: every printed sheet carries one), the
+    route's list of spaces kept clear of it.
     """
     s = 14.0
     _ = t.gettext
@@ -688,6 +691,9 @@ def state_document(board: Board, tiles: Sequence[tuple[tuple[int, int], TileKind
         drawn.append(Text(x + 0.5, y + 2.1, label, size=5, bold=True, color="#c62828"))
     width, height = max(210.0, w + 2 * MARGIN), max(297.0, h + 2 * MARGIN + 10)
     items.append(Group(tuple(drawn), dx=MARGIN, dy=MARGIN + 10))
+    room = width - 2 * MARGIN - (QR_SIZE + 6 if payload else 0)  # the listing stops short of the QR code
+    if payload:
+        items += code_corner(width, height, payload, [])
     if spaces:
         top = MARGIN + 10 + h + 8
         items.append(Text(MARGIN, top, t.ngettext("The route, space by space ({n} space):",
@@ -696,7 +702,7 @@ def state_document(board: Board, tiles: Sequence[tuple[tuple[int, int], TileKind
         line: list[str] = []
         row = 0
         for space in spaces:
-            if line and text_width(" · ".join(line + [space]), 7) > width - 2 * MARGIN:
+            if line and text_width(" · ".join(line + [space]), 7) > room:
                 items.append(Text(MARGIN, top + 5 + row * 4, " · ".join(line), size=7))
                 line, row = [], row + 1
             line.append(space)

@@ -1,7 +1,7 @@
 """Writes output files safely: never over an existing path without --force, never half-written.
 
-Every output file (PDFs, PNG plots) goes through write_atomic: the bytes go to a hidden temporary
-file beside the target, which is renamed into place when complete. Temporary files are registered
+Every output file (PDFs, pages, PNG plots) goes through write_atomic (or write_together): the bytes
+go to a hidden temporary file beside the target, which is renamed into place when complete. Temporary files are registered
 while they exist, so the command line's Ctrl-C and SIGTERM handling can remove them.
 """
 
@@ -106,8 +106,8 @@ def write_atomic(path: Path, data: bytes, force: bool, hint: str = OUT_HINT) -> 
 def write_together(files: Sequence[tuple[Path, bytes, str]], force: bool) -> None:
     """write_atomic for files that belong together (a scanned sheet and its check page, a kit and its
     projector page), each (path, bytes, hint for check_writable): every one is written to its
-    temporary file first, and only when all are whole are they renamed into place. A full disk or a
-    Ctrl-C leaves none of them, never one without the other."""
+    temporary file first, and only when all are whole are they renamed into place: a full disk (or a
+    Ctrl-C) while they are written leaves none of them, never one without the other."""
     staged: list[tuple[str, Path, Path]] = []
     try:
         for path, data, hint in files:

@@ -222,11 +222,11 @@ def chips_page(code: str, paper: str, ink_saver: bool, rules: SequenceRules, t: 
                players: int | None = None) -> Page:
     """A set of chips for each colour; with `players`, for the colours that many players use (two, or
     three when they may play as three teams)."""
+    from paperplay.render.pdf import text_width
+
     _ = t.gettext
     width, height = paper_size(paper)
     cols = int((width - 2 * MARGIN) // PITCH)
-    from paperplay.render.pdf import text_width
-
     heading = _("Chips")
     # the note starts after the heading, however long its translation ("Spielsteine" ran into it)
     note_x = MARGIN + max(28.0, text_width(heading, 18, bold=True) + 4)

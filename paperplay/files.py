@@ -1,8 +1,9 @@
 """Writes output files safely: never over an existing path without --force, never half-written.
 
 Every output file (PDFs, pages, PNG plots) goes through write_atomic (or write_together): the bytes
-go to a hidden temporary file beside the target, which is renamed into place when complete. Temporary files are registered
-while they exist, so the command line's Ctrl-C and SIGTERM handling can remove them.
+go to a hidden temporary file beside the target, which is renamed into place when complete.
+Temporary files are registered while they exist, so the command line's Ctrl-C and SIGTERM handling
+can remove them.
 """
 
 from __future__ import annotations

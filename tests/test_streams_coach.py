@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from paperplay.seeds import Rng, canonical_seed
 from paperplay.streams.coach import (
-    DEPTH2_MARGIN, STRATEGIES, CoachStrategy, GapStrategy, Scorer, evaluate, exact, exact_value, explain, play_game,
-    search, strategy, unseen_counts,
+    DEPTH2_MARGIN, STRATEGIES, CoachStrategy, GapStrategy, Scorer, evaluate, exact, exact_value, explain, gap_choice,
+    play_game, reply_boxes, search, strategy, unseen_counts,
 )
 from paperplay.streams.lab import Summary, game_seed, paired, play_games, simulate
 from paperplay.streams.rules import EMPTY, WILD, draw, score, standard_rules, tile_from_json, tile_json
@@ -362,6 +362,31 @@ def test_the_coach_looks_two_tiles_deep_until_the_exact_endgame():
     assert late.replies == {} and all(e.depth == 0 for e in late.estimates)
 
 
+def test_the_depth_2_search_tries_a_next_tile_in_the_runs_of_boxes_it_fits():
+    points = RULES.points
+    cells = [3, EMPTY, EMPTY, EMPTY, 12, EMPTY, EMPTY, 20, EMPTY, EMPTY] + [EMPTY] * 10
+    cells[12] = 25
+    unseen = unseen_counts(RULES, [3, 12, 20, 25])
+    # a 15 fits only between 12 and 20: boxes 6-7 (0-based 5, 6)
+    assert reply_boxes(cells, 15, unseen, points) == [5, 6]
+    # a 12 fits both sides of the 12 (a run may repeat a number): boxes 2-4 and 6-7
+    assert reply_boxes(cells, 12, unseen, points) == [1, 2, 3, 5, 6]
+    # a 22 fits boxes 9-12 only
+    assert reply_boxes(cells, 22, unseen, points) == [8, 9, 10, 11]
+    # the wild, and a number that fits no run of boxes, may go in any empty box
+    empties = [i for i, c in enumerate(cells) if c == EMPTY]
+    assert reply_boxes(cells, WILD, unseen, points) == empties
+    tight = [5, EMPTY, 6] + [EMPTY] * 16 + [30]
+    tight_unseen = unseen_counts(RULES, [5, 6, 30])
+    assert reply_boxes(tight, 2, tight_unseen, points) == [i for i, c in enumerate(tight) if c == EMPTY]
+    # one box that fits is not a choice: every empty box is tried
+    assert reply_boxes(tight, 5, tight_unseen, points) == [i for i, c in enumerate(tight) if c == EMPTY]
+    # the gap heuristic's own choice is always among them
+    for tile in range(1, 31):
+        if unseen[tile]:
+            assert gap_choice(cells, tile, unseen, points) in reply_boxes(cells, tile, unseen, points)
+
+
 def test_the_depth_2_search_forks_workers_in_plain_python_with_the_same_advice(monkeypatch):
     import multiprocessing
 
@@ -448,9 +473,8 @@ def _brute_value(cells, pool, scorer):
     return total / len(pool)
 
 
-@settings(max_examples=25, deadline=None)
-@given(st.integers(0, 2**32), st.integers(1, 3), st.integers(6, 12))
-def test_exact_endgame_values_agree_with_brute_force(seed, empty, pool_size):
+def _endgame(seed, empty, pool_size):
+    """A shuffled bag's first 20 tiles with `empty` boxes emptied, and a small pool of the rest."""
     import random
 
     rng = random.Random(seed)
@@ -463,8 +487,30 @@ def test_exact_endgame_values_agree_with_brute_force(seed, empty, pool_size):
     unseen = [0] * 31
     for tile in pool:
         unseen[tile] += 1
+    return cells, pool, unseen
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 4), st.integers(6, 12))
+def test_exact_endgame_values_agree_with_brute_force(seed, empty, pool_size):
+    cells, pool, unseen = _endgame(seed, empty, min(pool_size, 14 - 2 * empty))
     scorer = Scorer(RULES)
     assert exact_value(list(cells), unseen, scorer) == pytest.approx(_brute_value(cells, pool, scorer))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32), st.integers(2, 4))
+def test_every_box_of_the_exact_endgame_agrees_with_brute_force(seed, empty):
+    # exact() values sheets reached from different boxes once: each box's value is still its own
+    cells, pool, unseen = _endgame(seed, empty, 7)
+    tile, rest = pool[0], pool[1:]
+    unseen[tile] -= 1
+    scorer = Scorer(RULES)
+    estimates = exact(cells, tile, unseen, scorer)
+    assert sorted(e.box for e in estimates) == [i for i, c in enumerate(cells) if c == EMPTY]
+    for e in estimates:
+        row = [tile if i == e.box else c for i, c in enumerate(cells)]
+        assert e.mean == pytest.approx(_brute_value(row, rest, scorer)) and e.depth == 0
 
 
 def test_the_last_moves_are_exact():
@@ -475,6 +521,12 @@ def test_the_last_moves_are_exact():
     # 25 after 24 keeps the series of 18 (150 points) whatever comes; elsewhere it needs luck.
     assert advice.best.box == 17 and advice.best.mean > advice.estimates[1].mean + 20
     assert [e.mean for e in advice.estimates] == [e.mean for e in exact(cells, 25, unseen, Scorer(RULES))]
+    # four boxes left: exact too, the same values as every order of the draws scored one by one
+    four = [1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 16, 18, 19, 21, 22] + [EMPTY] * 4
+    four_unseen = unseen_counts(RULES, [*four[:16], 24])
+    advice = search(four, 24, four_unseen, Rng("t", "E"), Scorer(RULES))
+    assert [e.depth for e in advice.estimates] == [0] * 4 and advice.tiles == 0
+    assert advice.best.box == 16  # 24 after 22
 
 
 @pytest.mark.slow
@@ -497,6 +549,15 @@ def test_the_exact_endgame_is_bounded_by_the_rows_it_scores():
     assert exact_rows(3, many) > EXACT_ROWS
     advice = search(cells, 25, many, Rng("t", "B"), Scorer(RULES), first=2000)
     assert all(e.depth == 1 for e in advice.estimates)
+    # the standard game's last four moves: at most 23 values unseen
+    assert exact_rows(4, [0] + [1] * 23) == 4 * 3 * 23 ** 3 <= EXACT_ROWS
+    # a table that rewards a cut scores a row more slowly: a tenth of the rows
+    from paperplay.streams.coach import exact_limit
+
+    assert exact_limit(Scorer(RULES)) == EXACT_ROWS
+    cutting = Scorer(RULES)
+    cutting.runs_are_best = False
+    assert exact_limit(cutting) == EXACT_ROWS // 10 < exact_rows(4, [0] + [1] * 23)
 
 
 def test_review_marks_only_the_turns_that_lost_points(cli):

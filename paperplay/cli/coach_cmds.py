@@ -106,7 +106,7 @@ def advise(
     The coach plays the rest of the game out many times (Monte Carlo with successive halving, the
     gap heuristic writing the future tiles) and ranks the empty boxes by the mean final score; then
     it looks two tiles deep at its best boxes: for every tile that may come next, the best box for
-    it. The last three moves are exact. The same position and seed always give the same advice;
+    it. The last four moves are exact. The same position and seed always give the same advice;
     with the fast extra (numba) it runs compiled, with the same results.
 
     Example:

@@ -169,7 +169,7 @@ def review(drawn: Sequence[Tile], placements: Sequence[int], seed: str, budget: 
            rules: StreamsRules | None = None, jobs: int = 1) -> Iterator[TurnReview]:
     """Replays a game in draw order; for each turn, the coach's expected final score of the box the
     player chose and of its own best box (the same search judges both: the player's box is one of
-    the boxes searched two tiles deep; the last three turns are exact for every box). `jobs`: the
+    the boxes searched two tiles deep; the last four turns are exact for every box). `jobs`: the
     processes the search may fork while it runs in plain Python (the same results)."""
     rules = rules or standard_rules()
     scorer = Scorer(rules, jobs=jobs)

@@ -315,16 +315,32 @@ def test_a_misfit_goes_one_box_in_from_the_bound_it_breaks():
 
 
 def test_the_wild_goes_where_no_number_is_left_to_fill_a_gap():
-    # Box 1 (before the 2) may still get the 1; box 11 (between 10 and 12) can only be filled by a
-    # number 10-12, and every one is out: the wild saves the series 2-20 from a break there.
+    # Box 11 (between 10 and 12) can only be filled by a number 10-12, and every one is out: the wild
+    # saves the series 2-20 from a break there. Box 1, at the sheet's end, is where misfits go.
     cells = [EMPTY] + list(range(2, 11)) + [EMPTY] + list(range(12, 21))
     on_sheet = [c for c in cells if c != EMPTY]
     unseen = unseen_counts(RULES, [*on_sheet, 11, 11, 12, WILD])
     assert GapStrategy().choose(cells, WILD, unseen, Rng("t", "T")) == 10
-    # Only 11, 11 and 12 left in the bag: box 11 will be filled whatever comes, box 1 never.
-    unseen = unseen_counts(RULES, [*on_sheet, 1, *range(13, 20), *range(21, 31), WILD])
-    assert [t for t, n in enumerate(unseen) for _ in range(n)] == [11, 11, 12]
-    assert GapStrategy().choose(cells, WILD, unseen, Rng("t", "T")) == 0
+    # In a longer run of boxes the numbers that fit cannot fill, the wild goes to its middle box.
+    cells = [1, 2, 3, 4] + [EMPTY] * 5 + list(range(12, 18)) + [EMPTY] * 5
+    on_sheet = [c for c in cells if c != EMPTY]
+    unseen = unseen_counts(RULES, [*on_sheet, *range(5, 12), *range(11, 16), WILD])
+    assert sum(unseen[4:13]) == 0
+    assert GapStrategy().choose(cells, WILD, unseen, Rng("t", "T")) == 6
+
+
+def test_the_wild_goes_to_an_end_of_the_sheet_only_when_no_other_run_is_open():
+    # The only run of boxes in the sheet's middle lies between 12 and 10, which no number fits: the wild
+    # goes to the run at the end (its middle box), the one open to numbers.
+    cells = list(range(1, 10)) + [12, EMPTY, 10] + list(range(14, 19)) + [EMPTY] * 3
+    on_sheet = [c for c in cells if c != EMPTY]
+    unseen = unseen_counts(RULES, [*on_sheet, WILD])
+    assert GapStrategy().choose(cells, WILD, unseen, Rng("t", "T")) == 18
+    # With a run in the middle open to numbers, that one takes it, though its numbers are not short.
+    cells[10] = 13
+    cells[11] = EMPTY
+    unseen = unseen_counts(RULES, [*cells[:11], *cells[12:17], WILD])
+    assert GapStrategy().choose(cells, WILD, unseen, Rng("t", "T")) == 11
 
 
 # -- the depth-2 search -----------------------------------------------------------------------------
@@ -349,13 +365,13 @@ def test_the_coach_looks_two_tiles_deep_until_the_exact_endgame():
     assert 0 in with_first.replies and with_first.best.box == advice.best.box
     # Half way, still two tiles deep; with three boxes left, exact.
     cells = [1, 2, 3, 5, 6, 8, 9, 11, 12, 14] + [EMPTY] * 10
-    half_unseen = unseen_counts(RULES, [*cells[:10], 20])
-    half = search(cells, 20, half_unseen, Rng("t", "D2"), Scorer(RULES), first=4000)
+    half_unseen = unseen_counts(RULES, [*cells[:10], 18])
+    half = search(cells, 18, half_unseen, Rng("t", "D2"), Scorer(RULES), first=4000)
     # here one box is clearly best (no other within DEPTH2_MARGIN): the Monte Carlo decides alone ...
     assert half.replies == {} and half.estimates[1].mean < half.best.mean - DEPTH2_MARGIN
     # ... and with a second box to weigh, both are searched two tiles deep
     best, other = half.best.box, half.estimates[1].box
-    half = search(cells, 20, half_unseen, Rng("t", "D2"), Scorer(RULES), first=4000, include=other)
+    half = search(cells, 18, half_unseen, Rng("t", "D2"), Scorer(RULES), first=4000, include=other)
     assert set(half.replies) == {best, other} and half.best.depth == 2
     cells = [1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 16, 17, 18, 19, 21, 22] + [EMPTY] * 3
     late = search(cells, 20, unseen_counts(RULES, [*cells[:17], 20]), Rng("t", "D2"), Scorer(RULES), first=4000)

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from paperplay.messages import did_you_mean
 from paperplay.seeds import Rng
 from paperplay.streams import kernel
-from paperplay.streams.kernel import EDGE_MARGIN, MISFIT_SLACK_WEIGHT
+from paperplay.streams.kernel import EDGE_MARGIN, MISFIT_SLACK_WEIGHT, WILD_SHORTFALL
 from paperplay.streams.rules import EMPTY, WILD, StreamsRules, Tile, best_total, standard_rules
 
 Cells = list[int]
@@ -250,29 +250,36 @@ def _misfit(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Se
 
 def _wild(gaps: list[Gap], unseen: Unseen, cells: Cells, points: Sequence[int], empties: int) -> tuple[int, int]:
     """Where the wild most likely saves a break: the run of empty boxes (that some number still fits)
-    with the most boxes the numbers that fit it are not expected to fill, weighted by the points a
-    break there would cost; at its right-hand end unless that is the sheet's last box. With no such
-    run, the largest one."""
+    with the most boxes the numbers that fit it are not expected to fill (plus WILD_SHORTFALL when
+    there are any), weighted by the points a break there would cost; in its middle box. A run at an
+    end of the sheet only when every other run is closed to the numbers: the ends are where the
+    heuristic puts the tiles that fit nowhere, so a wild there seldom saves a break. With no such run,
+    the middle of the largest one. (Measured against the run's right-hand end and no preference for
+    the sheet's middle: `gap` +1.44 ± 0.16 and +1.65 ± 0.16 a game on the games with a wild of 20,000
+    of seeds TUNE and VAL; as the play-out policy, `montecarlo` −0.03 ± 0.20 and the coach +0.08 ±
+    0.17 on 4,000 games of seeds LAB and R2: no better judge, no worse.)"""
     n = len(cells)
     total = max(1, sum(unseen))
     breaks = _breaks(cells)
+    inner = any(lo <= hi and first > 0 and last < n - 1 for first, last, lo, hi in gaps)
     best = -math.inf
     chosen = at = -1
     for g, (first, last, lo, hi) in enumerate(gaps):
-        if lo > hi:
+        if lo > hi or (inner and (first == 0 or last == n - 1)):
             continue
-        box = last if last < n - 1 else first
+        box = (first + last) // 2
         start, end = _series(breaks, box, n)
         cost = points[end - start + 1] - points[box - start] - points[end - box]
         shortfall = (last - first + 1) - sum(unseen[lo:hi + 1]) * (empties - 1) / total
+        if shortfall > 0:
+            shortfall += WILD_SHORTFALL
         key = shortfall * (cost + 1)
         if key > best:
             best, chosen, at = key, g, box
     if chosen >= 0:
         return chosen, at
     chosen = max(range(len(gaps)), key=lambda g: (gaps[g][1] - gaps[g][0], -g))
-    first, last = gaps[chosen][0], gaps[chosen][1]
-    return chosen, (last if last < n - 1 else first)
+    return chosen, (gaps[chosen][0] + gaps[chosen][1]) // 2
 
 
 def pick(gaps: list[Gap], tile: int, unseen: Unseen, cells: Cells, points: Sequence[int],
@@ -331,8 +338,9 @@ class GapStrategy:
     a gap beside the bound it breaks (one break), where the break splits the least valuable series
     and the gap has room to spare, one box in from that bound when the gap has two boxes or more (a
     number may still fill the box between to carry either series on); the wild goes where it most
-    likely saves a break: the gap the numbers that fit it are least expected to fill, weighted by
-    what a break there would cost. The wild bounds its neighbours as the value between theirs."""
+    likely saves a break: the middle box of the gap the numbers that fit it are least expected to
+    fill, weighted by what a break there would cost, a gap at an end of the sheet (where misfits go)
+    only when no other is open to numbers. The wild bounds its neighbours as the value between theirs."""
 
     name = "gap"
 

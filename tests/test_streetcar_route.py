@@ -264,6 +264,26 @@ def test_cli_route_pdf_draws_the_route(cli, write_json, tmp_path):
     assert json.loads(again.stdout)["length"] == 6 and again.stderr.startswith(f"Wrote {out} (the board")
 
 
+def test_cli_route_pdf_draws_lines_past_the_games_six(cli, write_json, tmp_path):
+    # A custom board may number its lines up to 99; the game's colours and patterns cover 1-6.
+    from pdfcheck import page_texts
+
+    from paperplay.streetcar.data import line_style, line_styles
+
+    board = {"size": [3, 3], "locations": {"A": [1, 1]},
+             "terminals": [{"line": 7, "number": 1, "side": "W", "squares": [[0, 0], [1, 0]]},
+                           {"line": 7, "number": 2, "side": "E", "squares": [[0, 2], [1, 2]]},
+                           {"line": 99, "number": 1, "side": "N", "squares": [[0, 1], [0, 2]]},
+                           {"line": 99, "number": 2, "side": "S", "squares": [[2, 0], [2, 1]]}]}
+    state = write_json("seven.json", {"game": "streetcar", "board": board, "tiles": []})
+    out = tmp_path / "seven.pdf"
+    result = cli("route", str(state), "--line", "7", "--stops", "", "--pdf", str(out))
+    assert result.exit_code == 1 and "NOT complete" in result.stdout, result.stderr
+    assert "line 7, NOT complete" in page_texts(out)[0]
+    looks = {(s.colour, s.pattern) for s in map(line_style, range(1, 37))}
+    assert len(looks) == 36 and line_style(3) == line_styles()[3]
+
+
 def test_cli_route_pdf_carries_a_qr_code_of_what_it_shows(cli, tmp_path):
     # SPEC §4: every printed sheet carries a QR code (a board state has no seed or game code to give).
     from pdfcheck import page_texts, qr_texts

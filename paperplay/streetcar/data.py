@@ -119,3 +119,17 @@ def card_sets() -> tuple[int, ...]:
 def line_styles() -> dict[int, LineStyle]:
     data = load_template("streetcar/route-cards.json")
     return {s["line"]: LineStyle(s["line"], s["colour"], s["pattern"]) for s in data["line_styles"]}
+
+
+def line_style(line: int) -> LineStyle:
+    """A line's colour and pattern: the game's own for lines 1-6; a custom board's other lines (up to
+    99) pair one line's colour with another line's pattern, so that lines 7-36 all look different
+    (their number is printed on them too)."""
+    styles = line_styles()
+    if line in styles:
+        return styles[line]
+    table = [styles[k] for k in sorted(styles)]
+    index = line - 1
+    colour = table[index % len(table)].colour
+    pattern = table[(index % len(table) + index // len(table)) % len(table)].pattern
+    return LineStyle(line, colour, pattern)

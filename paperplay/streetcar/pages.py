@@ -42,7 +42,7 @@ from paperplay.streetcar.data import (
     LineStyle,
     TileKind,
     card_sets,
-    line_styles,
+    line_style,
     lines,
     route_cards,
     standard_board,
@@ -155,7 +155,6 @@ def board_drawing(board: Board, s: float = SQUARE, ink_saver: bool = False) -> t
     """The board from (0, 0): grid, locations, terminals with their line numbers and track stubs,
     coordinates. The band round the grid is 8 mm at full size, so the board (268 mm) fits the long
     side of a landscape A4 or Letter sheet."""
-    styles = line_styles()
     d = board_origin(s)
     bar = s * 0.24  # terminal bars next to the grid; the coordinates sit in the band's outer part
     ox = oy = d
@@ -184,7 +183,7 @@ def board_drawing(board: Board, s: float = SQUARE, ink_saver: bool = False) -> t
                           color="#000000" if ink_saver else "#3a2a10"))
     for t in board.terminals:
         (r1, c1), (r2, c2) = sorted(t.squares)
-        style = styles[t.line]
+        style = line_style(t.line)
         if t.side in (Edge.E, Edge.W):
             x = ox + board.cols * s if t.side is Edge.E else ox - bar
             box = (x, oy + r1 * s + s * 0.2, bar, (r2 - r1 + 1) * s - s * 0.4)
@@ -213,7 +212,7 @@ def _corner(code: str, page: str, width: float, height: float, shown: str | None
 
 
 def _line_card(line: int, board: Board, ink_saver: bool, t: Translator = ENGLISH) -> tuple[Item, ...]:
-    style = line_styles()[line]
+    style = line_style(line)
     w, h = CARD_W, CARD_H
     footer = t.gettext("Your terminals are marked on the map.")
     items: list[Item] = [Rect(-2.5, -2.5, w + 5, h + 5, stroke=0, fill=None if ink_saver else "#f7f2e6")]
@@ -247,7 +246,6 @@ def _line_card(line: int, board: Board, ink_saver: bool, t: Translator = ENGLISH
 def _route_card(card_set: int, number: int, ink_saver: bool, t: Translator = ENGLISH) -> tuple[Item, ...]:
     w, h = CARD_W, CARD_H
     _ = t.gettext
-    styles = line_styles()
     items: list[Item] = [Rect(-2.5, -2.5, w + 5, h + 5, stroke=0, fill=None if ink_saver else "#eef3f7"),
                          Text(w / 2, 10, _("ROUTE CARD {n}").format(n=number), size=11, bold=True, align="center"),
                          Text(w / 2, 15, t.ngettext("{n} stop", "{n} stops", card_set).format(n=card_set), size=8,
@@ -255,7 +253,7 @@ def _route_card(card_set: int, number: int, ink_saver: bool, t: Translator = ENG
     for i, stops in enumerate(route_cards(card_set)[number - 1]):
         line = i + 1
         y = 19 + i * 10
-        items += swatch(5, y, 9, 8, styles[line], ink_saver)
+        items += swatch(5, y, 9, 8, line_style(line), ink_saver)
         items.append(Text(17, y + 6, _("Line {line}").format(line=line), size=8, bold=True))
         items.append(Text(w - 5, y + 6.2, " - ".join(stops), size=11, bold=True, align="right"))
     items.append(Text(w / 2, h - 4.5, _("Stop at each location's stop sign."), size=6, align="center"))
@@ -460,7 +458,7 @@ def _car_token(line: int, ink_saver: bool, t: Translator = ENGLISH) -> tuple[Ite
     """A streetcar of a line: the line's colour and pattern all over, its number in a white disc and its
     label on a white strip (the pattern would run through it). In colour, the fill and pattern bleed
     BLEED mm past the bottom cut (the cars are the token block's bottom row); the outline stays on the cut."""
-    style = line_styles()[line]
+    style = line_style(line)
     c = TOKEN / 2
     body = swatch(0, 0, TOKEN, TOKEN, style, ink_saver)
     if not ink_saver:
@@ -533,7 +531,6 @@ def deal_pages(seed: str, code: str, seats: Sequence[Seat], card_set: int, paper
                ink_saver: bool, t: Translator = ENGLISH) -> list[Page]:
     """The organiser's deal master (seed, QR) and the seat slips, each showing only its own seat."""
     width, height = paper_size(paper)
-    styles = line_styles()
     _ = t.gettext
     stops_text = t.ngettext("{n} stop", "{n} stops", card_set).format(n=card_set)
     master: list[Item] = [
@@ -547,7 +544,7 @@ def deal_pages(seed: str, code: str, seats: Sequence[Seat], card_set: int, paper
     ]
     for i, seat in enumerate(seats):
         y = MARGIN + 44 + i * 11
-        master += swatch(MARGIN, y, 9, 8, styles[seat.line], ink_saver)
+        master += swatch(MARGIN, y, 9, 8, line_style(seat.line), ink_saver)
         master.append(Text(MARGIN + 12, y + 6, _("Seat {seat}: line {line}, route card {card} ({stops}): "
                                                  "{route}").format(seat=seat.seat, line=seat.line, card=seat.route_card,
                                                                    stops=stops_text, route=" - ".join(seat.stops)),
@@ -573,7 +570,7 @@ def deal_pages(seed: str, code: str, seats: Sequence[Seat], card_set: int, paper
         slips.append(fitted(Text(MARGIN + 4, y + 19, _("open only your own slip"), size=7), seat_w - 6))
         for x in (fold1, fold2):
             slips.append(Line(x, y + 2, x, y + slip_h - 2, width=0.4, dash=(1, 1.5)))
-        slips += swatch(fold1 + 4, y + 4, 12, slip_h - 8, styles[seat.line], ink_saver)
+        slips += swatch(fold1 + 4, y + 4, 12, slip_h - 8, line_style(seat.line), ink_saver)
         slips.append(Text(fold1 + 20, y + 10, _("Line {line}").format(line=seat.line), size=14, bold=True))
         slips.append(Text(fold1 + 20, y + 17, _("Route card {card} ({stops})").format(card=seat.route_card,
                                                                                      stops=stops_text), size=9))

@@ -205,10 +205,15 @@ def test_cli_simulate_bad_input(cli):
         (["--strategy", "gap", "--games", "0"], "--games: is 0"),
         (["--strategy", "gap", "--jobs", "0"], "--jobs: is 0"),
         (["--strategy", "gap", "--plot", "out.svg"], "must end in .png or .pdf"),
+        # game 10's seed would be <SEED>G10: 33 letters and digits, one more than a seed may have
+        (["--strategy", "gap", "--games", "10", "--seed", "7" * 30], "--seed: seed '" + "7" * 30 + "' has 30 "
+         "letters and digits; with --games 10 at most 29 are allowed"),
     ]
     for args, message in cases:
         result = cli("simulate", *args)
         assert result.exit_code == 2 and message in result.stderr, (args, result.stderr)
+        assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert cli("simulate", "--strategy", "gap", "--games", "9", "--seed", "7" * 30).exit_code == 0
 
 
 def _played_sheet(seed="7KQ2M9XD"):

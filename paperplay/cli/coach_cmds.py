@@ -15,7 +15,7 @@ import typer
 from paperplay.cli import options as opt
 from paperplay.cli.common import SHORT_HELP, guarded, only_with, print_json, seed_option, variant_file
 from paperplay.errors import InputError
-from paperplay.seeds import Rng, canonical_seed, display_code
+from paperplay.seeds import MAX_SEED_LENGTH, Rng, canonical_seed, display_code
 
 if TYPE_CHECKING:
     from paperplay.streams.rules import StreamsRules
@@ -236,6 +236,11 @@ def simulate(
         raise InputError(f"--jobs: is {jobs}; expected 1 to 256")
     names = _strategy_names(strategy_name, compare)
     canonical = seed_option(seed)
+    longest = MAX_SEED_LENGTH - len(f"G{games}")
+    if len(canonical) > longest:  # game i's seed, <SEED>G<i>, is a seed too
+        raise InputError(f"seed {seed!r} has {len(canonical)} letters and digits; with --games {games} at most "
+                         f"{longest} are allowed (game i is drawn from seed <SEED>G<i>, at most "
+                         f"{MAX_SEED_LENGTH})", field="seed")
     only_with("--plot", plot is not None, force=(force, "to replace an existing plot"))
     if plot is not None:
         if plot.suffix.lower() not in (".png", ".pdf"):

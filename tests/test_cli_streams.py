@@ -257,6 +257,9 @@ def test_file_seed_disagreeing_with_option_seed_is_an_input_error(cli, write_jso
     (["sheets", "--players", "0"], "--players: is 0"),
     (["sheets", "--players", "201"], "--players: is 201"),
     (["sheets", "--players", "2", "--names", "A,B,C"], "3 names for 2 players"),
+    (["sheets", "--players", "2", "--names", ""], "--names: is empty"),  # README: not read as the default
+    (["sheets", "--players", "3", "--names", "Ann,,Bob"], "--names: name 2 of 3 is empty"),
+    (["kit", "streams", "--names", " , "], "--names: name 1 of 2 is empty"),
     (["sheets", "--players", "2", "--seed", "..."], "no ASCII letters"),
     (["kit", "streams", "--seed", "x" * 40], "at most 32"),
 ])

@@ -158,6 +158,7 @@ def test_cli_advise_bad_input(cli):
         (["--cells", " ".join(["_"] * 20), "--tile", "5", "--seen", "7"],
          "2 tiles are out of the bag with the one in hand, but the sheet shows 0 written"),
         (["--cells", CELLS, "--tile", "17", "--budget", "5"], "--budget: is 5"),
+        (["--cells", CELLS, "--tile", "17", "--seen", ""], "--seen: is empty"),  # not read as no --seen
     ]
     for args, message in cases:
         result = cli("advise", *args)

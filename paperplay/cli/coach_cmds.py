@@ -66,6 +66,9 @@ def _known_tiles(cells: list[int], tile: int, seen: str | None, rules: StreamsRu
     from paperplay.streams.sheet import parse_tiles
 
     on_sheet = Counter(c for c in cells if c != EMPTY)
+    if seen is not None and not seen.strip(" ,;\t\n"):
+        raise InputError("--seen: is empty; expected the tiles known to be out of the bag, e.g. \"3 17 *\" "
+                         "(or leave --seen out)")
     listed = Counter(parse_tiles(seen, "--seen", count=None, rules=rules)) if seen else Counter()
     known = on_sheet | listed
     known[tile] += 1

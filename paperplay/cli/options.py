@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
+from paperplay.errors import InputError
 from paperplay.games import GAME_NAMES, GAMES
 from paperplay.i18n import LANGUAGES, locale_lang
 from paperplay.messages import did_you_mean
@@ -194,4 +195,12 @@ def names_list(names: str | None) -> list[str] | None:
     """The --names option as a list (None when not given)."""
     if names is None:
         return None
-    return [n.strip() for n in names.split(",")] if names.strip() else []
+    listed = [n.strip() for n in names.split(",")]
+    if not names.strip():
+        raise InputError("is empty; expected names separated by commas, e.g. \"Ann,Bob\" (or leave --names out)",
+                         field="names")
+    for number, name in enumerate(listed, start=1):
+        if not name:
+            raise InputError(f"name {number} of {len(listed)} is empty; expected names separated by commas, "
+                             f"e.g. \"Ann,Bob\"", field="names")
+    return listed

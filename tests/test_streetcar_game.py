@@ -179,6 +179,11 @@ def test_input_errors_name_the_field():
         (tiny_with(0, lay("Ann", ((9, 9), "straight", 0))), r"lay\[0\].at is \[9, 9\], off the 5x5 board"),
         (tiny_with(0, lay("Ann", ((1, 1), "monorail", 0))), r"lay\[0\].tile is 'monorail'"),
         ({**TINY, "players": ["Ann"]}, r"field players has 1 entry"),
+        # the dice belong to moves: a roll on a turn that lays tiles or restarts is neither checked nor used
+        ({**tiny_with(0, {**TINY["turns"][0], "roll": 3}), "variants": {"dice": "roll"}},
+         r"turns\[0\]: field roll is given on a turn that lays tiles"),
+        ({**tiny_with(0, {"player": "Ann", "restart": True, "repeat": True}), "variants": {"dice": "roll-or-repeat"}},
+         r"turns\[0\]: field repeat is given on a turn that restarts"),
     ]
     for log, message in cases:
         with pytest.raises(InputError, match=message):

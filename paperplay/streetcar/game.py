@@ -599,6 +599,10 @@ def parse_turn(data: Mapping[str, Any], where: str, geo: Geometry, names: Sequen
                          "or restarts; this one mixes them")
     if not (building or running or "restart" in data):
         raise InputError(f"{where}: the turn does nothing; expected lay (and draw), move (with start), or restart")
+    if not running and ("roll" in data or "repeat" in data):
+        raise InputError(f"{where}: field {'roll' if 'roll' in data else 'repeat'} is given on a turn that "
+                         f"{'lays tiles' if building else 'restarts'}; the dice belong to a turn that moves the "
+                         "car (start, move)")
     if "restart" in data:
         return Restart(data["player"])
     if building:

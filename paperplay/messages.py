@@ -57,6 +57,21 @@ def one_line(message: str) -> str:
     return shorten(text, _LONG_MESSAGE)
 
 
+REPORT_LINE = 1000
+"""The longest line of a report the terminal shows whole: longer ones (a 200,000-character card, a player's
+name as long) are shortened, the long values in them first."""
+
+
+def report_line(text: str) -> str:
+    """A line of a report as the terminal shows it: escaped; a line longer than REPORT_LINE shortened, its
+    long values first (--json keeps every value whole)."""
+    text = printable(text)
+    if len(text) <= REPORT_LINE:
+        return text
+    text = re.sub(rf"\S{{{_LONG_WORD + 1},}}", lambda m: shorten(m[0]), text)
+    return shorten(text, REPORT_LINE)
+
+
 def did_you_mean(value: str, values: Sequence[str], also: Sequence[str] = ()) -> str:
     """' (did you mean X?)' for the choice closest to a mistyped value, when one is close; `also` are
     further words a user may have meant (--version beside the commands)."""

@@ -1161,6 +1161,23 @@ def test_a_name_in_a_report_is_escaped_and_kept_short(name, shown):
     assert shown_name(name) == shown
 
 
+def test_long_values_in_a_report_are_shortened(tmp_path):
+    # A legal card of 70,000 terms (not in the hand) and a 300,000-letter player name: every line of the
+    # report stays readable; --json keeps the values whole.
+    log = data("sequence-game.json")
+    log["turns"][0]["card"] = " + ".join(["1"] * 70_000)
+    code, out, _ = run(tmp_path, "verify", write(tmp_path, "card.json", log))
+    assert code == 1 and "sequence/card-not-in-hand" in out and "…(279,887 characters)…" in out
+    assert max(map(len, out.splitlines())) < 400
+    tiny = data("streetcar-tiny-game.json")
+    text = json.dumps(tiny).replace('"Ann"', json.dumps("N" * 300_000))
+    (tmp_path / "name.json").write_text(text, encoding="utf-8")
+    code, out, _ = run(tmp_path, "verify", "name.json")
+    assert code == 0 and "N" * 1000 not in out and max(map(len, out.splitlines())) <= 1000
+    code, out, _ = run(tmp_path, "verify", "name.json", "--json")
+    assert code == 0 and "N" * 300_000 in out
+
+
 @pytest.mark.parametrize("args, option, victim", [
     (("score", "ann.json", "--html", "ann.json"), "--html", "ann.json"),
     (("score", "ann.json", "--html", "./link.json"), "--html", "ann.json"),  # another name, the same file

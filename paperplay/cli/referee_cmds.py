@@ -14,7 +14,7 @@ from paperplay.cli.common import (SHORT_HELP, guarded, only_with, print_json, se
                                   stdout_is_utf8, variant_file)
 from paperplay.errors import InputError
 from paperplay.files import check_not_an_input
-from paperplay.messages import did_you_mean, one_line, printable, shown_name
+from paperplay.messages import did_you_mean, one_line, printable, report_line, shown_name
 from paperplay.referee import Outcome, rankings, referee_files
 
 
@@ -34,7 +34,7 @@ def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]
     else:
         for outcome in outcomes:
             for line in outcome.text_lines():
-                typer.echo(printable(line))
+                typer.echo(report_line(line))
         if ranking and sum(o.game == "streams" and o.verdict is not None for o in outcomes) > 1:
             typer.echo("Ranking (valid sheets):")
             for row in ranking:

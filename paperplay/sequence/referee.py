@@ -9,11 +9,17 @@ from typing import Any
 
 from paperplay.errors import IllegalAction, InputError, Problem, Verdict
 from paperplay.jsonfile import validate
+from paperplay.messages import shorten
 from paperplay.seeds import seed_field
 from paperplay.sequence.rules import (
     MINUS, Board, Card, SequenceRules, Square, Window, best_sequences, complete_windows, evaluate, make_board,
     make_deck, number_set, reshuffle, standard_rules,
 )
+
+
+def _said(card: Card) -> str:
+    """A card as a message quotes it (a long one shortened)."""
+    return repr(shorten(card.text))
 
 
 def _sq(square: Sequence[int]) -> Square:
@@ -284,11 +290,11 @@ class Game:
                                 "one exchange per turn")
         for card in turn.dead_cards:
             if card not in hand:
-                raise IllegalAction("sequence/card-not-in-hand", f"{name} turns in {card.text!r}, which is not in "
+                raise IllegalAction("sequence/card-not-in-hand", f"{name} turns in {_said(card)}, which is not in "
                                     f"the hand ({_hand_text(hand)})")
             if card.kind != "equation" or card.value is None or any(
                     s not in self.chips for s in self.squares_of(card.value)):
-                raise IllegalAction("sequence/dead-card", f"{card.text!r} is not dead: a square of its number is "
+                raise IllegalAction("sequence/dead-card", f"{_said(card)} is not dead: a square of its number is "
                                     "still open")
             hand.remove(card)
             self.discards.append(card)
@@ -309,7 +315,7 @@ class Game:
             raise IllegalAction("sequence/no-card", f"{name} plays no card")
         card = turn.card
         if card not in hand:
-            raise IllegalAction("sequence/card-not-in-hand", f"{name} plays {card.text!r}, which is not in the "
+            raise IllegalAction("sequence/card-not-in-hand", f"{name} plays {_said(card)}, which is not in the "
                                 f"hand ({_hand_text(hand)})")
         if card.kind == MINUS:
             if turn.remove is None or turn.square is not None:
@@ -332,10 +338,10 @@ class Game:
         else:
             if turn.remove is not None:
                 # Only a Minus card removes a chip.
-                raise IllegalAction("sequence/remove", f"{card.text!r} places a chip; only a Minus card removes "
+                raise IllegalAction("sequence/remove", f"{_said(card)} places a chip; only a Minus card removes "
                                     "one (field remove)")
             if turn.square is None:
-                raise IllegalAction("sequence/square", f"{card.text!r} places a chip: give the square (field "
+                raise IllegalAction("sequence/square", f"{_said(card)} places a chip: give the square (field "
                                     "square)")
             square = turn.square
             if not (0 <= square[0] < rules.size and 0 <= square[1] < rules.size):
@@ -347,7 +353,7 @@ class Game:
                                     f"{self.chips[square]} chip")
             number = self.board[square[0]][square[1]]
             if card.kind == "equation" and card.value != number:
-                raise IllegalAction("sequence/square-number", f"{card.text!r} makes {card.value}, but "
+                raise IllegalAction("sequence/square-number", f"{_said(card)} makes {card.value}, but "
                                     f"{_name(square)} shows {number}")
             self.chips[square] = team
             made = _new_sequences(self, team, square, turn.sequences)

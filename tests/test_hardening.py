@@ -405,6 +405,14 @@ def test_number_options_are_ascii_digits_only(tmp_path, args, option, written):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("digits", [19, 5000])  # int() itself refuses more than 4,300 digits
+def test_a_number_option_of_thousands_of_digits_is_named_as_too_large(tmp_path, digits):
+    code, _, err = run(tmp_path, "sheets", "--players", "9" * digits)
+    assert code == 2 and f"--players: is a number of {digits:,} digits; far more than" in error_line(err)
+    code, _, err = run(tmp_path, "sheets", "--players", "9" * 18)
+    assert code == 2 and f"--players: is {'9' * 18}; expected 1-200" in error_line(err)
+
+
 @pytest.mark.parametrize("args", [("draw", "streams"), ("sheets",), ("kit", "sequence"), ("call", "streams"),
                                   ("simulate", "--strategy", "gap", "--games", "1"),
                                   ("advise", "--cells", " ".join(["_"] * 20), "--tile", "5"),
@@ -985,7 +993,9 @@ def test_an_out_name_too_long_for_the_file_system(tmp_path, name):
     ("李", "the name '李' has '李', which"),
     ("Ann\u3000Lee", "the name 'Ann\\u3000Lee' has '\\u3000', which the printed sheets' font cannot show; write it as "
                      "'Ann Lee'?"),
-    ("Ann\tLee", "the name 'Ann\\tLee' has '\\t', which")])
+    ("Ann\tLee", "the name 'Ann\\tLee' has '\\t', which"),
+    ("\u0301", "which the printed sheets' font cannot show; expected letters"),  # not: write it as ''?
+])
 def test_a_name_the_font_cannot_print_is_refused(tmp_path, command, name, said):
     code, _, err = run(tmp_path, *command, "--seed", "S", "--names", f"Ann,{name}")
     assert code == 2 and f"paperplay: error: --names: {said}" in error_line(err), err

@@ -41,6 +41,9 @@ class WholeNumber(click_types.IntParamType):
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
         if isinstance(value, str) and not re.fullmatch(r"-?[0-9]+", value):
             self.fail(f"is {value!r}; expected a whole number written with the digits 0-9", param, ctx)
+        if isinstance(value, str) and len(value.lstrip("-")) > 18:  # far past any option's range (and int()'s)
+            self.fail(f"is a number of {len(value.lstrip('-')):,} digits; far more than any value it "
+                      "takes", param, ctx)
         return super().convert(value, param, ctx)
 
 

@@ -92,7 +92,7 @@ def _check_printable(name: str) -> None:
     if not missing:
         return
     plain = "".join(_unaccented(c) if c in missing else c for c in name)
-    expected = (f"write it as {plain!r}?" if not undrawable(plain)
+    expected = (f"write it as {plain!r}?" if plain.strip() and not undrawable(plain)
                 else "expected letters of Western European alphabets, digits and punctuation")
     raise InputError(f"the name {name!r} has {', '.join(map(repr, missing))}, which the printed sheets' font "
                      f"cannot show; {expected}", field="names")

@@ -994,7 +994,8 @@ def test_an_out_name_too_long_for_the_file_system(tmp_path, name):
     ("Ann\u3000Lee", "the name 'Ann\\u3000Lee' has '\\u3000', which the printed sheets' font cannot show; write it as "
                      "'Ann Lee'?"),
     ("Ann\tLee", "the name 'Ann\\tLee' has '\\t', which"),
-    ("\u0301", "which the printed sheets' font cannot show; expected letters"),  # not: write it as ''?
+    ("\u0301", "the name '\u0301' has '\u0301', which the printed sheets' font cannot show; expected "
+                "letters"),  # not: write it as ''?
 ])
 def test_a_name_the_font_cannot_print_is_refused(tmp_path, command, name, said):
     code, _, err = run(tmp_path, *command, "--seed", "S", "--names", f"Ann,{name}")

@@ -15,6 +15,23 @@ from browser import find_chromium, launch
 from paperplay.cli.app import app
 
 DATA = Path(__file__).parent / "data"
+DROP = object()
+"""edited(document, path) with no value: the field at the end of the path is removed."""
+
+
+def edited(document: object, path: tuple, value: object = DROP) -> object:
+    """A deep copy of a JSON document with the value at `path` (keys and indexes) replaced, or removed."""
+    import copy
+
+    document = copy.deepcopy(document)
+    node = document
+    for key in path[:-1]:
+        node = node[key]  # type: ignore[index]
+    if value is DROP:
+        del node[path[-1]]  # type: ignore[attr-defined]
+    else:
+        node[path[-1]] = value  # type: ignore[index]
+    return document
 SPEC_SHEET = {
     "game": "streams",
     "code": "P2QP-HGPH",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA, SPEC_SHEET
+from conftest import DATA, SPEC_SHEET, edited
 from paperplay import files
 from paperplay.errors import InputError
 from paperplay.messages import one_line
@@ -55,13 +55,7 @@ def _sheet_with_placements() -> dict:
     return _streams_sheet()
 
 
-def _set(document: dict, path: tuple, value: object) -> dict:
-    document = copy.deepcopy(document)
-    node = document
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
-    return document
+_set = edited
 
 
 FLOAT_CASES = [

@@ -14,9 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import edited
 from paperplay.errors import InputError
 from paperplay.errors import IllegalAction
-from paperplay.sequence.referee import Game, play_turn, verify_log, verify_position
+from paperplay.sequence.referee import Game, parse_turn, play_turn, verify_log, verify_position
 from paperplay.sequence.rules import (
     LEVELS, MINUS, PLUS, Card, best_sequences, complete_windows, evaluate, make_board, make_deck, number_set,
     reshuffle, spread_problems, standard_rules, too_close,
@@ -554,3 +555,98 @@ def test_a_card_that_is_no_equation_cannot_be_read(legal_log):
     log["turns"][0]["card"] = "2 x"
     with pytest.raises(InputError, match=r"turns\[0\].card is '2 x'; expected an equation"):
         verify_log(log, "log")
+
+
+# Logs of games played without a seed: the deal and every card drawn are recorded -------------------
+
+
+def _as_dealt(log):
+    """The same game as a log without a seed: the seed's board and hands as field deal, and each turn's
+    cards drawn (as the seeded replay draws them) in field draw."""
+    names = [p["name"] for p in log["players"]]
+    game = Game.deal(RULES, log["seed"], number_set(log.get("numbers", "1-48")), log.get("level", "mixed"), names,
+                     {p["name"]: p["colour"] for p in log["players"]})
+    dealt = {"game": "sequence", "players": log["players"],
+             "deal": {"board": [list(row) for row in game.board],
+                      "hands": {name: [c.text for c in game.hands[name]] for name in names}}, "turns": []}
+    drawn = []
+    deck_draw = game.draw
+
+    def recording_draw():
+        card = deck_draw()
+        if card is not None:
+            drawn.append(card.text)
+        return card
+
+    game.draw = recording_draw
+    for turn in log["turns"]:
+        drawn.clear()
+        game.play(parse_turn(turn, "turn"))
+        dealt["turns"].append({**{k: v for k, v in turn.items() if k != "draw"},
+                               **({} if turn.get("pass") else {"draw": list(drawn)})})
+    return dealt
+
+
+@pytest.mark.parametrize("players, forget", [(2, 0), (3, 5), (4, 0)])
+def test_a_game_logged_with_its_deal_instead_of_a_seed_verifies_the_same(players, forget):
+    log = play_game("DEMO", players, forget_every=forget)
+    dealt = _as_dealt(log)
+    assert "seed" not in dealt and any(t.get("draw") == [] for t in dealt["turns"]) == bool(forget)
+    seeded, unseeded = verify_log(log, "log.json"), verify_log(dealt, "log.json")
+    assert unseeded.valid and (unseeded.winner, unseeded.summary) == (seeded.winner, seeded.summary)
+
+
+def test_a_dealt_log_plays_only_cards_that_were_dealt_or_drawn(legal_log):
+    dealt = _as_dealt(legal_log)
+    first = dealt["turns"][0]
+    played = first["card"]
+    hand = dealt["deal"]["hands"][first["player"]]
+    hand[hand.index(played)] = "1 + 1" if played != "1 + 1" else "1 + 2"  # the card played was never dealt
+    assert _first_problem(dealt)["rule"] == "sequence/card-not-in-hand"
+    # a card drawn at one turn and played at a later one: recorded as another card, it is not in the hand
+    dealt = _as_dealt(legal_log)
+    turns = dealt["turns"]
+    later, earlier = next((j, i) for j, t in enumerate(turns) for i in range(j)
+                          if turns[i]["player"] == t["player"] and t.get("card") in turns[i].get("draw", [])
+                          and t["card"] not in dealt["deal"]["hands"][t["player"]])
+    turns[earlier]["draw"] = ["1 + 1" if c == turns[later]["card"] else c for c in turns[earlier]["draw"]]
+    problem = _first_problem(dealt)
+    assert problem["rule"] == "sequence/card-not-in-hand" and problem["turn"] <= later + 1
+
+
+def test_a_dealt_log_draws_no_more_cards_than_the_turn_allows(legal_log):
+    dealt = _as_dealt(legal_log)
+    dealt["turns"][0]["draw"] = dealt["turns"][0]["draw"] + ["2 + 2"]
+    problem = _first_problem(dealt)
+    assert (problem["turn"], problem["rule"]) == (1, "sequence/draw") and "records 2 cards drawn" in problem["message"]
+
+
+def test_a_misdeal_is_reported_before_the_first_turn(legal_log):
+    dealt = _as_dealt(legal_log)
+    name = legal_log["players"][0]["name"]
+    dealt["deal"]["hands"][name].pop()
+    result = verify_log(dealt, "log.json")
+    assert not result.valid and result.problems[0].rule == "sequence/deal" and result.problems[0].turn == 0
+    size = RULES.player_count(2).hand
+    assert f"{name} is dealt {size - 1} cards; with 2 players each is dealt {size}" in result.problems[0].message
+    assert "the deal breaks a rule before the first turn" in result.summary
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda log, dealt: {**dealt, "seed": "DEMO"}, r"give either field seed \(the kit's\) or field deal"),
+    (lambda log, dealt: {k: v for k, v in log.items() if k != "seed"}, "not neither"),
+    (lambda log, dealt: edited(dealt, ("turns", 0, "draw"), True), r"turns\[0\].draw is true; a log with a deal"),
+    (lambda log, dealt: edited(dealt, ("turns", 0, "draw")), r"turns\[0\].draw is missing; a log with a deal"),
+    (lambda log, dealt: edited(log, ("turns", 0, "draw"), ["1 + 1"]), r"turns\[0\].draw lists cards, but the log has"),
+    (lambda log, dealt: edited(dealt, ("deal", "hands", "Zed"), []), "gives a hand to 'Zed', who is not playing"),
+    (lambda log, dealt: edited(dealt, ("deal", "hands", log["players"][1]["name"])), "has no hand for"),
+    (lambda log, dealt: edited(dealt, ("deal", "hands", log["players"][0]["name"], 0), "2 x"),
+     r"deal.hands.\w+\[0\] is '2 x'; expected an equation"),
+    (lambda log, dealt: edited(dealt, ("turns", 0, "draw"), ["7 /"]), r"turns\[0\].draw\[0\] is '7 /'"),
+    (lambda log, dealt: edited(dealt, ("deal", "board"), [[None] * 10] * 9), "deal: field board has 9 rows"),
+])
+def test_dealt_log_input_errors(legal_log, change, message):
+    log = copy.deepcopy(legal_log)
+    with pytest.raises(InputError, match=message):
+        verify_log(change(log, _as_dealt(log)), "log.json")
+

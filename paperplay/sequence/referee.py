@@ -169,6 +169,7 @@ class Turn:
     sequences: tuple[Window, ...] | None = None  # the sequences the log says this move completes
     draw: bool = True
     passes: bool = False
+    drawn: tuple[Card, ...] | None = None  # a log with a deal records the cards drawn: the replacement first
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"player": self.player}
@@ -184,6 +185,8 @@ class Turn:
             out["sequences"] = [[list(s) for s in w] for w in self.sequences]
         if not self.draw:
             out["draw"] = False
+        elif self.drawn is not None:
+            out["draw"] = [c.text for c in self.drawn]
         if self.passes:
             out["pass"] = True
         return out
@@ -205,6 +208,8 @@ def _card(text: str, where: str) -> Card:
 def parse_turn(data: dict[str, Any], where: str) -> Turn:
     """Reads one turn of a log (already schema-checked) into a Turn; raises only InputError."""
     claimed = data.get("sequences")
+    draw = data.get("draw", True)
+    drawn = None if not isinstance(draw, list) else tuple(_card(t, f"{where}.draw[{i}]") for i, t in enumerate(draw))
     return Turn(
         player=data["player"],
         card=_card(data["card"], f"{where}.card") if "card" in data else None,
@@ -212,8 +217,9 @@ def parse_turn(data: dict[str, Any], where: str) -> Turn:
         remove=_sq(data["remove"]) if "remove" in data else None,
         dead_cards=tuple(_card(t, f"{where}.dead_cards[{i}]") for i, t in enumerate(data.get("dead_cards", []))),
         sequences=None if claimed is None else tuple(tuple(_sq(s) for s in five) for five in claimed),
-        draw=data.get("draw", True),
+        draw=draw is not False,
         passes=data.get("pass", False),
+        drawn=drawn,
     )
 
 
@@ -235,6 +241,7 @@ class Game:
     reshuffles: int = 0
     turn: int = 0
     winner: str | None = None
+    recorded: list[Card] | None = None  # a log with a deal: the cards this turn records drawn (no deck)
 
     @classmethod
     def deal(cls, rules: SequenceRules, seed: str, numbers: Sequence[int], level: str, names: list[str],
@@ -251,7 +258,18 @@ class Game:
                     game.hands[name].append(card)
         return game
 
+    @classmethod
+    def dealt(cls, rules: SequenceRules, board: Board, hands: dict[str, list[Card]], names: list[str],
+              colour: dict[str, str]) -> Game:
+        """Sets the table of a game played without a seed: the board and hands as the log records them;
+        each turn's draws come from the log (see play)."""
+        game = cls(rules, "", board, [], names, colour, rules.player_count(len(names)).to_win, recorded=[])
+        game.hands = {name: list(hands[name]) for name in names}
+        return game
+
     def draw(self) -> Card | None:
+        if self.recorded is not None:
+            return self.recorded.pop(0) if self.recorded else None
         if not self.deck and self.discards:
             # The draw pile ran out: the discard piles, in the order the cards were discarded,
             # are shuffled into a new draw pile (label sequence/reshuffle/<n>).
@@ -273,7 +291,13 @@ class Game:
         expected = self.names[self.turn % len(self.names)]
         if turn.player != expected:
             raise IllegalAction("sequence/turn-order", f"it is {expected}'s turn, not {turn.player}'s")
+        if self.recorded is not None:
+            self.recorded = list(turn.drawn or ())
         self.apply(turn)
+        if self.recorded:
+            drawn = len(turn.drawn or ()) - len(self.recorded)
+            raise IllegalAction("sequence/draw", f"{turn.player} records {len(turn.drawn or ())} card"
+                                f"{'s' if len(turn.drawn or ()) != 1 else ''} drawn, but the turn draws {drawn}")
         self.turn += 1
         team = self.colour[turn.player]
         if len(self.fixed.get(team, [])) >= self.to_win:
@@ -452,18 +476,23 @@ def _new_sequences(game: Game, team: str, square: Square, claimed: Sequence[Wind
 class SequenceLog:
     """A game log read into typed values: the kit's options, the seating and every turn."""
 
-    seed: str
+    seed: str | None  # None: the game was played without a seed, from the deal below
     numbers: tuple[int, ...]
     level: str
     names: list[str]
     colour: dict[str, str]
     turns: tuple[Turn, ...]
+    board: Board | None = None
+    hands: dict[str, list[Card]] | None = None
 
 
-def read_log(data: dict[str, Any], source: str) -> SequenceLog:
+def read_log(data: dict[str, Any], source: str, rules: SequenceRules | None = None) -> SequenceLog:
     """Reads a whole game log before anything is played; raises only InputError."""
     validate(data, "sequence-log", source)
-    seed = seed_field(data["seed"], source)
+    if ("seed" in data) == ("deal" in data):
+        raise InputError(f"{source}: give either field seed (the kit's) or field deal (the board and hands of a "
+                         "game played without a seed), not " + ("both" if "seed" in data else "neither"))
+    seed = seed_field(data["seed"], source) if "seed" in data else None
     try:
         numbers = number_set(data.get("numbers", "1-48"))
     except InputError as exc:
@@ -476,22 +505,55 @@ def read_log(data: dict[str, Any], source: str) -> SequenceLog:
             raise InputError(f"{source}: field turns[{index}].player is {turn['player']!r}; expected one of "
                              f"{', '.join(names)}")
     turns = tuple(parse_turn(t, f"{source}: field turns[{i}]") for i, t in enumerate(data["turns"]))
-    return SequenceLog(seed, numbers, data.get("level", "mixed"), names,
-                       {p["name"]: p["colour"] for p in data["players"]}, turns)
+    for index, (turn, given) in enumerate(zip(turns, data["turns"])):
+        where = f"{source}: field turns[{index}].draw"
+        if seed is not None and turn.drawn is not None:
+            raise InputError(f"{where} lists cards, but the log has a seed, which deals them; expected false (the "
+                             "player forgot to draw) or no field draw")
+        if seed is None and turn.draw and turn.drawn is None and not turn.passes:
+            said = "is missing" if "draw" not in given else "is true"
+            raise InputError(f"{where} {said}; a log with a deal records the cards drawn, e.g. [\"3 x 4 + 2\"] "
+                             "([] when the draw pile is empty, false when the player forgot to draw)")
+    colour = {p["name"]: p["colour"] for p in data["players"]}
+    if seed is not None:
+        return SequenceLog(seed, numbers, data.get("level", "mixed"), names, colour, turns)
+    deal = data["deal"]
+    board = board_from_record(deal, f"{source}: field deal", rules or standard_rules())
+    for name in deal["hands"]:
+        if name not in names:
+            raise InputError(f"{source}: field deal.hands gives a hand to {name!r}, who is not playing; expected "
+                             f"{', '.join(names)}")
+    hands = {}
+    for name in names:
+        if name not in deal["hands"]:
+            raise InputError(f"{source}: field deal.hands has no hand for {name!r}; expected one for each player")
+        hands[name] = [_card(t, f"{source}: field deal.hands.{name}[{i}]") for i, t in enumerate(deal["hands"][name])]
+    return SequenceLog(None, numbers, data.get("level", "mixed"), names, colour, turns, board, hands)
 
 
 def verify_log(data: dict[str, Any], source: str, rules: SequenceRules | None = None) -> LogResult:
     """Reads a game log, then replays it; reports the first illegal action, or the winner."""
     rules = rules or standard_rules()
-    log = read_log(data, source)
+    log = read_log(data, source, rules)
     try:
-        game = Game.deal(rules, log.seed, log.numbers, log.level, log.names, log.colour)
+        if log.seed is None:
+            assert log.board is not None and log.hands is not None
+            game = Game.dealt(rules, log.board, log.hands, log.names, log.colour)
+        else:
+            game = Game.deal(rules, log.seed, log.numbers, log.level, log.names, log.colour)
     except InputError as exc:
         raise exc.where(source) from None
     problems: tuple[Problem, ...] = ()
     seating = _seating_problem(log.names, log.colour, len(log.names), rules)
     if seating:
         problems = (Problem("sequence/teams", seating, turn=0, player=None),)
+    elif log.hands is not None:
+        size = rules.player_count(len(log.names)).hand
+        for name in log.names:
+            if len(log.hands[name]) != size:
+                problems = (Problem("sequence/deal", f"{name} is dealt {len(log.hands[name])} cards; with "
+                                    f"{len(log.names)} players each is dealt {size}", turn=0, player=None),)
+                break
     for number, turn in enumerate(log.turns, start=1):
         if problems:
             break
@@ -502,7 +564,8 @@ def verify_log(data: dict[str, Any], source: str, rules: SequenceRules | None = 
     played = game.turn
     sequences = {c: len(game.fixed.get(c, [])) for c in dict.fromkeys(log.colour.values())}
     if problems and not problems[0].turn:
-        summary = "NOT VALID: the players' seating breaks a rule before the first turn"
+        what = "deal" if problems[0].rule == "sequence/deal" else "players' seating"
+        summary = f"NOT VALID: the {what} breaks a rule before the first turn"
     elif problems:
         summary = f"NOT VALID: the first illegal action is at turn {problems[0].turn}"
     elif game.winner:

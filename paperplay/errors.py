@@ -7,9 +7,15 @@ from play that breaks a rule (a Problem, exit code 1), raised mid-replay as Ille
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
+
+
+def debugging() -> bool:
+    """PAPERPLAY_DEBUG=1 asks for an internal error's traceback (SPEC §2); unset, empty or 0 does not."""
+    return os.environ.get("PAPERPLAY_DEBUG", "").strip() not in ("", "0")
 
 
 class InputError(Exception):

@@ -313,6 +313,9 @@ def test_an_internal_error_is_exit_3_with_one_line(tmp_path, monkeypatch):
     assert code == 3 and len(lines) == 1
     assert lines[0].startswith("paperplay: internal error: RuntimeError: something\\nbroke")
     assert lines[0].endswith("(run with PAPERPLAY_DEBUG=1 for the traceback)")
+    monkeypatch.setenv("PAPERPLAY_DEBUG", "0")  # off, as unset
+    code, _, err = run(tmp_path, "draw", "streams", "--seed", "S")
+    assert code == 3 and len(err.splitlines()) == 1
     monkeypatch.setenv("PAPERPLAY_DEBUG", "1")
     code, _, err = run(tmp_path, "draw", "streams", "--seed", "S")
     assert code == 3 and "Traceback" in err

@@ -16,7 +16,7 @@ import typer
 from paperplay import __version__, interrupts
 from paperplay.cli import coach_cmds, draw_cmds, print_cmds, referee_cmds, scan_cmds
 from paperplay.cli import options as opt
-from paperplay.errors import InputError
+from paperplay.errors import InputError, debugging
 from paperplay.messages import did_you_mean, one_line
 
 app = typer.Typer(
@@ -279,7 +279,7 @@ def main(argv: list[str] | None = None) -> None:
         if isinstance(exc, OSError) and exc.errno in UNWRITABLE:  # stdout cannot take more: not a bug
             code = _stdout_refused(exc)
         else:
-            if os.environ.get("PAPERPLAY_DEBUG"):
+            if debugging():
                 traceback.print_exc()
             _say(f"internal error: {type(exc).__name__}: {exc} (run with PAPERPLAY_DEBUG=1 for the traceback)")
             code = 3

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from paperplay.errors import debugging
 from paperplay.interrupts import fragile
 from paperplay.streams.rules import EMPTY, WILD
 
@@ -390,7 +391,7 @@ def _compile() -> Callable[..., None] | None:
         compiled: Callable[..., None] = numba.njit(SIGNATURE, cache=True, nogil=True)(_play_boxes)
         return compiled
     except Exception:  # a numba that cannot compile it: the plain-Python play-outs give the same results
-        if os.environ.get("PAPERPLAY_DEBUG"):
+        if debugging():
             raise
         return None
     finally:

@@ -269,7 +269,7 @@ def test_dice_variants():
     ann.running, ann.start = True, ends[1]
     with pytest.raises(Illegal) as caught:
         game.move(ann, [(1, 0), (1, 1), (1, 2)], 2)
-    assert caught.value.problem.rule == "streetcar/speed"
+    assert caught.value.problem.rule == "streetcar/dice" and "at most 2 (the roll)" in str(caught.value)
     with pytest.raises(Illegal) as caught:
         game.move(ann, [(1, 0), (1, 1), (1, 2)], 5)  # a 5 goes on to the next stop sign
     assert caught.value.problem.rule == "streetcar/dice"

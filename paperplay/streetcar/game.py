@@ -278,7 +278,7 @@ class Game:
             last = i == len(steps)
             if limit is not None and i > limit:
                 raise Illegal(
-                    "streetcar/speed",
+                    "streetcar/dice" if self.dice != "none" else "streetcar/speed",  # the roll replaces the speed rule
                     f"{player.name}'s car moves {len(steps)} spaces; it may move at most {limit} "
                     + (
                         "(the roll)"

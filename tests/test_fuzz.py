@@ -161,6 +161,7 @@ FORMATS = {
     "streetcar-log": lambda: json.loads((DATA / "streetcar-tiny-game.json").read_text(encoding="utf-8")),
     "sequence-position": lambda: copy.deepcopy(SEQUENCE_POSITION),
     "sequence-log": lambda: json.loads((DATA / "sequence-game.json").read_text(encoding="utf-8")),
+    "sequence-log-dealt": lambda: json.loads((DATA / "sequence-game-dealt.json").read_text(encoding="utf-8")),
     "streams-variant": lambda: json.loads((DATA / "streams-variant-big.json").read_text(encoding="utf-8")),
     "streams-variant-sheet": lambda: copy.deepcopy(VARIANT_SHEET),
 }

@@ -363,9 +363,21 @@ def poster_pages(items: tuple[Item, ...], total_w: float, total_h: float, width:
     return pages
 
 
+RULE_INDENT = 4.0
+"""How far text_lines indents a line that carries on the rule above it (written with leading spaces)."""
+
+
 def text_lines(lines: Sequence[str], accent: str, x: float = MARGIN, y: float = MARGIN + 10,
                t: Translator = ENGLISH) -> list[Item]:
-    """A titled block of text, one line every 6 mm (the first line is the title), then the ruler."""
-    items: list[Item] = [Text(x, y + i * 6, line, size=13 if i == 0 else 8.5, bold=i == 0,
-                              color=accent if i == 0 else "#000000") for i, line in enumerate(lines)]
-    return items + calibration_ruler(x, y + 6 + len(lines) * 6, t=t)
+    """A titled block of text (the first line is the title), then the ruler: a line every 6 mm, one that
+    carries on the rule above it (it starts with spaces in the text) indented and 4.8 mm below it, so
+    each rule reads as one."""
+    items: list[Item] = []
+    at = y
+    for i, line in enumerate(lines):
+        carries_on = i > 0 and line[:1].isspace() and line.strip() != ""
+        if i:
+            at += 4.8 if carries_on else 6
+        items.append(Text(x + (RULE_INDENT if carries_on else 0), at, line.strip(), size=13 if i == 0 else 8.5,
+                          bold=i == 0, color=accent if i == 0 else "#000000"))
+    return items + calibration_ruler(x, at + 12, t=t)

@@ -516,7 +516,10 @@ def extras_page(code: str, paper: str, ink_saver: bool, t: Translator = ENGLISH)
                       color="#555555"))
     items += calibration_ruler(MARGIN, track + 36, t=t)
     items += _corner(code, "extras", width, height, _("extras"), t)
-    marks = crop_marks(xs, ys, width, height, avoid=all_boxes(i for i in items if not isinstance(i, Group)))
+    # Short marks (reach): long ones under the last columns would run down to the speed track and read as
+    # cut lines through it.
+    marks = crop_marks(xs, ys, width, height, avoid=all_boxes(i for i in items if not isinstance(i, Group)),
+                       reach=8.0)
     return Page(width, height, tuple(items + grid + marks), "player", "tokens")
 
 

@@ -354,9 +354,13 @@ def poster_pages(items: tuple[Item, ...], total_w: float, total_h: float, width:
             map_y = height - margin - 9
             page += page_map(margin, map_y, rows, cols, (r, c))
             label = f"row {r + 1} of {rows}, column {c + 1} of {cols}"
-            printed = t.gettext("Poster page row {row} of {rows}, column {col} of {cols}: overlap the red crosses "
-                                "of neighbouring pages, then tape.").format(row=r + 1, rows=rows, col=c + 1, cols=cols)
-            page.append(Text(margin + cols * MAP_CELL + 3, map_y + 3, printed, size=7))
+            printed = t.gettext("Poster page row {row} of {rows}, column {col} of {cols}.").format(
+                row=r + 1, rows=rows, col=c + 1, cols=cols)
+            # The page laid on top must lose its margin there, or its margin and this line would cover the board.
+            how = t.gettext("Trim the margin where a page meets its left or upper neighbour, lay it on top with the "
+                            "red crosses matched, then tape.")
+            page += [Text(margin + cols * MAP_CELL + 3, map_y + 2, printed, size=7),
+                     Text(margin + cols * MAP_CELL + 3, map_y + 5.5, how, size=7)]
             if payload:
                 page.append(QR(width - margin - 10, height - margin - 10.5, 10, f"{payload} part={r + 1}.{c + 1}"))
             pages.append((page, label))

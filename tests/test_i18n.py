@@ -110,8 +110,10 @@ def test_the_danish_sequence_rules_use_the_rulebook_words():
     for word in ("sekvensnumre", "sekvens", "frit rum", "plus-kort", "minus-kort", "dødkort", "hold", "kortbunke"):
         assert word in text
     t = translator("da")
-    assert (t.gettext("Sequence Numbers"), t.gettext("SEQUENCE"), t.gettext("FREE")) == ("Sekvensnumre", "SEKVENS",
-                                                                                         "FRI")
+    # the card back's two lines spell the game's one-word name, hyphenated: SEKVENS- / NUMRE
+    assert (t.gettext("Sequence Numbers"), t.gettext("SEQUENCE"), t.gettext("NUMBERS"), t.gettext("FREE")) == (
+        "Sekvensnumre", "SEKVENS-", "NUMRE", "FRI")
+    assert translator("de").gettext("SEQUENCE") == "SEQUENZ-"  # Sequenz-Zahlen
 
 
 VARIANT = Path(__file__).parent / "data" / "streams-variant-big.json"

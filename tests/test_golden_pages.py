@@ -17,7 +17,7 @@ from test_page_fits import kit
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("PAPERPLAY_UPDATE_GOLDEN") == "1"
-SUMMARISED = ("card", "back", "tile:", "token:")
+SUMMARISED = ("card", "back", "bleed", "tile:", "token:")
 """Groups drawn many times (cards, tiles, tokens) are written as their place and a digest of their drawing."""
 
 CASES = {

@@ -242,6 +242,13 @@ def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]
             front.append(Group(card, xs[c], ys[r], tag="card"))
             back_items.append(Group(backs[start + i], xs[cols - 1 - c] + back_offset[0], ys[r] + back_offset[1],
                                     tag="back"))
+        # Every back's fill and pattern first, bleed and all, then each back clipped to its cut: a neighbour's
+        # bleed drawn over a back's edge would break its pattern a bleed's width inside the cut; this way the
+        # seam between two backs' patterns lies on the cut (texts and QR codes are drawn once, with the cut).
+        back_items = [*(Group(tuple(i for i in g.items if not isinstance(i, (Text, QR))), g.dx, g.dy, tag="bleed")
+                        for g in back_items if isinstance(g, Group)),
+                      *(Group(g.items, g.dx, g.dy, clip=(g.dx, g.dy, CARD_W, CARD_H), tag="back")
+                        for g in back_items if isinstance(g, Group))]
         number = start // per_page
         left, right = labels(number, False)
         texts = side_texts(xs, ys, width, left, right)

@@ -125,8 +125,12 @@ def _card_front(card: Card, index: int, code: str, ink_saver: bool, t: Translato
     items: list[Item] = [Rect(-2.5, -2.5, w + 5, h + 5, stroke=0, fill=edge)]  # bleed past the cut
     items.append(Rect(3, 3, w - 6, h - 6, stroke=1.0, color=ACCENT, fill="#ffffff", radius=3))
     if card.kind == PLUS:
-        items += [Rect(w / 2 - 14, h / 2 - 4, 28, 8, stroke=0, fill="#1f7a3f"),
-                  Rect(w / 2 - 4, h / 2 - 14, 8, 28, stroke=0, fill="#1f7a3f"),
+        # One outline (the ink saver draws a large fill as its outline: two bars would cross in the middle),
+        # its arms 12 mm long, clear of the words below.
+        arm, bar, cx, cy = 12.0, 4.0, w / 2, h / 2
+        cross = ((-bar, -arm), (bar, -arm), (bar, -bar), (arm, -bar), (arm, bar), (bar, bar), (bar, arm), (-bar, arm),
+                 (-bar, bar), (-arm, bar), (-arm, -bar), (-bar, -bar))
+        items += [Polygon(tuple((cx + x, cy + y) for x, y in cross), stroke=0, fill="#1f7a3f"),
                   Text(w / 2, 16, _("PLUS"), size=16, bold=True, align="center"),
                   Text(w / 2, h - 27, _("Place a chip on"), size=8, align="center"),
                   Text(w / 2, h - 22, _("any open square"), size=8, align="center")]
@@ -282,8 +286,10 @@ def rules_pages(code: str, paper: str, cards: Sequence[tuple[Item, ...]] = (), b
     xs = [left + i * CARD_W for i in range(len(cards) + 1)]
     ys = [top, top + CARD_H]
     groups: list[Item] = [Group(card, xs[i], top, tag="card") for i, card in enumerate(cards)]
-    items.append(Text(MARGIN, top - 8, _("The last cards of the deck: cut them out too (their backs are on the "
-                                         "back of this page, long-edge flip)."), size=7, bold=True))
+    items.append(Text(MARGIN, top - 8, t.ngettext(
+        "The last card of the deck: cut it out too (its back is on the back of this page, long-edge flip).",
+        "The last cards of the deck: cut them out too (their backs are on the back of this page, long-edge flip).",
+        len(cards)), size=7, bold=True))
     marks = crop_marks(xs, ys, width, height, avoid=all_boxes(items), reach=8.0)
     backs: list[Item] = [Group(back, width - xs[i] - CARD_W + back_offset[0], top + back_offset[1], tag="back")
                          for i in range(len(cards))]

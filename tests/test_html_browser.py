@@ -67,6 +67,56 @@ def test_caller_steps_with_keys_and_taps_and_keeps_its_place(page, tmp_path):
     assert not page.is_visible("#help")
 
 
+def test_caller_help_is_closed_by_any_key_without_calling_a_tile(page, tmp_path):
+    # A host closing the help with Space (or a clicker's Page Down) must not show the room the next tile.
+    page.goto(caller_file(tmp_path))
+    page.keyboard.press("Space")
+    for key in ("Space", "Enter", "PageDown", "ArrowLeft", "g", "Escape"):
+        page.keyboard.press("h")
+        assert page.is_visible("#help")
+        page.keyboard.press(key)
+        assert not page.is_visible("#help"), key
+        assert page.inner_text("#turn") == "turn 1/20" and page.is_visible("#order"), key
+    page.keyboard.press("Space")
+    assert page.inner_text("#turn") == "turn 2/20"
+
+
+def test_caller_buttons_work_from_the_keyboard(page, tmp_path):
+    page.goto(caller_file(tmp_path))
+    page.focus("#b-list")
+    page.keyboard.press("Enter")  # the focused button, not the next tile
+    assert page.inner_text("#turn") == "turn 0/20" and page.get_attribute("#b-list", "aria-pressed") == "true"
+    page.focus("#b-list")
+    page.keyboard.press("Space")
+    assert page.inner_text("#turn") == "turn 0/20" and page.get_attribute("#b-list", "aria-pressed") == "false"
+    page.keyboard.press("Space")  # the button let go of the focus when pressed: Space calls again
+    assert page.inner_text("#turn") == "turn 1/20"
+
+
+def test_caller_without_full_screen_hides_its_button(page, tmp_path):
+    # iPhone Safari has no Fullscreen API: no button, and F does nothing (no error).
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.add_init_script("for (const name of ['requestFullscreen', 'webkitRequestFullscreen']) "
+                         "delete Element.prototype[name];"
+                         "for (const name of ['exitFullscreen', 'webkitExitFullscreen']) "
+                         "delete Document.prototype[name];")
+    page.goto(caller_file(tmp_path))
+    assert not page.is_visible("#b-full")
+    page.keyboard.press("f")
+    page.keyboard.press("Space")
+    assert page.inner_text("#turn") == "turn 1/20" and errors == []
+
+
+def test_caller_says_both_when_the_last_tile_is_the_wild(page, tmp_path):
+    assert draw("101")[-1] == 0  # seed 101 draws the wild last
+    page.goto(caller_file(tmp_path, "101"))
+    for _ in range(20):
+        page.keyboard.press("Space")
+    note = page.inner_text("#note")
+    assert "The wild: write it in any box" in note and "That was the last tile" in note
+
+
 def test_caller_position_is_kept_per_game(page, tmp_path):
     page.goto(caller_file(tmp_path))
     page.keyboard.press("Space")
@@ -195,6 +245,19 @@ def test_results_page_prints_on_one_page_and_fits_a_phone(page, results_file):
         assert len(PdfReader(io.BytesIO(page.pdf(format=paper))).pages) == 1, paper
     page.set_viewport_size({"width": 375, "height": 800})
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 375
+
+
+def test_results_page_grows_with_a_projector_screen(page, results_file):
+    # "Project it to announce the winners": on a 1920-pixel screen the page fills it, not half of it.
+    page.goto(results_file[0])
+    measure = ("() => [parseFloat(getComputedStyle(document.querySelector('.ranking .name')).fontSize), "
+               "document.querySelector('main').getBoundingClientRect().width]")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    small, narrow = page.evaluate(measure)
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    large, wide = page.evaluate(measure)
+    assert small == 16 and large == 24 and wide > 1400 > narrow
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 1920
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (390, 844), (844, 390)])

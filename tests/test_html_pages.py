@@ -207,3 +207,22 @@ def test_a_variants_pages_name_it_and_keep_their_own_position():
     cells = [1] * 20
     results = results_page([row], [cells], [{"place": 1, "player": "Ann", "total": 3}], translator("en")).decode()
     assert "variant big-bag" in results
+
+
+def test_results_page_says_what_each_sheet_was_checked_against_and_counts_unread_files():
+    # Sheets checked against different things: each row says which; two sheets of one name show their
+    # files; a file that could not be read is counted in the header too.
+    sheets = sample_sheets(3)
+    sheets[1]["player"] = sheets[0]["player"]
+    del sheets[2]["seed"]  # checked against the bag only
+    results, cells = scored(sheets)
+    results.append({"file": "gone.json", "valid": False, "error": "gone.json: no such file"})
+    cells.append(None)
+    source = results_page(results, cells, ranking(results)).decode()
+    assert source.count("checked against the draw of seed 7KQ2-M9XD</p>") == 2
+    assert source.count("checked against the bag only (no seed or draw was given)</p>") == 1
+    assert source.count('<small class="file">p0.json</small>') == 1 and '<small class="file">p2.json' not in source
+    assert "3 sheets, " in source and "1 file not read" in source
+    alone = results_page(*scored(sample_sheets(2)), ranking(scored(sample_sheets(2))[0])).decode()
+    assert "checked against the draw" not in alone.split("<main>")[1] and "not read" not in alone
+    assert '<small class="file">' not in alone

@@ -6,6 +6,7 @@ scored here. The page needs no script: it is HTML and SVG, so it prints as it sh
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,7 +71,10 @@ def train_svg(cells: Sequence[Tile], result: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def _row(result: dict[str, Any], cells: Sequence[Tile] | None, place: int | None, t: Translator = ENGLISH) -> str:
+def _row(result: dict[str, Any], cells: Sequence[Tile] | None, place: int | None, t: Translator = ENGLISH,
+         file: bool = False, checked: bool = False) -> str:
+    """One sheet's row; with `file`, its file name beside the player's (two sheets share the name), with
+    `checked`, what it was checked against (the sheets were not all checked against the same)."""
     _ = t.gettext
     if "error" in result:
         not_read = text(_("not read"))
@@ -81,14 +85,16 @@ def _row(result: dict[str, Any], cells: Sequence[Tile] | None, place: int | None
     points = text(t.ngettext("{n} point", "{n} points", result["total"])).replace(
         "{n}", f'<b>{result["total"]}</b>')
     verdict = text(_("valid") if valid else _("not valid"))
+    name = text(_name(result)) + (f' <small class="file">{text(result["file"])}</small>'
+                                  if file and result.get("player") else "")
     head = (f'<div class="who"><h3><span class="place">{place if place is not None else "–"}</span>'
-            f'<span class="name">{text(_name(result))}</span></h3>'
+            f'<span class="name">{name}</span></h3>'
             f'<p>{points} '
             f'<span class="verdict">{verdict}</span></p></div>')
     body = [f'<article class="sheet {"ok" if valid else "bad"}">', head]
     if cells is not None:
         body.append(train_svg(cells, result))
-    notes = []
+    notes = [text(_checked(result, t))] if checked and "checked_against" in result else []
     if result.get("wild_value") is not None:
         notes.append(text(_("the wild counts as {value}").format(value=result["wild_value"])))
     body.append(f'<p class="notes">{" · ".join(notes)}</p>' if notes else "")
@@ -120,7 +126,8 @@ def _summary(results: Sequence[dict[str, Any]], seeds: list[str], t: Translator 
                 text(_("seed {seed}")).replace("{seed}", f"<b>{display_code(seeds[0])}</b>")]
     else:
         title = _("results")
-        meta = [text(_("seeds {seeds}").format(seeds=", ".join(display_code(s) for s in seeds)))] if seeds else []
+        meta = [text(_("Seeds {seeds}")).replace("{seeds}", ", ".join(f"<b>{display_code(s)}</b>" for s in seeds))
+                ] if seeds else []
     variants = sorted({r["variant"] for r in results if "variant" in r})  # only variants' sheets say one
     if variants:
         meta.append(text(_("variant {name}").format(name=", ".join(variants))))
@@ -128,6 +135,9 @@ def _summary(results: Sequence[dict[str, Any]], seeds: list[str], t: Translator 
     counted = [r for r in results if "error" not in r]
     meta.append(text(t.ngettext("{n} sheet, {valid} valid", "{n} sheets, {valid} valid", len(counted)).format(
         n=len(counted), valid=sum(1 for r in counted if r["valid"]))))
+    unread = len(results) - len(counted)
+    if unread:
+        meta.append(text(t.ngettext("{n} file not read", "{n} files not read", unread).format(n=unread)))
     return title, " · ".join(meta) + ("<br>" + text(_("Sheets {how}.").format(how="; ".join(checked)))
                                       if checked else "")
 
@@ -144,7 +154,10 @@ def results_page(results: Sequence[dict[str, Any]], cells: Sequence[Sequence[Til
     title, meta = _summary(results, seeds, t)
     ranks = "".join(f'<li><b class="place">{row["place"]}</b><span class="name">{text(row["player"])}</span>'
                     f'<span class="pts">{row["total"]}</span></li>' for row in ranking)
-    rows = "\n".join(_row(results[i], cells[i], place, t) for i, place in _order(results, ranking))
+    names = Counter(r["player"] for r in results if r.get("player"))
+    mixed = len({_checked(r, t) for r in results if "checked_against" in r}) > 1
+    rows = "\n".join(_row(results[i], cells[i], place, t, file=names[results[i].get("player")] > 1, checked=mixed)
+                     for i, place in _order(results, ranking))
     # The page's words, outside the f-string so that pybabel extract finds them.
     w = {"title": _("Streams results"), "ranking": _("Ranking"), "none": _("No valid sheet to rank."),
          "sheets": _("Sheets"), "legend": _("Each series of two or more boxes is bracketed, with its points under it."),

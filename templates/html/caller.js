@@ -63,8 +63,10 @@
       el("note").textContent = tr("first", "Press Space, or tap the right half of the screen, for the first tile.");
     } else {
       fill(tile, draw[turn - 1]);
-      el("note").textContent = turn === total ? tr("last", "That was the last tile. Time to score the sheets.")
-        : draw[turn - 1] === "*" ? tr("wild_note", "The wild: write it in any box; it counts as any number.") : "";
+      var notes = [];
+      if (draw[turn - 1] === "*") { notes.push(tr("wild_note", "The wild: write it in any box; it counts as any number.")); }
+      if (turn === total) { notes.push(tr("last", "That was the last tile. Time to score the sheets.")); }
+      el("note").textContent = notes.join(" ");
     }
     if (fresh) {
       tile.classList.remove("new");
@@ -109,8 +111,16 @@
     el("b-help").setAttribute("aria-expanded", String(!help.hidden));
   }
 
+  // Full screen by the standard calls, or Safari's older webkit ones; where there is neither (an iPhone),
+  // the button is hidden and F does nothing.
+  var root = document.documentElement;
+  var enterFull = root.requestFullscreen || root.webkitRequestFullscreen;
+  var exitFull = document.exitFullscreen || document.webkitExitFullscreen;
+
   function fullScreen() {
-    var request = document.fullscreenElement ? document.exitFullscreen() : document.documentElement.requestFullscreen();
+    if (!enterFull || !exitFull) { return; }
+    var request = (document.fullscreenElement || document.webkitFullscreenElement)
+      ? exitFull.call(document) : enterFull.call(root);
     if (request && request.catch) { request.catch(function () { /* refused: stay as we are */ }); }
   }
 
@@ -136,8 +146,11 @@
     var key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
     var action = actions[key];
     if (!action) { return; }
+    // A button with the keyboard's focus (Tab) is pressed by Enter and Space, as everywhere.
+    if ((key === " " || key === "Enter") && event.target.closest && event.target.closest("button")) { return; }
     event.preventDefault();
-    if (!el("help").hidden && key !== "h" && key !== "?" && key !== "Escape") { toggleHelp(false); }
+    // While the help is open, a key only closes it: Space must not call a tile the room was not to see yet.
+    if (!el("help").hidden && key !== "h" && key !== "?") { toggleHelp(false); return; }
     action();
   });
 
@@ -153,6 +166,7 @@
   el("b-full").addEventListener("click", function (event) { event.currentTarget.blur(); fullScreen(); });
   el("b-help").addEventListener("click", function (event) { event.currentTarget.blur(); toggleHelp(); });
 
+  el("b-full").hidden = !enterFull || !exitFull;
   load();
   render(false);
 }());

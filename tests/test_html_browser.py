@@ -245,6 +245,10 @@ def test_results_page_prints_on_one_page_and_fits_a_phone(page, results_file):
         assert len(PdfReader(io.BytesIO(page.pdf(format=paper))).pages) == 1, paper
     page.set_viewport_size({"width": 375, "height": 800})
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 375
+    # The train keeps digits a phone can read (a box of 20 about 27 px wide) and scrolls sideways in its strip.
+    box = page.evaluate("document.querySelector('.train').getBoundingClientRect().width / 20")
+    strip = page.evaluate("(s => [s.scrollWidth, s.clientWidth])(document.querySelector('.strip'))")
+    assert box > 26 and strip[0] > strip[1]
 
 
 def test_results_page_grows_with_a_projector_screen(page, results_file):

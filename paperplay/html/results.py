@@ -93,7 +93,8 @@ def _row(result: dict[str, Any], cells: Sequence[Tile] | None, place: int | None
             f'<span class="verdict">{verdict}</span></p></div>')
     body = [f'<article class="sheet {"ok" if valid else "bad"}">', head]
     if cells is not None:
-        body.append(train_svg(cells, result))
+        # In a strip of its own: on a phone the train keeps readable digits and scrolls sideways.
+        body.append(f'<div class="strip">{train_svg(cells, result)}</div>')
     notes = [text(_checked(result, t))] if checked and "checked_against" in result else []
     if result.get("wild_value") is not None:
         notes.append(text(_("the wild counts as {value}").format(value=result["wild_value"])))

@@ -340,7 +340,12 @@ def test_confirm_asks_for_a_box_whose_number_was_never_drawn(tmp_path, scan_stac
     # Every flagged box was asked; the first answer (30) went into the first flagged box.
     first = min(b["box"] for b in document["scans"][0]["boxes"] if b["flagged"])
     assert json.loads((out / "dee.json").read_text())["cells"][first - 1] == 30
-    assert (out / f"dee-box{first:02d}.png").exists()
+    # the box images were shown for asking only (the check page holds every box's image)
+    assert sorted(p.name for p in out.iterdir()) == ["dee.check.html", "dee.json"]
+    # Without --confirm the match's suggestion is scored, and the command says so before the verdicts.
+    again = cli("scan", str(photo), "--seed", SEED, "--out", str(tmp_path / "o2"))
+    note = next(line for line in again.stdout.splitlines() if line.startswith("Note: "))
+    assert "scored as the draw suggests, not as confirmed" in note and "--confirm" in note
 
 
 def test_unreadable_photos_get_one_line_and_exit_2(tmp_path, scan_stack):

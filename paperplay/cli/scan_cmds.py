@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -51,6 +52,8 @@ def _ask(photo: Path, reading: Any, crop_path: Path, blank: bool = False) -> Any
             answer = input(f"  box {reading.box} holds {offer}: ").strip()
         except EOFError:
             raise InputError(f"--confirm: no answer on standard input for box {reading.box} of {photo}") from None
+        if not sys.stdin.isatty():  # a piped answer is not echoed: end the prompt's line
+            typer.echo("")
         if not answer and not blank:
             return suggestion
         if not answer:
@@ -196,10 +199,9 @@ def scan(
                     write_atomic(crop_path, _png(scan.crops[reading.box - 1]), force, SCAN_HINT)
                     crops.append(crop_path)
                     cells[reading.box - 1] = _ask(photo, reading, crop_path, reading.box in scan.blank)
-            except BaseException:
+            finally:  # the check page holds every box's image; these were only for asking
                 for crop in crops:
                     crop.unlink(missing_ok=True)
-                raise
         sheet: dict[str, Any] = {"game": "streams", "code": display_code(scan.code), "player": f"sheet {scan.sheet}"}
         if canonical is not None:
             sheet["seed"] = display_code(canonical)
@@ -240,6 +242,15 @@ def _report(outcomes: list[Outcome], scans: list[dict[str, Any]], as_json: bool)
 
     judged = [o for o in outcomes if o.verdict is not None]
     ranking = rank(o.to_json() for o in judged)
+    unconfirmed = sum(len(s["flagged"]) for s in scans)
+    if unconfirmed and not as_json:
+        sheets = sum(1 for s in scans if s["flagged"])
+        # Said before the verdicts, which count them as suggested: a number a player wrote but was never
+        # drawn is "corrected" by the match until someone looks.
+        typer.echo(f"Note: {unconfirmed} flagged box{'es' if unconfirmed != 1 else ''} on {sheets} "
+                   f"sheet{'s' if sheets != 1 else ''} {'are' if unconfirmed != 1 else 'is'} scored as the draw "
+                   "suggests, not as confirmed: check the pages (a number written but never drawn reads as a "
+                   "valid one until checked), or scan again with --confirm.")
     if not as_json:
         _finish(outcomes, False, ranking)
     for outcome in outcomes:

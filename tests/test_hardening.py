@@ -960,8 +960,9 @@ def test_readme_example_inputs_print_what_the_readme_shows():
     import shlex
 
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    folder = Path(__file__).parent.parent / "docs" / "examples"
-    for command in ("score ann.json bob.json cy.json --seed 7KQ2-M9XD", "verify bad-game.json"):
+    folder = Path(__file__).parent.parent  # README examples run from the repository's root
+    for command in ("score docs/examples/ann.json docs/examples/bob.json docs/examples/cy.json --seed 7KQ2-M9XD",
+                    "verify docs/examples/bad-game.json"):
         shown = re.search(rf"^\$ paperplay {re.escape(command)}\n((?:[^$`].*\n)+)", readme, re.M)
         assert shown, command
         code, out, err = run_cli(shlex.split(command), folder)

@@ -84,7 +84,7 @@ def test_without_the_extra_scan_says_how_to_install(cli, monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "cv2", None)
     result = cli("scan", str(tmp_path / "photo.jpg"))
     assert result.exit_code == 2
-    assert "pip install 'paperplay[scan]'" in result.output
+    assert "in paperplay's folder, pip install '.[scan]'" in result.output
     assert len(result.output.strip().splitlines()) == 1
 
 

@@ -112,7 +112,7 @@ def advise(
     it. The last four moves are exact. The same position and seed always give the same advice;
     with the fast extra (numba) it runs compiled, with the same results.
 
-    Example:
+    Examples:
 
     \b
       paperplay advise --cells "3 _ _ 12 _ _ _ 15 _ _ _ _ 21 _ _ _ _ _ _ 29" --tile 17

@@ -129,9 +129,9 @@ def kit(
 ) -> None:
     """Prints a game's whole print-and-play kit.
 
-    Streams (--players, --names, --variant, --html): the caller's sheet (seed and draw, for the
-    organiser only), the 40 tiles to cut out for a physical bag, and one score sheet per player
-    (4 by default).
+    Streams (--players, --names, --variant, --html, --scannable): the caller's sheet (seed and draw,
+    for the organiser only), the 40 tiles to cut out for a physical bag, and one score sheet per
+    player (as many as --names gives, else 4; --scannable prints sheets paperplay scan reads).
 
     Streetcar (--players 2-6, --set 2|3, --paper a4|letter|a3, --ink-saver, --back-offset): the
     deal master (organiser) and deal slips, the board (two landscape sheets glued at a grid line,

@@ -16,7 +16,8 @@ from paperplay.messages import one_line
 from paperplay.referee import Outcome
 from paperplay.seeds import display_code, game_code
 
-INSTALL = "paperplay scan needs the scan extra (numpy, OpenCV, zxing-cpp): pip install 'paperplay[scan]'"
+INSTALL = ("paperplay scan needs the scan extra (numpy, OpenCV, zxing-cpp): in paperplay's folder, pip install "
+           "'.[scan]' (or pip install 'paperplay[scan]' where it comes from a package index)")
 
 
 SCAN_HINT = "another --out folder, or rename the photo"

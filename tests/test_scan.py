@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -611,3 +612,40 @@ def test_a_qr_code_as_paperplay_prints_it_passes_and_its_code_is_read_in_any_cas
     fields = parse_payload("PAPERPLAY/1 streams code=p2qphgph sheet=200/200 scan=1")
     check_sheet_fields(fields)
     assert fields["code"] == "P2QPHGPH" and fields["sheet"] == "200/200"
+
+
+def test_a_photo_too_coarse_to_read_is_refused_with_its_resolution(tmp_path, scan_stack, cli):
+    # Read at about 2 px/mm, boxes came out wrong with confidence and unflagged: refused instead.
+    import cv2
+
+    from paperplay.scan.reader import MIN_PX_PER_MM, load_gray, pixels_per_mm, register
+
+    photo, _ = _photo(tmp_path, "fine.jpg", 3, scan_stack)
+    resolution = pixels_per_mm(register(load_gray(photo)))
+    assert resolution > MIN_PX_PER_MM
+    image = cv2.imread(str(photo))
+    factor = 2.0 / resolution
+    coarse = tmp_path / "coarse.png"
+    cv2.imwrite(str(coarse), cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA))
+    result = cli("scan", str(coarse), "--seed", SEED, "--out", str(tmp_path / "o"))
+    said = re.search(r"coarse\.png: the sheet is only about (\d\.\d) pixels per millimetre in the photo; the reader "
+                     r"needs at least 2\.5 \(take the photo closer", result.stderr)
+    assert result.exit_code == 2 and said and 1.5 <= float(said[1]) <= 2.2, result.stderr
+    assert cli("scan", str(photo), "--seed", SEED, "--out", str(tmp_path / "o")).exit_code in (0, 1)
+
+
+def test_one_sheet_in_two_photos_is_read_once_and_a_note_without_a_draw_says_scored_as_read(tmp_path, two_photos,
+                                                                                            cli):
+    import shutil
+
+    first = two_photos[0]
+    again = tmp_path / "ann-again.jpg"
+    shutil.copy(first, again)
+    result = cli("scan", str(first), str(again), "--seed", SEED, "--out", str(tmp_path / "o"))
+    assert result.exit_code == 2 and result.stdout.count("(sheet 1/") == 1  # ranked once
+    assert f"ann-again.jpg: shows sheet 1/4 of game P2QP-HGPH, as {first} does; give each sheet's photo once" \
+        in result.stderr
+    alone = cli("scan", str(first), "--out", str(tmp_path / "o2"))
+    note = [line for line in alone.stdout.splitlines() if line.startswith("Note: ")]
+    assert note and all("scored as read, not as confirmed (no --seed or --draw" in line for line in note)
+    assert not any("the draw suggests" in line for line in alone.stdout.splitlines())

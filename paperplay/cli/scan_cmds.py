@@ -170,6 +170,7 @@ def scan(
         targets.append((photo, sheet_path, page_path))
     outcomes: list[Outcome] = []
     scans: list[dict[str, Any]] = []
+    shown: dict[tuple[str, str], Path] = {}  # the photo of each sheet read so far, by game code and sheet
     for photo, sheet_path, page_path in targets:
         if not photo.is_file():
             what = ("is a folder; expected a photo (JPEG or PNG)" if photo.is_dir() else
@@ -182,6 +183,12 @@ def scan(
             scan = read_photo(photo, drawn)
         except ScanError as exc:
             outcomes.append(Outcome(str(photo), error=InputError(f"{photo}: {exc}")))
+            continue
+        first = shown.setdefault((scan.code, scan.sheet), photo)
+        if first != photo:  # one sheet, two photos: it would be ranked twice
+            outcomes.append(Outcome(str(photo), error=InputError(
+                f"{photo}: shows sheet {scan.sheet} of game {display_code(scan.code)}, as {first} does; "
+                "give each sheet's photo once")))
             continue
         if canonical is not None and scan.code != game_code("streams", canonical):
             outcomes.append(Outcome(str(photo), error=InputError(
@@ -225,7 +232,7 @@ def scan(
                        f"{len(flagged)} box{'es' if len(flagged) != 1 else ''} to check"
                        + (f" ({notes}); see {page_path}" if flagged else ""))
         outcomes.append(_referee(str(sheet_path), sheet))
-    _report(outcomes, scans, as_json)
+    _report(outcomes, scans, as_json, matched=drawn is not None)
 
 
 def _referee(source: str, sheet: dict[str, Any]) -> Outcome:
@@ -237,7 +244,7 @@ def _referee(source: str, sheet: dict[str, Any]) -> Outcome:
         return Outcome(source, error=exc)
 
 
-def _report(outcomes: list[Outcome], scans: list[dict[str, Any]], as_json: bool) -> None:
+def _report(outcomes: list[Outcome], scans: list[dict[str, Any]], as_json: bool, matched: bool = True) -> None:
     from paperplay.cli.referee_cmds import _finish
     from paperplay.streams.sheet import ranking as rank
 
@@ -248,10 +255,16 @@ def _report(outcomes: list[Outcome], scans: list[dict[str, Any]], as_json: bool)
         sheets = sum(1 for s in scans if s["flagged"])
         # Said before the verdicts, which count them as suggested: a number a player wrote but was never
         # drawn is "corrected" by the match until someone looks.
-        typer.echo(f"Note: {unconfirmed} flagged box{'es' if unconfirmed != 1 else ''} on {sheets} "
-                   f"sheet{'s' if sheets != 1 else ''} {'are' if unconfirmed != 1 else 'is'} scored as the draw "
-                   "suggests, not as confirmed: check the pages (a number written but never drawn reads as a "
-                   "valid one until checked), or scan again with --confirm.")
+        boxes = (f"{unconfirmed} flagged box{'es' if unconfirmed != 1 else ''} on {sheets} "
+                 f"sheet{'s' if sheets != 1 else ''}")
+        verb = "are" if unconfirmed != 1 else "is"
+        if matched:
+            typer.echo(f"Note: {boxes} {verb} scored as the draw suggests, not as confirmed: check the pages (a "
+                       "number written but never drawn reads as a valid one until checked), or scan again with "
+                       "--confirm.")
+        else:
+            typer.echo(f"Note: {boxes} {verb} scored as read, not as confirmed (no --seed or --draw to match them "
+                       "to): check the pages, or scan again with --confirm.")
     if not as_json:
         _finish(outcomes, False, ranking)
     for outcome in outcomes:

@@ -9,7 +9,8 @@ from typing import Any
 
 from paperplay.scan.match import BoxReading, box_probabilities, read_boxes
 from paperplay.scan.model import EMPTY, probabilities
-from paperplay.scan.reader import SHIFTS, box_crops, cell_features, load_gray, register, train_band
+from paperplay.scan.reader import (SHIFTS, box_crops, cell_features, check_resolution, load_gray, register,
+                                   train_band)
 from paperplay.streams.rules import Tile
 from paperplay.streams.scansheet import layout
 
@@ -52,6 +53,7 @@ def read_photo(photo: Path, drawn: Sequence[Tile] | None = None, threshold: floa
     if gray is None:
         gray = load_gray(photo)
     page = register(gray)
+    check_resolution(page)
     geo = layout(page.paper)
     band, origin = train_band(gray, page)
     cells = sum(probabilities(*cell_features(band, origin, geo, shift=shift)) for shift in SHIFTS) / len(SHIFTS)

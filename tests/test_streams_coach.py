@@ -461,6 +461,20 @@ def test_explain_names_the_gaps_each_box_leaves_and_the_unseen_numbers_that_fit(
     assert f"the better start for {wins} of the 37 tiles" in text
 
 
+def test_explain_says_when_the_best_box_wins_fewer_next_tiles_but_by_more():
+    from paperplay.streams.coach import Advice, BoxEstimate
+
+    cells = [1] + [EMPTY] * 18 + [30]
+    unseen = [0] * 31
+    unseen[5] = unseen[20] = unseen[25] = 1
+    advice = Advice([BoxEstimate(9, 31.5, 0.2, 100, depth=2), BoxEstimate(15, 31.0, 0.2, 100, depth=2)],
+                    {9: {5: 40.0, 20: 27.0, 25: 27.5}, 15: {5: 20.0, 20: 37.0, 25: 37.5}}, 0)
+    text = explain(cells, 12, unseen, advice)
+    assert "it is the better start for 1 of the 3 tiles that may come next (box 16 for 2, by less" in text
+    advice.replies[9][20] = advice.replies[9][25] = 40.0  # now the majority too: no aside
+    assert "the better start for 3 of the 3 tiles that may come next. Writing" in explain(cells, 12, unseen, advice)
+
+
 def test_cli_advise_explain(cli):
     args = ["advise", "--cells", "_ " * 20, "--tile", "11", "--explain"]
     doc = json.loads(cli(*args, "--json").stdout)
@@ -593,6 +607,10 @@ def test_review_marks_only_the_turns_that_lost_points(cli):
     assert lines[2].split() == ["turn", "tile", "wrote", "coach", "wrote", "coach", "lost"]
     rows = [line.split() for line in lines[3:]]
     assert len(rows) == 20
-    for row in rows:
-        marked, wrote, coach, lost = row[-1] == "<", row[2], row[3], float(row[6])
-        assert marked == (wrote != coach and lost > 0), row
+    # the same review's standard errors (the JSON): a loss within the play-outs' noise is not marked
+    turns = json.loads(cli("review", str(sheet), "--budget", "500", "--json").stdout)["turns"]
+    for row, turn in zip(rows, turns):
+        marked = row[-1] == "<"
+        assert marked == (turn["written"] != turn["coach"] and float(row[6]) > 0 and turn["loss"] > turn["stderr"]), \
+            (row, turn)
+    assert any(row[-1] == "<" for row in rows) and any(row[2] != row[3] and row[-1] != "<" for row in rows)

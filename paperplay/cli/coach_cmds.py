@@ -364,7 +364,8 @@ def review(
     typer.echo(f"  {'':>4} {'':>4} {'box':^11} {'expected score':^17}".rstrip())
     typer.echo(f"  {'turn':>4} {'tile':>4} {'wrote':>5} {'coach':>5} {'wrote':>9} {'coach':>7} {'lost':>6}")
     for t in turns:
-        mark = "  <" if t.written != t.best and round(t.loss, 1) > 0 else ""  # another box, worth less
+        # another box, worth less by more than the estimates' noise (the last turns are exact: no noise)
+        mark = "  <" if t.written != t.best and round(t.loss, 1) > 0 and t.loss > t.stderr else ""
         tile = tile_text(t.tile)
         typer.echo(f"  {t.turn:4d} {tile:>4} {t.written:5d} {t.best:5d} {t.expected_written:9.1f} "
                    f"{t.expected_best:7.1f} {t.loss:6.1f}{mark}")

@@ -808,8 +808,12 @@ def explain(cells: Cells, tile: int, unseen: Unseen, advice: Advice) -> str:
         mine, theirs = advice.replies[best.box], advice.replies[second.box]
         total = sum(unseen)
         wins = sum(unseen[t] for t in mine if mine[t] > theirs[t])
+        losses = sum(unseen[t] for t in mine if mine[t] < theirs[t])
         first_sentence += (f", looking two tiles ahead: it is the better start for {wins} of the {total} "
                            "tiles that may come next")
+        if losses > wins:  # a minority, by more: said, or the count reads as an argument against the box
+            first_sentence += (f" (box {second.box + 1} for {losses}, by less: it is the points those tiles "
+                               "bring that count, not how many there are)")
     elif best.depth == 0:
         first_sentence = (f"Box {best.box + 1} beats box {second.box + 1} by {difference:.1f} expected points, "
                           "counting every way the last draws may come")

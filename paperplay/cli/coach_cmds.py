@@ -167,8 +167,10 @@ def advise(
         how = ("exact: every way the last draws may come" if e.depth == 0 else
                f"{e.playouts:,} play-out{'s' if e.playouts != 1 else ''}{deep}")
         typer.echo(f"  box {e.box + 1:2d}: {e.mean:6.1f} ± {e.stderr:.1f}   ({how})")
-    work = (f"computed exactly over the remaining {row.count(EMPTY) - 1} draws" if advice.best.depth == 0 else
-            f"{advice.tiles:,} tiles placed in play-outs of the remaining {row.count(EMPTY) - 1} draws")
+    left = row.count(EMPTY) - 1
+    draws = "the last draw" if left == 1 else f"the remaining {left} draws"
+    work = (f"computed exactly over {draws}" if advice.best.depth == 0 else
+            f"{advice.tiles:,} tiles placed in play-outs of {draws}")
     typer.echo(f"({work}, seed {display_code(seed)}, {seconds:.2f} s)")
     if reason is not None:
         typer.echo(reason)

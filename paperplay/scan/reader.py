@@ -353,7 +353,7 @@ def pixels_per_mm(page: Page) -> float:
 def check_resolution(page: Page) -> None:
     """Refuses a photo too coarse to read (see MIN_PX_PER_MM)."""
     resolution = pixels_per_mm(page)
-    if resolution < MIN_PX_PER_MM:
+    if not resolution >= MIN_PX_PER_MM:  # NaN too (a degenerate homography): never read as fine
         raise ScanError(f"the sheet is only about {resolution:.1f} pixels per millimetre in the photo; the reader "
                         f"needs at least {MIN_PX_PER_MM:g} (take the photo closer, or at a higher resolution)")
 

@@ -291,13 +291,13 @@ class Game:
         expected = self.names[self.turn % len(self.names)]
         if turn.player != expected:
             raise IllegalAction("sequence/turn-order", f"it is {expected}'s turn, not {turn.player}'s")
+        recorded = len(turn.drawn or ())
         if self.recorded is not None:
             self.recorded = list(turn.drawn or ())
         self.apply(turn)
         if self.recorded:
-            drawn = len(turn.drawn or ()) - len(self.recorded)
-            raise IllegalAction("sequence/draw", f"{turn.player} records {len(turn.drawn or ())} card"
-                                f"{'s' if len(turn.drawn or ()) != 1 else ''} drawn, but the turn draws {drawn}")
+            raise IllegalAction("sequence/draw", f"{turn.player} records {recorded} card{'s' if recorded != 1 else ''} "
+                                f"drawn, but the turn draws {recorded - len(self.recorded)}")
         self.turn += 1
         team = self.colour[turn.player]
         if len(self.fixed.get(team, [])) >= self.to_win:

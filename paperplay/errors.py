@@ -47,26 +47,24 @@ Square = tuple[int, int]
 @dataclass(frozen=True)
 class Problem:
     """One broken rule: a rule code prefixed by its game (``streetcar/A``), a sentence a player
-    understands, and where it happened (turn and player of a game log, box of a sheet, square)."""
+    understands, and where it happened (turn and player of a game log, square of a board). A Streams
+    sheet's problems name their boxes in the message (one problem often concerns several boxes)."""
 
     rule: str
     message: str
     turn: int | None = None
     player: str | None = None
-    box: int | None = None
     square: Square | None = None
 
     def at(self, turn: int | None = None, player: str | None = None) -> Problem:
         """The same problem, placed at a turn of a game log."""
-        return Problem(self.rule, self.message, turn, player, self.box, self.square)
+        return Problem(self.rule, self.message, turn, player, self.square)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"rule": self.rule, "message": self.message}
         if self.turn is not None:
             out["turn"] = self.turn
             out["player"] = self.player
-        if self.box is not None:
-            out["box"] = self.box
         if self.square is not None:
             out["square"] = list(self.square)
         return out

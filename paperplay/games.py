@@ -9,6 +9,16 @@ sizes, and the module that carries its face to the rest of paperplay (`paperplay
 - ``verify(data, source, folder) -> Verdict``: the referee of the game's records;
 - ``ranking(verdicts) -> list | None``: optional, a ranking of several verified records.
 
+The module's draw and kit take a canonical seed and options already checked (the CLI checks its own).
+From Python, use the game's entry here, which checks both and names what is wrong:
+
+    >>> from paperplay.games import find_game
+    >>> streams = find_game("streams")
+    >>> streams.draw("7kq2-m9xd").tiles[:3]
+    (11, 3, 5)
+    >>> len(streams.kit("7KQ2-M9XD", players=2, paper="letter").pages)
+    4
+
 The module is imported only when a command needs it, so start-up stays fast. Adding a game is
 one package with such a module and one entry here; the CLI's game choices come from this list.
 """
@@ -16,12 +26,18 @@ one package with such a module and one entry here; the CLI's game choices come f
 from __future__ import annotations
 
 import importlib
+import math
+import os
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 from paperplay.errors import InputError
 from paperplay.render.paper import PAPER_SIZES
+
+MAX_BACK_OFFSET = 5.0
+"""The largest --back-offset each way, in mm: duplex printers drift by a few millimetres (PRINT.md), and
+the card pages keep their texts and QR code clear of the backs up to this far."""
 
 
 @dataclass(frozen=True)
@@ -41,15 +57,104 @@ class GameInfo:
         """The game's api module, imported on first use."""
         return importlib.import_module(self.api)
 
-    def refuse_options(self, command: str, given: dict[str, Any], allowed: frozenset[str]) -> None:
-        """Raises an InputError naming the first option given that does not apply to this game."""
+    def refuse_options(self, command: str, given: dict[str, Any], allowed: frozenset[str], prefix: str = "--") -> None:
+        """Raises an InputError naming the first option given that does not apply to this game (its
+        options listed as the command line's, or with `prefix` "" as keywords)."""
         for option, value in given.items():
             if value is not None and option not in allowed:
                 owners = [g.title for g in GAMES if option in (g.kit_options if command == "kit" else g.draw_options)]
                 raise InputError(f"does not apply to {command} {self.name}"
                                  + (f" (it is for {' and '.join(owners)})" if owners else "") + "; its options are "
-                                 + (", ".join(f"--{o.replace('_', '-')}" for o in sorted(allowed)) or "none"),
+                                 + (", ".join(prefix + (o.replace("_", "-") if prefix else o) for o in sorted(allowed))
+                                    or "none"),
                                  field=option)
+
+
+    def draw(self, seed: str, **options: Any) -> Any:
+        """What `seed` deals (the module's Drawn: ``to_json()``, ``text_lines()``), with the game's draw
+        options as keywords (e.g. ``players=3, set=3``). A bad seed or option is an InputError naming it."""
+        return self._call("draw", seed, options, self.draw_options)
+
+    def kit(self, seed: str, **options: Any) -> Any:
+        """The print-and-play kit of `seed` as a Document (``paperplay.render.pdf.render_bytes`` or
+        ``write_pdf`` turn it into a PDF), with the game's kit options as keywords: players, names (a
+        list), paper, set, numbers, level, poster, ink_saver, back_offset ((x, y) in mm), variant,
+        lang (default English), scannable. A bad seed or option is an InputError naming it."""
+        if options.get("html") is not None:
+            raise InputError("option html: is the command line's (paperplay kit streams --html); from Python, "
+                             "paperplay.html.caller.caller_page makes the page", field="html")
+        if options.get("scannable") and options.get("lang") not in (None, "en"):
+            raise InputError(f"option lang: is {options['lang']!r}, but the scannable sheets are printed in English "
+                             "only", field="lang")
+        return self._call("kit", seed, options, self.kit_options - {"html"})
+
+    def _call(self, command: str, seed: str, options: dict[str, Any], allowed: frozenset[str]) -> Any:
+        """The module's draw or kit with the seed and options checked; an error names the option."""
+        seed = checked_seed(seed)
+        try:
+            self.refuse_options(command, options, allowed, prefix="")
+            checked = {option: _option_value(option, value, self.papers) for option, value in options.items()
+                       if value is not None}
+            return getattr(self.module(), command)(seed, checked)
+        except InputError as exc:
+            if exc.field is None:
+                raise
+            raise InputError(f"option {exc.field}: {exc.message}", field=exc.field) from None
+
+
+def checked_seed(seed: Any) -> str:
+    """A seed given from Python, canonical (SPEC §3); an InputError (field seed) for anything else."""
+    from paperplay.seeds import canonical_seed
+
+    if not isinstance(seed, str):
+        raise InputError(f"seed: is {seed!r}; expected a text of 1-32 letters and digits, e.g. '7KQ2-M9XD'",
+                         field="seed")
+    return canonical_seed(seed)
+
+
+def _option_value(option: str, value: Any, papers: tuple[str, ...]) -> Any:
+    """A kit or draw option given from Python, as the game modules take it; an InputError (field: the
+    option) when it has the wrong type or value. Ranges the game sets (players) its module checks."""
+    def wrong(expected: str) -> InputError:
+        return InputError(f"is {value!r}; expected {expected}", field=option)
+
+    if option in ("players", "set"):
+        if type(value) is not int:
+            raise wrong("a whole number")
+        return value
+    if option in ("poster", "ink_saver", "scannable"):
+        if type(value) is not bool:
+            raise wrong("True or False")
+        return value
+    if option == "names":
+        if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(
+                isinstance(name, str) and name.strip() for name in value):
+            raise wrong("a list of names, e.g. ['Ann', 'Bob']")
+        return [name.strip() for name in value]
+    if option == "paper":
+        if not isinstance(value, str) or value.lower() not in papers:
+            raise wrong(" or ".join(papers))
+        return value.lower()
+    if option == "back_offset":
+        numbers = list(value) if isinstance(value, (list, tuple)) else []
+        if len(numbers) != 2 or not all(type(v) in (int, float) and math.isfinite(v) for v in numbers):
+            raise wrong("(x, y): two numbers of millimetres, e.g. (1.5, -0.5)")
+        if any(abs(v) > MAX_BACK_OFFSET for v in numbers):
+            raise wrong(f"a duplex printer's drift of at most {MAX_BACK_OFFSET:g} mm each way")
+        return float(numbers[0]), float(numbers[1])
+    if option == "variant":
+        if not isinstance(value, (str, os.PathLike)):
+            raise wrong("a variant's name or a variant file's path")
+        return os.fspath(value)
+    if option == "lang":
+        from paperplay.i18n import LANGUAGES
+
+        if value not in LANGUAGES:
+            raise wrong(" or ".join(LANGUAGES))
+        return value
+    if not isinstance(value, str):  # numbers, level: texts the game reads
+        raise wrong("a text")
+    return value
 
 
 GAMES: tuple[GameInfo, ...] = (

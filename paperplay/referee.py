@@ -55,8 +55,9 @@ def game_of(data: Any, source: str) -> str:
     return str(game)
 
 
-def verify_record(data: Any, source: str, folder: Path | None = None) -> Verdict:
+def verify_record(data: Any, source: str, folder: Path | str | None = None) -> Verdict:
     """Referees one parsed record with its game's rules (files it names are read from `folder`)."""
+    folder = Path(folder) if folder is not None else None
     verdict: Verdict = find_game(game_of(data, source)).module().verify(data, source, folder)
     return verdict
 
@@ -64,11 +65,11 @@ def verify_record(data: Any, source: str, folder: Path | None = None) -> Verdict
 Check = Callable[[Any, str, Path | None], Verdict]
 
 
-def referee_files(paths: Sequence[Path], check: Check | None = None, game: str | None = None) -> list[Outcome]:
+def referee_files(paths: Sequence[Path | str], check: Check | None = None, game: str | None = None) -> list[Outcome]:
     """Reads and referees every file; a file that cannot be used is kept as its InputError, so the
     rest still run. `check` replaces the dispatch by "game" field (e.g. a sheet-only referee)."""
     outcomes = []
-    for path in paths:
+    for path in map(Path, paths):
         source = str(path)
         try:
             data = read_json(path)

@@ -3,6 +3,7 @@ game needs nothing but its package and its entry."""
 
 from __future__ import annotations
 
+import json
 import sys
 import types
 from dataclasses import dataclass
@@ -88,3 +89,108 @@ def test_a_new_game_is_one_package_and_one_entry(monkeypatch, tmp_path):
     record.write_text('{"game": "coinflip", "side": "tails"}', encoding="utf-8")
     [outcome] = referee.referee_files([record])
     assert outcome.code == 1 and outcome.game == "coinflip" and outcome.verdict.problems[0].rule == "coinflip/side"
+
+
+# Used from Python: find_game(name).draw / .kit check the seed and every option as the CLI does.
+
+
+def test_the_registrys_docstring_examples_run():
+    import doctest
+
+    assert doctest.testmod(games).failed == 0
+
+
+def test_a_draw_from_python_is_the_cli_draw_and_referees_its_own_sheet(cli):
+    streams = find_game("streams")
+    dealt = streams.draw("7kq2m9xd")
+    shown = json.loads(cli("draw", "streams", "--seed", "7KQ2-M9XD", "--json").stdout)
+    assert dealt.seed == "7KQ2M9XD" and dealt.to_json()["draw"] == shown["draw"]
+    record = {"game": "streams", "seed": "7kq2-m9xd", "cells": dealt.to_json()["draw"]}
+    assert streams.module().verify(record, "x.json").valid  # the sheet of exactly the draw
+    assert find_game("streetcar").draw("a", players=3, set=3).to_json()["players"] == 3
+
+
+@pytest.mark.parametrize(("game", "options", "field", "words"), [
+    ("streams", {"names": "Ann,Bob"}, "names", "a list of names"),
+    ("streams", {"paper": "zz"}, "paper", "a4 or letter"),
+    ("streams", {"paper": "a3"}, "paper", "a4 or letter"),
+    ("streams", {"players": "3"}, "players", "a whole number"),
+    ("streams", {"players": 2.5}, "players", "a whole number"),
+    ("streams", {"players": True}, "players", "a whole number"),
+    ("streams", {"variant": 5}, "variant", "variant"),
+    ("streams", {"ink_saver": True}, "ink_saver", "does not apply"),
+    ("streams", {"html": "caller.html"}, "html", "command line"),
+    ("streams", {"scannable": True, "lang": "da"}, "lang", "English only"),
+    ("streams", {"lang": "fr"}, "lang", "en or da or de"),
+    ("sequence", {"numbers": 48}, "numbers", "a text"),
+    ("sequence", {"players": "2"}, "players", "a whole number"),
+    ("sequence", {"players": 5}, "players", "2, 3, 4, 6"),
+    ("sequence", {"level": "zzz"}, "level", "add-sub"),
+    ("sequence", {"back_offset": 5}, "back_offset", "(x, y)"),
+    ("sequence", {"back_offset": (9, 0)}, "back_offset", "at most 5 mm"),
+    ("sequence", {"back_offset": (float("nan"), 0)}, "back_offset", "(x, y)"),
+    ("streetcar", {"set": "2"}, "set", "a whole number"),
+    ("streetcar", {"bogus": 1}, "bogus", "its options are back_offset, ink_saver"),
+])
+def test_a_bad_option_from_python_is_an_input_error_naming_it(game, options, field, words):
+    with pytest.raises(InputError) as caught:
+        find_game(game).kit("7KQ2-M9XD", **options)
+    assert caught.value.field == field
+    assert str(caught.value).startswith(f"option {field}: ") and words in str(caught.value)
+
+
+@pytest.mark.parametrize("seed", [None, 123, "", "-- --", "x" * 33])
+def test_a_bad_seed_from_python_is_an_input_error(seed):
+    with pytest.raises(InputError, match="seed"):
+        find_game("sequence").draw(seed)
+
+
+def test_good_options_from_python_make_the_kit():
+    doc = find_game("sequence").kit("A", numbers="0-47", players=6, back_offset=[1, -0.5], ink_saver=True,
+                                    lang="de", poster=True, paper="A4")
+    assert len(doc.pages) > 20 and doc.pages[0].width == 210
+    assert len(find_game("streams").kit("A", names=["Ann", " Bob "]).pages) == 4  # caller, tiles, two sheets
+
+
+def test_rendering_leaves_reportlabs_settings_as_they_were(tmp_path):
+    from reportlab import rl_config
+
+    from paperplay.render.pdf import write_pdf
+
+    before = rl_config.useA85
+    path = tmp_path / "kit.pdf"
+    size = write_pdf(find_game("streams").kit("A", players=1), str(path))  # a path may be a str
+    assert rl_config.useA85 == before and path.stat().st_size == size
+    assert path.read_bytes().count(b"ASCII85Decode") == 0  # paperplay's own streams are binary
+
+
+def test_an_edited_variant_file_is_read_again(tmp_path):
+    import os
+
+    from paperplay.streams.rules import standard_rules
+
+    path = tmp_path / "short.json"
+    base = standard_rules()
+    variant = {"variant": "short", "boxes": 15, "bag": [{"value": t, "count": 1} for t in range(1, 31)],
+               "points": list(base.points[:16])}
+    path.write_text(json.dumps(variant))
+    assert len(find_game("streams").draw("A", variant=path).tiles) == 15
+    variant.update(boxes=13, points=list(base.points[:14]))
+    path.write_text(json.dumps(variant))
+    os.utime(path, ns=(1, 1))  # a different stamp even where the clock is coarse
+    assert len(find_game("streams").draw("A", variant=str(path)).tiles) == 13
+    path.unlink()
+    with pytest.raises(InputError, match="no such file"):
+        find_game("streams").draw("A", variant=str(path))
+
+
+def test_the_referee_takes_paths_as_text(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    shutil.copy(Path(__file__).parents[1] / "docs" / "examples" / "ann.json", tmp_path / "ann.json")
+    outcome, = referee.referee_files([str(tmp_path / "ann.json")])
+    assert outcome.error is None and outcome.verdict is not None
+    record = json.loads((tmp_path / "ann.json").read_text())
+    again = referee.verify_record(record, str(tmp_path / "ann.json"), str(tmp_path))
+    assert again.to_json() == outcome.verdict.to_json()

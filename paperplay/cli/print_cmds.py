@@ -15,12 +15,7 @@ from paperplay.cli import options as opt
 from paperplay.cli.common import SHORT_HELP, guarded, output_path, report_written, seed_or_new, variant_file
 from paperplay.errors import InputError
 from paperplay.files import check_not_an_input
-from paperplay.games import find_game
-
-
-MAX_BACK_OFFSET = 5.0
-"""The largest --back-offset each way, in mm: duplex printers drift by a few millimetres (PRINT.md), and
-the card pages keep their texts and QR code clear of the backs up to this far."""
+from paperplay.games import MAX_BACK_OFFSET, find_game
 
 
 def _variant_part(variant: str | None) -> str:

@@ -197,11 +197,21 @@ def _printable(text: str) -> str:
 def render_bytes(doc: Document) -> bytes:
     """Renders a document model to PDF bytes (identical bytes for an identical model)."""
     from reportlab import rl_config
+
+    _register_fonts()
+    # Binary (not ASCII85) streams: a quarter smaller, and every PDF reader handles them. reportlab's
+    # setting is global: restored afterwards, for other reportlab code in the same process.
+    was = rl_config.useA85
+    rl_config.useA85 = 0
+    try:
+        return _render(doc)
+    finally:
+        rl_config.useA85 = was
+
+
+def _render(doc: Document) -> bytes:
     from reportlab.pdfgen.canvas import Canvas
 
-    # Binary (not ASCII85) streams: a quarter smaller, and every PDF reader handles them.
-    rl_config.useA85 = 0
-    _register_fonts()
     buffer = io.BytesIO()
     first = doc.pages[0]
     # The embedded font from the first page on: reportlab's default, Helvetica, would be listed as a
@@ -234,9 +244,10 @@ def render_bytes(doc: Document) -> bytes:
     return buffer.getvalue()
 
 
-def write_pdf(doc: Document, path: Path, force: bool = False, option: str = "--out") -> int:
+def write_pdf(doc: Document, path: Path | str, force: bool = False, option: str = "--out") -> int:
     """Renders a document and writes it safely; returns the size in bytes. `option` names the path's
     option in errors."""
+    path = Path(path)
     hint = f"a file name ending in .pdf with {option}"
     check_writable(path, force, hint)
     data = render_bytes(doc)

@@ -46,6 +46,8 @@ class SequenceDraw:
 
 
 def draw(seed: str, options: dict[str, Any]) -> SequenceDraw:
+    """The board and deck order a canonical seed deals (options: numbers, level). From Python,
+    find_game("sequence").draw checks the seed and options first."""
     numbers = options.get("numbers")
     values = number_set(NUMBERS if numbers is None else numbers)  # "" is refused, not the default
     level = options.get("level") or LEVEL
@@ -53,6 +55,8 @@ def draw(seed: str, options: dict[str, Any]) -> SequenceDraw:
 
 
 def kit(seed: str, options: dict[str, Any]) -> Document:
+    """The kit of a canonical seed: organiser's page, board, cards, chips and rules (options as
+    find_game("sequence").kit takes them, already checked)."""
     from paperplay.sequence.pages import kit_document
 
     players = options.get("players")
@@ -65,6 +69,7 @@ def kit(seed: str, options: dict[str, Any]) -> Document:
 
 
 def verify(data: Any, source: str, folder: Path | None = None) -> Verdict:
+    """Referees a parsed Sequence Numbers position, or a game log when it has turns (`folder` unused)."""
     from paperplay.sequence.referee import verify_record
 
     return verify_record(data, source)

@@ -52,6 +52,8 @@ def variant_rules(variant: str | None) -> StreamsRules:
 
 
 def draw(seed: str, options: dict[str, Any]) -> StreamsDraw:
+    """The tiles a canonical seed draws (options: variant). From Python, find_game("streams").draw checks
+    the seed and options first."""
     variant = variant_rules(options.get("variant"))
     return StreamsDraw(seed, rules.draw(seed, variant), None if variant.standard else variant.name)
 
@@ -139,6 +141,8 @@ def sheets(seed: str, options: dict[str, Any]) -> Document:
 
 
 def kit(seed: str, options: dict[str, Any]) -> Document:
+    """The kit of a canonical seed: the caller's sheet, the tiles and one sheet per player (options as
+    find_game("streams").kit takes them, already checked)."""
     from paperplay.streams.pages import kit_document
 
     paper = options.get("paper") or "a4"
@@ -154,8 +158,11 @@ def kit(seed: str, options: dict[str, Any]) -> Document:
 
 
 def verify(data: Any, source: str, folder: Path | None = None) -> Verdict:
+    """Referees a parsed Streams sheet (`source` names it in errors; a sheet names no other files, so
+    `folder` is unused)."""
     return sheet.referee(sheet.sheet_from_json(data, source))
 
 
 def ranking(verdicts: Iterable[Verdict]) -> list[dict[str, Any]]:
+    """The places of several refereed sheets: valid ones only, highest total first, ties share a place."""
     return sheet.ranking(v.to_json() for v in verdicts)

@@ -10,6 +10,8 @@ the edges, through tile_from_json, tile_json and tile_text. Pure apart from read
 
 from __future__ import annotations
 
+import os
+
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -160,8 +162,19 @@ def looks_like_variant(data: Any) -> bool:
     return isinstance(data, dict) and "bag" in data and "points" in data and "cells" not in data and "game" not in data
 
 
-@cache
 def _rules_file(path: str) -> StreamsRules:
+    """A variant file's rules, read again when the file has changed (a long-lived process that edits
+    its variant, as a library user may, sees the edit)."""
+    try:
+        stamp = os.stat(path)
+        changed: tuple[int, int] | None = (stamp.st_mtime_ns, stamp.st_size)
+    except OSError:
+        changed = None  # read_json names the problem
+    return _rules_read(path, changed)
+
+
+@cache
+def _rules_read(path: str, changed: tuple[int, int] | None) -> StreamsRules:
     from paperplay.jsonfile import read_json
 
     data = read_json(Path(path))

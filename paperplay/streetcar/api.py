@@ -48,11 +48,15 @@ def _shape(options: dict[str, Any]) -> tuple[int, int]:
 
 
 def draw(seed: str, options: dict[str, Any]) -> StreetcarDraw:
+    """Each seat's line and route card and the bag order a canonical seed deals (options: players, set).
+    From Python, find_game("streetcar").draw checks the seed and options first."""
     players, card_set = _shape(options)
     return StreetcarDraw(seed, card_set, deal(seed, players, card_set), tuple(bag(seed, players)))
 
 
 def kit(seed: str, options: dict[str, Any]) -> Document:
+    """The kit of a canonical seed: deal pages, board, cards, tiles, pieces and rules (options as
+    find_game("streetcar").kit takes them, already checked)."""
     from paperplay.streetcar.pages import kit_document
 
     players, card_set = _shape(options)

@@ -8,9 +8,10 @@ can remove them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from paperplay.errors import InputError
@@ -116,12 +117,13 @@ def write_together(files: Sequence[tuple[Path, bytes, str]], force: bool) -> Non
         for tmp_name, path, target in staged:
             if not force and (path.exists() or path.is_symlink()):
                 raise InputError(f"{path}: appeared while writing; use --force to overwrite it")
-        for tmp_name, path, target in staged:
-            try:
-                os.replace(tmp_name, target)
-            except OSError as exc:
-                raise InputError(f"{path}: could not be written ({exc.strerror})") from None
-            _PENDING.discard(tmp_name)
+        with _signals_held():  # a Ctrl-C between two renames would leave one file without the other
+            for tmp_name, path, target in staged:
+                try:
+                    os.replace(tmp_name, target)
+                except OSError as exc:
+                    raise InputError(f"{path}: could not be written ({exc.strerror})") from None
+                _PENDING.discard(tmp_name)
     finally:
         for tmp_name, _, _ in staged:
             if tmp_name in _PENDING:
@@ -138,7 +140,9 @@ def _stage(path: Path, data: bytes, force: bool, hint: str) -> tuple[str, Path, 
     try:
         target = _destination(path)
         mode = os.stat(target).st_mode & 0o777 if force and target.is_file() else mode  # no set-user-ID
-        handle, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+        # at most 255 bytes a name: the temporary name (15 more than a target's) is cut, not the target's
+        handle, tmp_name = tempfile.mkstemp(prefix=f".{_cut(target.name, TEMP_NAME_ROOM)}.", suffix=".part",
+                                            dir=target.parent)
     except OSError as exc:
         raise InputError(f"{path.parent}: cannot write in the output folder ({exc.strerror})") from None
     _PENDING.add(tmp_name)
@@ -155,6 +159,41 @@ def _stage(path: Path, data: bytes, force: bool, hint: str) -> tuple[str, Path, 
         _discard(tmp_name)
         raise
     return tmp_name, path, target
+
+
+TEMP_NAME_ROOM = 200
+"""Bytes of the target's name kept in its temporary file's name (".NAME.XXXXXXXX.part")."""
+
+
+def _cut(name: str, room: int) -> str:
+    """The start of a file name that fits `room` bytes of the file system's encoding (whole characters)."""
+    encoded = os.fsencode(name)
+    if len(encoded) <= room:
+        return name
+    for end in range(room, room - 4, -1):  # a UTF-8 character is at most 4 bytes
+        try:
+            return encoded[:end].decode()
+        except UnicodeDecodeError:
+            continue
+    return os.fsdecode(encoded[:room])  # not UTF-8: the bytes as they are (surrogate escapes)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait until the block is done (the main thread of a Unix process; elsewhere
+    nothing is held)."""
+    import signal
+    import threading
+
+    hold = getattr(signal, "pthread_sigmask", None)
+    if hold is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    mask = hold(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        hold(signal.SIG_SETMASK, mask)
 
 
 def _discard(tmp_name: str) -> None:

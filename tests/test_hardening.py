@@ -1498,3 +1498,52 @@ def test_a_photo_that_is_a_loop_of_links_is_named_as_one(tmp_path):
     assert code == 2 and error_line(err) == ("paperplay: error: a.jpg: is a symbolic link to no file (its target is "
                                              "missing, or the links go round in a loop)"), err
     assert not (tmp_path / "o").exists()
+
+
+INTERRUPTED_WHILE_SERIALISING = """
+import os, signal, sys
+import reportlab.pdfbase.pdfdoc as pdfdoc
+
+code = pdfdoc.PDFObjectReference.format.__code__
+calls = []
+
+def trace(frame, event, arg):  # a real Ctrl-C inside the try of reportlab's PDFObjectReference.format
+    if frame.f_code is not code:
+        return None
+    def line(frame, event, arg):
+        if event == "line" and frame.f_lineno == code.co_firstlineno + 2:
+            calls.append(1)
+            if len(calls) == 10:
+                os.kill(os.getpid(), signal.SIGINT)
+        return line
+    return line
+
+sys.settrace(trace)
+sys.argv = ["paperplay", "sheets", "--players", "3", "--seed", "A", "--out", "out/sheets.pdf"]
+from paperplay.cli.entry import main
+main()
+"""
+
+
+def test_ctrl_c_while_reportlab_writes_the_pdf_is_an_interrupt(tmp_path):
+    # reportlab catches every exception there: the interrupt became a KeyError (exit 3) and a dictionary
+    # was printed on stdout. Rendering is work a signal ends at once: exit 130, one line, nothing left.
+    done = subprocess.run([sys.executable, "-c", INTERRUPTED_WHILE_SERIALISING], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)
+    assert (done.returncode, done.stderr, done.stdout) == (130, "paperplay: interrupted\n", "")
+    assert not list(tmp_path.rglob("*"))
+
+
+def test_a_long_file_name_is_written_though_its_temporary_name_is_longer(cli, tmp_path):
+    name = "e" * 237 + ".pdf"  # 241 bytes: the temporary file's name would be 256
+    result = cli("sheets", "--players", "1", "--seed", "A", "--out", str(tmp_path / name))
+    assert result.exit_code == 0 and [p.name for p in tmp_path.iterdir()] == [name]
+    too_long = cli("sheets", "--players", "1", "--seed", "A", "--out", str(tmp_path / ("é" * 130 + ".pdf")))
+    assert too_long.exit_code == 2 and "File name too long" in too_long.stderr
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+
+
+def test_the_written_line_escapes_control_characters(cli, tmp_path):
+    result = cli("sheets", "--players", "1", "--seed", "A", "--out", str(tmp_path / "new\nname.pdf"))
+    assert result.exit_code == 0 and result.stdout.splitlines()[0].startswith("Wrote ")
+    assert "new\\nname.pdf" in result.stdout.splitlines()[0]

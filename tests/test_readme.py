@@ -59,3 +59,17 @@ def test_readme_route_examples_print_what_the_readme_shows(cli, monkeypatch):
     assert len(shown) == 2
     for command, output in shown:
         assert cli(*shlex.split(command)).stdout == output, command
+
+
+def test_readme_python_example_runs_from_a_clones_root(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    block = re.search(r"```python\n(.*?)```", README, re.S)
+    assert block is not None
+    shutil.copytree(Path(__file__).parent.parent / "docs" / "examples", tmp_path / "docs" / "examples")
+    done = subprocess.run([sys.executable, "-c", block.group(1)], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert (done.returncode, done.stderr, done.stdout) == (0, "", "(11, 3, 5)\nTrue 16\n")
+    assert (tmp_path / "output" / "ann-bob-kit.pdf").read_bytes().startswith(b"%PDF")

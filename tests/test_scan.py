@@ -649,3 +649,28 @@ def test_one_sheet_in_two_photos_is_read_once_and_a_note_without_a_draw_says_sco
     note = [line for line in alone.stdout.splitlines() if line.startswith("Note: ")]
     assert note and all("scored as read, not as confirmed (no --seed or --draw" in line for line in note)
     assert not any("the draw suggests" in line for line in alone.stdout.splitlines())
+
+
+def test_confirm_never_writes_over_a_file_named_as_a_box_image(tmp_path, scan_stack, cli):
+    # --force is for the sheet files; a file of the user's where a box image would go is kept.
+    drawn = list(__import__("paperplay.streams.rules").streams.rules.draw(SEED))
+    photo, truth = _photo(tmp_path, "dee.jpg", 4, scan_stack, change=lambda t: [30 if v == 16 else v for v in t])
+    out = tmp_path / "o"
+    out.mkdir()
+    result = cli("scan", str(photo), "--seed", SEED, "--out", str(out), "--confirm", "--json",
+                 input="\n" * 25)
+    flagged = [b["box"] for b in json.loads(result.stdout[result.stdout.index("{"):])["scans"][0]["boxes"]
+               if b["flagged"]]
+    assert 16 in drawn and flagged
+    for name in ("dee.json", "dee.check.html"):
+        (out / name).unlink()
+    mine = out / f"dee-box{flagged[0]:02d}.png"
+    mine.write_text("mine")
+    again = cli("scan", str(photo), "--seed", SEED, "--out", str(out), "--confirm", "--force", input="\n" * 25)
+    assert again.exit_code == 2 and f"{mine}: already exists" in again.stderr and "--force" not in again.stderr
+    assert mine.read_text() == "mine" and sorted(p.name for p in out.iterdir()) == [mine.name]
+
+
+def test_scan_refuses_dash_as_its_folder(cli, tmp_path):
+    result = cli("scan", str(tmp_path / "a.jpg"), "--out", "-")
+    assert result.exit_code == 2 and "is '-'; expected a folder" in result.stderr

@@ -15,6 +15,7 @@ import typer
 from paperplay.cli import options as opt
 from paperplay.cli.common import SHORT_HELP, guarded, only_with, print_json, seed_option, variant_file
 from paperplay.errors import InputError
+from paperplay.messages import printable
 from paperplay.seeds import MAX_SEED_LENGTH, Rng, canonical_seed, display_code
 
 if TYPE_CHECKING:
@@ -282,7 +283,7 @@ def simulate(
         d, e = paired(summaries[0], s)
         typer.echo(f"  {s.name} - {summaries[0].name}: {d:+.2f} ± {e:.2f} points a game (same games)")
     if plot is not None:
-        typer.echo(f"Wrote {plot}")
+        typer.echo(f"Wrote {printable(str(plot))}")
 
 
 PLOT_HINT = "a file name ending in .png or .pdf with --plot"

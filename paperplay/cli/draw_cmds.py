@@ -15,6 +15,7 @@ import typer
 from paperplay.cli import options as opt
 from paperplay.cli.common import SHORT_HELP, guarded, only_with, print_json, seed_option, size_text, variant_file
 from paperplay.errors import InputError
+from paperplay.messages import printable
 from paperplay.games import find_game
 from paperplay.seeds import display_code, game_code
 
@@ -81,7 +82,8 @@ def caller_page_of(path: Path, seed: str, variant: str | None, lang: str) -> tup
 
 def report_caller_page(path: Path, code: str, size: int, started: float) -> None:
     """Says what the projector caller page holds and who may see it."""
-    typer.echo(f"Wrote {path} (projector caller, {size_text(size)}, {time.perf_counter() - started:.2f} s)")
+    typer.echo(f"Wrote {printable(str(path))} (projector caller, {size_text(size)}, "
+               f"{time.perf_counter() - started:.2f} s)")
     typer.echo(f"For the organiser only: the file holds the whole draw of game {display_code(code)}. Open it in "
                "a browser on the projector's laptop (no network needed): Space next, ← back, F full screen, H help.")
 

@@ -79,6 +79,9 @@ class FolderName(click_types.StringParamType):
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
         if value == "":
             self.fail("is empty; expected a folder to write in, e.g. output", param, ctx)
+        if value == "-":  # elsewhere "-" means standard output, which holds no folder
+            self.fail("is '-'; expected a folder to write in, e.g. output (write ./- to mean a folder of that name)",
+                      param, ctx)
         if isinstance(value, str) and os.path.exists(value) and not os.path.isdir(value):
             self.fail(f"is {value!r}, a file; expected a folder to write in (made if missing)", param, ctx)
         return super().convert(value, param, ctx)

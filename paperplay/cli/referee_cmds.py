@@ -65,7 +65,7 @@ def _write_results_page(path: Path, force: bool, outcomes: list[Outcome], rankin
     boxes = [None if o.verdict is None else o.verdict.sheet.cells for o in outcomes]  # type: ignore[attr-defined]
     page = results_page([o.to_json() for o in outcomes], boxes, ranking, translator(opt.lang_or_locale(lang)))
     write_page(path, page, force)
-    return f"Wrote {path} (results page, {size_text(len(page))}, {time.perf_counter() - started:.2f} s)"
+    return f"Wrote {printable(str(path))} (results page, {size_text(len(page))}, {time.perf_counter() - started:.2f} s)"
 
 
 def _check_html(path: Path | None, force: bool, lang: str | None) -> None:
@@ -290,7 +290,8 @@ def route(
                              length=str(answer.route.length) if answer.route else "none")
         size = write_pdf(state_document(board, tiles, board_state.stop_signs, squares, title, t, payload), pdf, force,
                          option="--pdf")
-        written = f"Wrote {pdf} (the board with the route, {size_text(size)}, {time.perf_counter() - started:.2f} s)"
+        written = (f"Wrote {printable(str(pdf))} (the board with the route, {size_text(size)}, "
+                   f"{time.perf_counter() - started:.2f} s)")
     for problem in problems:
         typer.echo(one_line(f"paperplay: warning: {state}: the board breaks rule {problem.rule}: {problem.message}"),
                    err=True)

@@ -204,7 +204,11 @@ def scan(
             try:
                 for reading in scan.flagged:
                     crop_path = out / f"{photo.stem}-box{reading.box:02d}.png"
-                    write_atomic(crop_path, _png(scan.crops[reading.box - 1]), force, SCAN_HINT)
+                    if crop_path.exists() or crop_path.is_symlink():  # not a sheet file: --force does not apply
+                        raise InputError(f"{crop_path}: already exists, and --confirm shows box {reading.box}'s image "
+                                         "under that name (and removes it); move the file, or give another --out "
+                                         "folder")
+                    write_atomic(crop_path, _png(scan.crops[reading.box - 1]), False, SCAN_HINT)
                     crops.append(crop_path)
                     cells[reading.box - 1] = _ask(photo, reading, crop_path, reading.box in scan.blank)
             finally:  # the check page holds every box's image; these were only for asking

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paperplay.files import check_writable, write_atomic
+from paperplay.interrupts import fragile
 from paperplay.render.model import QR, Arc, Circle, Document, Group, Item, Line, Polygon, Rect, Text, UseForm
 
 if TYPE_CHECKING:
@@ -201,10 +202,13 @@ def render_bytes(doc: Document) -> bytes:
     _register_fonts()
     # Binary (not ASCII85) streams: a quarter smaller, and every PDF reader handles them. reportlab's
     # setting is global: restored afterwards, for other reportlab code in the same process.
+    # reportlab catches every exception while it writes the PDF (a Ctrl-C became a KeyError, and a
+    # dictionary was printed on stdout): rendering is fragile work, which a signal ends at once.
     was = rl_config.useA85
     rl_config.useA85 = 0
     try:
-        return _render(doc)
+        with fragile():
+            return _render(doc)
     finally:
         rl_config.useA85 = was
 

@@ -29,6 +29,7 @@ import importlib
 import math
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -87,6 +88,14 @@ class GameInfo:
             raise InputError(f"option lang: is {options['lang']!r}, but the scannable sheets are printed in English "
                              "only", field="lang")
         return self._call("kit", seed, options, self.kit_options - {"html"})
+
+    def verify(self, data: Any, source: str = "record", folder: str | os.PathLike[str] | None = None) -> Any:
+        """Referees a parsed record of this game (`source` names it in errors; files it names are read
+        from `folder`): a Verdict. A record of another game is an InputError saying whose it is."""
+        game = data.get("game") if isinstance(data, dict) else None
+        if isinstance(game, str) and game != self.name:
+            raise InputError(f"{source}: is a {game!r} record, not a {self.title} one (field game)")
+        return self.module().verify(data, source, None if folder is None else Path(folder))
 
     def _call(self, command: str, seed: str, options: dict[str, Any], allowed: frozenset[str]) -> Any:
         """The module's draw or kit with the seed and options checked; an error names the option."""

@@ -7,6 +7,7 @@ import json
 import sys
 import types
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -194,3 +195,11 @@ def test_the_referee_takes_paths_as_text(tmp_path):
     record = json.loads((tmp_path / "ann.json").read_text())
     again = referee.verify_record(record, str(tmp_path / "ann.json"), str(tmp_path))
     assert again.to_json() == outcome.verdict.to_json()
+
+
+def test_a_games_verify_refuses_another_games_record_saying_whose_it_is():
+    sheet = json.loads((Path(__file__).parents[1] / "docs" / "examples" / "ann.json").read_text())
+    assert find_game("streams").verify(sheet, "ann.json").valid
+    for other in ("sequence", "streetcar"):
+        with pytest.raises(InputError, match=r"ann.json: is a 'streams' record, not a .* one \(field game\)"):
+            find_game(other).verify(sheet, "ann.json")

@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -525,7 +526,8 @@ def test_a_photo_that_claims_to_be_huge_is_refused_before_it_is_decoded(tmp_path
     result = run_paperplay("scan", str(bomb), "--out", str(tmp_path / "o"))
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        f"paperplay: error: {bomb}: is 30000 × 30000 pixels; expected a photo of at most 250 megapixels"]
+        f"paperplay: error: {bomb}: is 30000 × 30000 pixels; expected a photo of at most 120 megapixels (the "
+        "camera's usual 12-50 megapixels are plenty)"]
     assert not (tmp_path / "o").exists()  # nothing written, not even the folder
 
 
@@ -674,3 +676,110 @@ def test_confirm_never_writes_over_a_file_named_as_a_box_image(tmp_path, scan_st
 def test_scan_refuses_dash_as_its_folder(cli, tmp_path):
     result = cli("scan", str(tmp_path / "a.jpg"), "--out", "-")
     assert result.exit_code == 2 and "is '-'; expected a folder" in result.stderr
+
+
+
+def _progressive_jpeg(width: int, height: int, extra_scans: int = 0) -> bytes:
+    """A tiny progressive JPEG whose frame header claims width × height, with `extra_scans` more
+    start-of-scan segments (empty) before its end."""
+    import io
+    import struct
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (16, 16)).save(buffer, "JPEG", progressive=True, subsampling=0)
+    data = bytearray(buffer.getvalue())
+    struct.pack_into(">HH", data, data.find(b"\xff\xc2") + 5, height, width)
+    scan = b"\xff\xda" + struct.pack(">H", 8) + b"\x01\x01\x00\x01\x3f\x00"
+    return bytes(data[:-2]) + scan * extra_scans + b"\xff\xd9"
+
+
+@pytest.mark.parametrize(("size", "scans", "words"), [
+    ((15800, 15800), 0, "is 15800 × 15800 pixels; expected a photo of at most 120 megapixels"),
+    ((9000, 9000), 0, "is a progressive JPEG of 9000 × 9000 pixels; expected at most 50 megapixels"),
+    ((4000, 3000), 2500, "is a JPEG of 2,5"),
+])
+def test_a_small_jpeg_that_would_take_minutes_or_gigabytes_is_refused_at_once(tmp_path, scan_stack, size, scans,
+                                                                              words):
+    # Found by fuzzing: a 521-byte progressive JPEG took 1.8 GB, one of 2,500 empty scans 40 s.
+    bomb = tmp_path / "bomb.jpg"
+    bomb.write_bytes(_progressive_jpeg(*size, extra_scans=scans))
+    started = time.perf_counter()
+    result = run_paperplay("scan", str(bomb), "--out", str(tmp_path / "o"))
+    assert result.returncode == 2 and time.perf_counter() - started < 20
+    assert len(result.stderr.strip().splitlines()) == 1 and f"{bomb}: {words}" in result.stderr, result.stderr
+
+
+def test_a_photo_too_big_for_the_memory_left_is_an_input_error_and_the_others_are_read(tmp_path, two_photos, cli,
+                                                                                         monkeypatch):
+    from paperplay.scan import pipeline
+
+    real = pipeline.load_gray
+
+    def load(path):
+        if path.name == "bob.jpg":
+            import cv2
+
+            raise cv2.error("OpenCV(4.14.0) alloc.cpp:73: error: (-4:Insufficient memory) Failed to allocate "
+                            "225000000 bytes in function 'OutOfMemoryError'\n")
+        return real(path)
+
+    monkeypatch.setattr(pipeline, "load_gray", load)
+    result = cli("scan", *map(str, two_photos), "--seed", SEED, "--out", str(tmp_path / "o"))
+    assert result.exit_code == 2 and (tmp_path / "o" / "ann.json").exists()
+    assert f"{two_photos[1]}: needs more memory than is free to read it" in result.stderr
+    assert "internal error" not in result.stderr
+
+
+def test_the_organisers_page_is_refused_without_showing_its_seed(monkeypatch, scan_stack):
+    import numpy as np
+
+    from paperplay.scan import reader
+
+    payload = "PAPERPLAY/1 streams seed=7KQ2M9XD draw=11,3,5"
+    monkeypatch.setattr(reader, "find_qr", lambda gray: (payload, None))
+    with pytest.raises(reader.ScanError) as caught:
+        reader.register(np.zeros((10, 10), np.uint8))
+    assert "the organiser's" in str(caught.value) and "7KQ2" not in str(caught.value)
+
+
+def test_confirm_with_no_standard_input_at_all_is_an_input_error(tmp_path, two_photos):
+    out = tmp_path / "o"
+    done = subprocess.run([sys.executable, "-m", "paperplay", "scan", str(two_photos[1]), "--seed", SEED,
+                           "--confirm", "--out", str(out)], capture_output=True, text=True, timeout=120,
+                          preexec_fn=lambda: os.close(0))
+    assert done.returncode in (0, 2), done.stderr  # 0: nothing was flagged on this photo
+    if done.returncode == 2:
+        assert done.stderr.startswith("paperplay: error: --confirm: no answer on standard input for box")
+        assert not out.exists()
+
+
+def test_confirm_with_json_keeps_standard_output_for_the_document(tmp_path, scan_stack, cli):
+    photo, truth = _photo(tmp_path, "dee.jpg", 4, scan_stack, change=lambda t: [30 if v == 16 else v for v in t])
+    result = cli("scan", str(photo), "--seed", SEED, "--out", str(tmp_path / "o"), "--confirm", "--json",
+                 input="\n" * 25)
+    document = json.loads(result.stdout)  # the questions went to standard error
+    assert document["scans"][0]["confirmed"] and "holds [" in result.stderr
+
+
+def test_scan_refuses_a_draw_the_bag_cannot_give(tmp_path, two_photos, cli):
+    two_wilds = "11,3,5,17,27,25,6,4,13,15,16,1,28,15,7,18,23,8,*,*"
+    result = cli("scan", str(two_photos[0]), "--draw", two_wilds, "--out", str(tmp_path / "o"))
+    assert result.exit_code == 2 and "--draw: the draw list has the wild at turns 19, 20, but the bag has one wild" \
+        in result.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_box_the_draw_fits_with_the_wild_says_so_with_a_star(scan_stack):
+    import numpy as np
+
+    from paperplay.scan.match import VALUES, read_boxes
+    from paperplay.streams.rules import WILD
+
+    probs = np.full((20, len(VALUES)), 0.001)
+    for box in range(19):
+        probs[box, box] = 0.97  # boxes 1-19 read 1-19
+    probs[19, VALUES.index(24)] = 0.97  # box 20 reads 24, where the draw has the wild
+    readings = read_boxes(probs, [*range(1, 20), WILD], 0.5)
+    assert readings[19].why == "read 24, the draw fits *" and readings[19].matched == WILD

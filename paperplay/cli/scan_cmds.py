@@ -12,7 +12,7 @@ import typer
 from paperplay.cli import options as opt
 from paperplay.cli.common import SHORT_HELP, guarded, print_json, seed_option
 from paperplay.errors import InputError
-from paperplay.messages import one_line
+from paperplay.messages import one_line, printable
 from paperplay.referee import Outcome
 from paperplay.seeds import display_code, game_code
 
@@ -41,20 +41,24 @@ def _json_tile(tile: Any) -> Any:
     return "*" if tile == WILD else tile
 
 
-def _ask(photo: Path, reading: Any, crop_path: Path, blank: bool = False) -> Any:
-    """Asks on the terminal for one flagged box; Enter keeps the suggestion (a blank box has none)."""
+def _ask(photo: Path, reading: Any, crop_path: Path, blank: bool = False, err: bool = False) -> Any:
+    """Asks on the terminal for one flagged box; Enter keeps the suggestion (a blank box has none). With
+    `err` (--json: standard output holds the document only) the questions go to standard error."""
+    from paperplay.streams.rules import tile_text
     from paperplay.streams.sheet import parse_tiles
 
     suggestion = reading.value
-    offer = "(type 1-30 or *)" if blank else f"[{suggestion}] (Enter keeps it, or type 1-30 or *)"
+    offer = "(type 1-30 or *)" if blank else f"[{tile_text(suggestion)}] (Enter keeps it, or type 1-30 or *)"
     while True:
-        typer.echo(f"{photo.name} box {reading.box}: {reading.why}; image {crop_path}")
+        typer.echo(f"{printable(photo.name)} box {reading.box}: {reading.why}; image {printable(str(crop_path))}",
+                   err=err)
+        typer.echo(f"  box {reading.box} holds {offer}: ", nl=False, err=err)
         try:
-            answer = input(f"  box {reading.box} holds {offer}: ").strip()
-        except EOFError:
+            answer = input().strip()
+        except (EOFError, RuntimeError, OSError):  # RuntimeError: no standard input at all (closed)
             raise InputError(f"--confirm: no answer on standard input for box {reading.box} of {photo}") from None
-        if not sys.stdin.isatty():  # a piped answer is not echoed: end the prompt's line
-            typer.echo("")
+        if sys.stdin is None or not sys.stdin.isatty():  # a piped answer is not echoed: end the prompt's line
+            typer.echo("", err=err)
         if not answer and not blank:
             return suggestion
         if not answer:
@@ -62,7 +66,7 @@ def _ask(photo: Path, reading: Any, crop_path: Path, blank: bool = False) -> Any
         try:
             return parse_tiles(answer, f"box {reading.box}", count=1)[0]
         except InputError as exc:
-            typer.echo(f"  {exc}")
+            typer.echo(f"  {exc}", err=err)
 
 
 def _png(image: Any) -> bytes:
@@ -146,6 +150,11 @@ def scan(
         raise InputError("--seed and --draw: give one source of the draw, not both")
     canonical = seed_option(seed) if seed is not None else None
     drawn = parse_tiles(draw_list, "--draw") if draw_list is not None else (draw(canonical) if canonical else None)
+    if draw_list is not None:  # the boxes are read as these tiles: a draw the bag cannot give reads them wrong
+        from paperplay.streams.rules import check_draw
+
+        for problem in check_draw(drawn or ()):
+            raise InputError(f"--draw: {problem.message}")
     _need_extra()
     from paperplay.files import check_writable, input_at, write_atomic, write_together
     from paperplay.scan.pipeline import blank_message, read_photo
@@ -210,7 +219,7 @@ def scan(
                                          "folder")
                     write_atomic(crop_path, _png(scan.crops[reading.box - 1]), False, SCAN_HINT)
                     crops.append(crop_path)
-                    cells[reading.box - 1] = _ask(photo, reading, crop_path, reading.box in scan.blank)
+                    cells[reading.box - 1] = _ask(photo, reading, crop_path, reading.box in scan.blank, as_json)
             finally:  # the check page holds every box's image; these were only for asking
                 for crop in crops:
                     crop.unlink(missing_ok=True)
@@ -232,7 +241,8 @@ def scan(
                       "flagged": [b.box for b in flagged]})
         if not as_json:
             notes = "; ".join(f"box {b.box}: {b.why}" for b in flagged)
-            typer.echo(f"{photo}: sheet {scan.sheet} (game {display_code(scan.code)}) -> {sheet_path}; "
+            typer.echo(f"{printable(str(photo))}: sheet {scan.sheet} (game {display_code(scan.code)}) -> "
+                       f"{printable(str(sheet_path))}; "
                        f"{len(flagged)} box{'es' if len(flagged) != 1 else ''} to check"
                        + (f" ({notes}); see {page_path}" if flagged else ""))
         outcomes.append(_referee(str(sheet_path), sheet))

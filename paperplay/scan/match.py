@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from paperplay.scan.model import EMPTY, STAR
-from paperplay.streams.rules import WILD, Tile
+from paperplay.streams.rules import WILD, Tile, tile_text
 
 VALUES: tuple[Tile, ...] = (*range(1, 31), WILD)
 """What a box can hold, in this order (index 30 is the wild)."""
@@ -145,7 +145,7 @@ def read_boxes(probs: Any, drawn: Sequence[Tile] | None, threshold: float,
         if b + 1 in blank:
             why = "nothing written"
         elif m is not None and m != f:
-            why = f"read {VALUES[f]}, the draw fits {VALUES[m]}"
+            why = f"read {tile_text(VALUES[f])}, the draw fits {tile_text(VALUES[m])}"
         elif sure[b] < threshold or (m is not None and probs[b, m] < EVEN):
             why = f"unsure ({min(sure[b], probs[b, f if m is None else m]):.0%})"
         readings.append(BoxReading(b + 1, VALUES[f], float(probs[b, f]), None if m is None else VALUES[m],

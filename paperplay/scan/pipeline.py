@@ -9,7 +9,7 @@ from typing import Any
 
 from paperplay.scan.match import BoxReading, box_probabilities, read_boxes
 from paperplay.scan.model import EMPTY, probabilities
-from paperplay.scan.reader import (SHIFTS, box_crops, cell_features, check_resolution, load_gray, register,
+from paperplay.scan.reader import (SHIFTS, ScanError, box_crops, cell_features, check_resolution, load_gray, register,
                                    train_band)
 from paperplay.streams.rules import Tile
 from paperplay.streams.scansheet import layout
@@ -49,7 +49,25 @@ class Scan:
 
 def read_photo(photo: Path, drawn: Sequence[Tile] | None = None, threshold: float = THRESHOLD,
                gray: Any = None) -> Scan:
-    """Reads a photo of a scannable sheet (raises reader.ScanError when it cannot)."""
+    """Reads a photo of a scannable sheet (raises reader.ScanError when it cannot, and when the
+    computer has too little memory free to read it)."""
+    import cv2
+
+    try:
+        return _read(photo, drawn, threshold, gray)
+    except MemoryError:
+        raise ScanError(_TOO_LITTLE_MEMORY) from None
+    except cv2.error as exc:
+        if "Insufficient memory" in str(exc) or "Failed to allocate" in str(exc):
+            raise ScanError(_TOO_LITTLE_MEMORY) from None
+        raise
+
+
+_TOO_LITTLE_MEMORY = ("needs more memory than is free to read it; close other programs, or photograph the sheet at "
+                      "a lower resolution (12 megapixels are plenty)")
+
+
+def _read(photo: Path, drawn: Sequence[Tile] | None, threshold: float, gray: Any) -> Scan:
     if gray is None:
         gray = load_gray(photo)
     page = register(gray)

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from paperplay.messages import shorten
 from paperplay.scan.glyphs import glyph_features, ink_mask
 from paperplay.seeds import ALPHABET
 from paperplay.streams.api import MAX_PLAYERS
@@ -49,9 +50,16 @@ class Page:
     notes: list[str] = field(default_factory=list)
 
 
-MAX_PIXELS = 250_000_000
-"""The largest photo read (a 200-megapixel phone camera's): a larger one is refused before it is
-decoded, so a small file that claims a huge image cannot take minutes and gigabytes."""
+MAX_PIXELS = 120_000_000
+"""The largest photo read (a 108-megapixel phone camera's; the reader needs about 4 pixels a
+millimetre, some 3 megapixels a sheet): a larger one is refused before it is decoded, so a small
+file that claims a huge image cannot take minutes and gigabytes."""
+MAX_PROGRESSIVE_PIXELS = 50_000_000
+"""The largest progressive JPEG read (cameras write baseline JPEGs; a progressive one is decoded
+whole, at 2 bytes a pixel for each colour, before any of it is seen: 50 megapixels take 300 MB)."""
+MAX_SCANS = 100
+"""The most scans a JPEG may have (a progressive photo has about ten; each scan is a pass over the
+whole image, so a small file of thousands of empty scans would take minutes)."""
 MAX_BYTES = 200_000_000
 """The largest photo file read."""
 LONG_SIDE = 4000
@@ -69,8 +77,15 @@ segments between them are jumped by their lengths, however long), so any file is
 
 def image_size(data: bytes) -> tuple[int, int] | None:
     """(width, height) from a PNG's or a JPEG's header, without decoding it; None for anything else."""
+    header = image_header(data)
+    return None if header is None else (header[0], header[1])
+
+
+def image_header(data: bytes) -> tuple[int, int, bool] | None:
+    """(width, height, progressive) from a PNG's or a JPEG's header, without decoding it (a PNG is never
+    progressive here: its rows are decoded as they come); None for anything else."""
     if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24 and data[12:16] == b"IHDR":
-        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big"), False
     if data[:2] != b"\xff\xd8":
         return None
     at = 2
@@ -86,7 +101,9 @@ def image_size(data: bytes) -> tuple[int, int] | None:
         if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start of frame
             if at + 7 > len(data):
                 return None
-            return int.from_bytes(data[at + 5:at + 7], "big"), int.from_bytes(data[at + 3:at + 5], "big")
+            progressive = marker in (0xC2, 0xC6, 0xCA, 0xCE)
+            return (int.from_bytes(data[at + 5:at + 7], "big"), int.from_bytes(data[at + 3:at + 5], "big"),
+                    progressive)
         length = int.from_bytes(data[at:at + 2], "big")
         if length < 2:
             return None
@@ -132,13 +149,20 @@ def load_gray(path: Path) -> Any:
     except OSError as exc:
         raise ScanError(f"cannot be read ({exc.strerror})") from None
     data = np.frombuffer(raw, dtype=np.uint8)
-    size = image_size(raw)
-    if size is None:
+    header = image_header(raw)
+    if header is None:
         raise ScanError("is not an image that can be read (expected a JPEG or PNG photo)")
-    width, height = size
+    width, height, progressive = header
     if width * height > MAX_PIXELS:
         raise ScanError(f"is {width} × {height} pixels; expected a photo of at most "
-                        f"{MAX_PIXELS // 1_000_000} megapixels")
+                        f"{MAX_PIXELS // 1_000_000} megapixels (the camera's usual 12-50 megapixels are plenty)")
+    if progressive and width * height > MAX_PROGRESSIVE_PIXELS:
+        raise ScanError(f"is a progressive JPEG of {width} × {height} pixels; expected at most "
+                        f"{MAX_PROGRESSIVE_PIXELS // 1_000_000} megapixels for one (or the camera's own JPEG)")
+    # a JPEG's start-of-scan markers (in its coded data 0xFF is followed by 0 or a restart, never by 0xDA)
+    scans = raw.count(b"\xff\xda") if raw[:2] == b"\xff\xd8" else 0
+    if scans > MAX_SCANS:
+        raise ScanError(f"is a JPEG of {scans:,} scans; expected a photo (at most {MAX_SCANS})")
     with _native_stderr_silenced():  # libpng prints its own line for a damaged PNG; ScanError says it once
         image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if data.size else None
     if image is None or image.size == 0:
@@ -303,7 +327,10 @@ def register(gray: Any) -> Page:
     text, qr_corners = find_qr(gray)
     fields = parse_payload(text)
     if not text.startswith("PAPERPLAY/1 ") or fields.get("game") != "streams" or "sheet" not in fields:
-        raise ScanError(f"its QR code is not a Streams score sheet's ({text!r})")
+        if "seed=" in text:  # the organiser's page: its code holds the seed, which is not to be shown
+            raise ScanError("its QR code is the organiser's (it holds the seed), not a Streams score sheet's; "
+                            "photograph the players' sheets")
+        raise ScanError(f"its QR code is not a Streams score sheet's ({shorten(text, 120)!r})")
     check_sheet_fields(fields)
     if fields.get("scan") != "1":
         raise ScanError("is a classic Streams sheet; only sheets printed with --scannable can be read "

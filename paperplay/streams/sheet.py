@@ -151,7 +151,8 @@ def parse_tiles(text: str, option: str, count: int | None = BOXES, empty: bool =
         elif re.fullmatch(r"[0-9]{1,3}", item) and rules.lowest <= int(item) <= rules.highest:
             tiles.append(int(item))
         else:
-            raise InputError(f"{option}: entry {position} is {item!r}; expected an integer "
+            which = "" if count == 1 else f" entry {position}"
+            raise InputError(f"{option}:{which} is {item!r}; expected an integer "
                              f"{rules.lowest}-{rules.highest} or * (or X) for the wild"
                              + (", or _ for an empty box" if empty else ""))
     if count is not None and len(tiles) != count:

@@ -783,3 +783,19 @@ def test_a_box_the_draw_fits_with_the_wild_says_so_with_a_star(scan_stack):
     probs[19, VALUES.index(24)] = 0.97  # box 20 reads 24, where the draw has the wild
     readings = read_boxes(probs, [*range(1, 20), WILD], 0.5)
     assert readings[19].why == "read 24, the draw fits *" and readings[19].matched == WILD
+
+
+def test_a_photo_of_two_sheets_is_refused_naming_both(tmp_path, two_photos):
+    import cv2
+    import numpy as np
+
+    ann, bob = (cv2.imread(str(p)) for p in two_photos)
+    height = max(ann.shape[0], bob.shape[0])
+    pad = [cv2.copyMakeBorder(img, 0, height - img.shape[0], 0, 0, cv2.BORDER_CONSTANT, value=(90, 90, 90))
+           for img in (ann, bob)]
+    both = tmp_path / "both.jpg"
+    cv2.imwrite(str(both), np.hstack(pad))
+    result = run_paperplay("scan", str(both), "--seed", SEED, "--out", str(tmp_path / "o"))
+    assert result.returncode == 2 and not (tmp_path / "o").exists()
+    assert result.stderr.strip() == (f"paperplay: error: {both}: shows 2 sheets (1/4, 2/4); photograph one sheet "
+                                     "per photo")

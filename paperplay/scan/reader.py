@@ -198,14 +198,18 @@ def find_qr(gray: Any) -> tuple[str, Any]:
     h = gray.shape[0]
     for candidate in _qr_candidates(gray):
         factor = h / candidate.shape[0]
-        for result in zxingcpp.read_barcodes(candidate, formats=zxingcpp.BarcodeFormat.QRCode,
-                                             try_rotate=True, try_downscale=True):
-            if result.text.startswith("PAPERPLAY/1 "):
-                p = result.position
-                corners = np.array([[p.top_left.x, p.top_left.y], [p.top_right.x, p.top_right.y],
-                                    [p.bottom_right.x, p.bottom_right.y], [p.bottom_left.x, p.bottom_left.y]],
-                                   dtype=np.float64) * factor
-                return result.text, corners
+        ours = [result for result in zxingcpp.read_barcodes(candidate, formats=zxingcpp.BarcodeFormat.QRCode,
+                                                            try_rotate=True, try_downscale=True)
+                if result.text.startswith("PAPERPLAY/1 ")]
+        sheets = sorted({parse_payload(result.text).get("sheet", "?") for result in ours})
+        if len(sheets) > 1:  # only one would be read, the others silently left out
+            raise ScanError(f"shows {len(sheets)} sheets ({', '.join(sheets)}); photograph one sheet per photo")
+        if ours:
+            p = ours[0].position
+            corners = np.array([[p.top_left.x, p.top_left.y], [p.top_right.x, p.top_right.y],
+                                [p.bottom_right.x, p.bottom_right.y], [p.bottom_left.x, p.bottom_left.y]],
+                               dtype=np.float64) * factor
+            return ours[0].text, corners
     raise ScanError("no paperplay QR code found (is the whole sheet in the photo, sharp and evenly lit?)")
 
 

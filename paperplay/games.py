@@ -70,7 +70,6 @@ class GameInfo:
                                     or "none"),
                                  field=option)
 
-
     def draw(self, seed: str, **options: Any) -> Any:
         """What `seed` deals (the module's Drawn: ``to_json()``, ``text_lines()``), with the game's draw
         options as keywords (e.g. ``players=3, set=3``). A bad seed or option is an InputError naming it."""

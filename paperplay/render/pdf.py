@@ -202,11 +202,11 @@ def render_bytes(doc: Document) -> bytes:
     _register_fonts()
     # Binary (not ASCII85) streams: a quarter smaller, and every PDF reader handles them. reportlab's
     # setting is global: restored afterwards, for other reportlab code in the same process.
-    # reportlab catches every exception while it writes the PDF (a Ctrl-C became a KeyError, and a
-    # dictionary was printed on stdout): rendering is fragile work, which a signal ends at once.
     was = rl_config.useA85
     rl_config.useA85 = 0
     try:
+        # reportlab catches every exception while it writes the PDF (a Ctrl-C became a KeyError, and a
+        # dictionary was printed on stdout): rendering is fragile work, which a signal ends at once.
         with fragile():
             return _render(doc)
     finally:

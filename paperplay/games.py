@@ -80,7 +80,7 @@ class GameInfo:
         ``write_pdf`` turn it into a PDF), with the game's kit options as keywords: players, names (a
         list), paper, set, numbers, level, poster, ink_saver, back_offset ((x, y) in mm), variant,
         lang (default English), scannable. A bad seed or option is an InputError naming it."""
-        if options.get("html") is not None:
+        if options.get("html") is not None and "html" in self.kit_options:
             raise InputError("option html: is the command line's (paperplay kit streams --html); from Python, "
                              "paperplay.html.caller.caller_page makes the page", field="html")
         if options.get("scannable") and options.get("lang") not in (None, "en"):
@@ -117,7 +117,10 @@ def checked_seed(seed: Any) -> str:
     if not isinstance(seed, str):
         raise InputError(f"seed: is {seed!r}; expected a text of 1-32 letters and digits, e.g. '7KQ2-M9XD'",
                          field="seed")
-    return canonical_seed(seed)
+    try:
+        return canonical_seed(seed)
+    except InputError as exc:
+        raise InputError(exc.message, field="seed") from None
 
 
 def _option_value(option: str, value: Any, papers: tuple[str, ...]) -> Any:
@@ -135,7 +138,7 @@ def _option_value(option: str, value: Any, papers: tuple[str, ...]) -> Any:
             raise wrong("True or False")
         return value
     if option == "names":
-        if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(
+        if isinstance(value, str) or not isinstance(value, (list, tuple)) or not value or not all(
                 isinstance(name, str) and name.strip() for name in value):
             raise wrong("a list of names, e.g. ['Ann', 'Bob']")
         return [name.strip() for name in value]

@@ -113,6 +113,8 @@ def test_a_draw_from_python_is_the_cli_draw_and_referees_its_own_sheet(cli):
 
 @pytest.mark.parametrize(("game", "options", "field", "words"), [
     ("streams", {"names": "Ann,Bob"}, "names", "a list of names"),
+    ("streams", {"names": []}, "names", "a list of names"),
+    ("streetcar", {"html": "caller.html"}, "html", "does not apply to kit streetcar (it is for Streams)"),
     ("streams", {"paper": "zz"}, "paper", "a4 or letter"),
     ("streams", {"paper": "a3"}, "paper", "a4 or letter"),
     ("streams", {"players": "3"}, "players", "a whole number"),
@@ -142,8 +144,9 @@ def test_a_bad_option_from_python_is_an_input_error_naming_it(game, options, fie
 
 @pytest.mark.parametrize("seed", [None, 123, "", "-- --", "x" * 33])
 def test_a_bad_seed_from_python_is_an_input_error(seed):
-    with pytest.raises(InputError, match="seed"):
+    with pytest.raises(InputError, match="seed") as caught:
         find_game("sequence").draw(seed)
+    assert caught.value.field == "seed"
 
 
 def test_good_options_from_python_make_the_kit():

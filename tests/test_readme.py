@@ -71,5 +71,8 @@ def test_readme_python_example_runs_from_a_clones_root(tmp_path):
     shutil.copytree(Path(__file__).parent.parent / "docs" / "examples", tmp_path / "docs" / "examples")
     done = subprocess.run([sys.executable, "-c", block.group(1)], cwd=tmp_path, capture_output=True, text=True,
                           timeout=120)
-    assert (done.returncode, done.stderr, done.stdout) == (0, "", "(11, 3, 5)\nTrue 16\n")
+    lines = done.stdout.splitlines()
+    assert (done.returncode, done.stderr, lines[:3]) == (0, "", ["(11, 3, 5)", "docs/examples/ann.json True",
+                                                                 "docs/examples/bob.json True"]), done.stderr
+    assert lines[3:] == ["docs/examples/board.json True", "{'place': 1, 'player': 'Bob', 'total': 29}"]
     assert (tmp_path / "output" / "ann-bob-kit.pdf").read_bytes().startswith(b"%PDF")

@@ -526,8 +526,8 @@ def test_a_photo_that_claims_to_be_huge_is_refused_before_it_is_decoded(tmp_path
     result = run_paperplay("scan", str(bomb), "--out", str(tmp_path / "o"))
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        f"paperplay: error: {bomb}: is 30000 × 30000 pixels; expected a photo of at most 120 megapixels (the "
-        "camera's usual 12-50 megapixels are plenty)"]
+        f"paperplay: error: {bomb}: is 30000 × 30000 pixels; expected a photo of at most 120 megapixels (a "
+        "phone's normal photo, 8-12 megapixels, is plenty)"]
     assert not (tmp_path / "o").exists()  # nothing written, not even the folder
 
 

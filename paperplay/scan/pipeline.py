@@ -64,7 +64,7 @@ def read_photo(photo: Path, drawn: Sequence[Tile] | None = None, threshold: floa
 
 
 _TOO_LITTLE_MEMORY = ("needs more memory than is free to read it; close other programs, or photograph the sheet at "
-                      "a lower resolution (12 megapixels are plenty)")
+                      "a lower resolution (a phone's normal photo, 8-12 megapixels, is plenty)")
 
 
 def _read(photo: Path, drawn: Sequence[Tile] | None, threshold: float, gray: Any) -> Scan:

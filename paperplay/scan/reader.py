@@ -155,7 +155,7 @@ def load_gray(path: Path) -> Any:
     width, height, progressive = header
     if width * height > MAX_PIXELS:
         raise ScanError(f"is {width} × {height} pixels; expected a photo of at most "
-                        f"{MAX_PIXELS // 1_000_000} megapixels (the camera's usual 12-50 megapixels are plenty)")
+                        f"{MAX_PIXELS // 1_000_000} megapixels (a phone's normal photo, 8-12 megapixels, is plenty)")
     if progressive and width * height > MAX_PROGRESSIVE_PIXELS:
         raise ScanError(f"is a progressive JPEG of {width} × {height} pixels; expected at most "
                         f"{MAX_PROGRESSIVE_PIXELS // 1_000_000} megapixels for one (or the camera's own JPEG)")

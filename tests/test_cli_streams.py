@@ -142,6 +142,20 @@ def test_score_several_files_ranks_valid_sheets(cli, write_json):
     assert [r["valid"] for r in document["results"]] == [True, True, False]
 
 
+def test_the_terminal_says_when_the_ranked_sheets_are_of_different_games(cli, write_json):
+    from paperplay.games import find_game
+
+    ann = write_json("ann.json", SPEC_SHEET)
+    other = find_game("streams").draw("OTHER1").to_json()["draw"]
+    cy = write_json("cy.json", {"game": "streams", "player": "Cy", "seed": "OTHER1", "cells": other})
+    mixed = cli("score", str(ann), str(cy)).stdout
+    assert "Note: the valid sheets are of 2 different games (P2QP-HGPH, X736-9P8Z); they are ranked together." \
+        in mixed and mixed.index("Note:") < mixed.index("Ranking")
+    bob = write_json("bob.json", {**SPEC_SHEET, "player": "Bob"})
+    assert "Note:" not in cli("score", str(ann), str(bob)).stdout
+    assert "Note:" not in cli("score", str(ann), str(cy), "--seed", "7KQ2-M9XD").stdout  # cy is not valid then
+
+
 def test_score_cells_on_the_command_line(cli):
     cells = " ".join(map(str, SPEC_SHEET["cells"]))
     result = cli("score", "--cells", cells, "--seed", "7KQ2-M9XD")

@@ -36,12 +36,32 @@ def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]
             for line in outcome.text_lines():
                 typer.echo(report_line(line))
         if ranking and sum(o.game == "streams" and o.verdict is not None for o in outcomes) > 1:
+            codes = _game_codes(outcomes)
+            if len(codes) > 1:  # a table of one game's players: say so when the sheets are of several
+                typer.echo(f"Note: the valid sheets are of {len(codes)} different games ({', '.join(codes)}); "
+                           "they are ranked together.")
             typer.echo("Ranking (valid sheets):")
             for row in ranking:
                 typer.echo(f"  {row['place']}. {shown_name(row['player'])}: {row['total']}")
     if note:
         typer.echo(note, err=as_json)
     raise typer.Exit(max((o.code for o in outcomes), default=0))
+
+
+def _game_codes(outcomes: list[Outcome]) -> list[str]:
+    """The game codes of the valid Streams sheets, in order: the code of the seed each was checked
+    against, else the code written in it (a sheet with neither says nothing)."""
+    from paperplay.seeds import canonical_seed, display_code, game_code
+
+    codes: dict[str, None] = {}
+    for outcome in outcomes:
+        verdict: Any = outcome.verdict
+        if outcome.game != "streams" or verdict is None or not verdict.valid:
+            continue
+        code = game_code("streams", verdict.seed) if verdict.seed else verdict.sheet.code
+        if code:
+            codes[display_code(canonical_seed(code))] = None
+    return list(codes)
 
 
 HtmlOption = Annotated[Path | None, typer.Option("--html", help="Also write the results page (one HTML file): "

@@ -799,3 +799,20 @@ def test_a_photo_of_two_sheets_is_refused_naming_both(tmp_path, two_photos):
     assert result.returncode == 2 and not (tmp_path / "o").exists()
     assert result.stderr.strip() == (f"paperplay: error: {both}: shows 2 sheets (1/4, 2/4); photograph one sheet "
                                      "per photo")
+
+
+@pytest.mark.parametrize("orientation", [2, 6, 7])
+def test_a_photo_reads_the_same_whatever_its_exif_orientation_says(tmp_path, two_photos, orientation):
+    # A mirroring tag (2, 7: a selfie setting) made the decoder mirror the sheet: no corner marks found.
+    from PIL import Image
+
+    tagged = tmp_path / "tagged.jpg"
+    with Image.open(two_photos[0]) as image:
+        exif = image.getexif()
+        exif[0x0112] = orientation
+        image.save(tagged, quality=95, exif=exif)
+    plain = run_paperplay("scan", str(two_photos[0]), "--seed", SEED, "--json", "--out", str(tmp_path / "a"))
+    read = run_paperplay("scan", str(tagged), "--seed", SEED, "--json", "--out", str(tmp_path / "b"))
+    assert plain.returncode == read.returncode == 0, read.stderr
+    values = [[b["value"] for b in json.loads(r.stdout)["scans"][0]["boxes"]] for r in (plain, read)]
+    assert values[0] == values[1]

@@ -137,8 +137,8 @@ def _native_stderr_silenced() -> Iterator[None]:
 
 
 def load_gray(path: Path) -> Any:
-    """Reads a JPEG/PNG photo as grey pixels, shrunk to LONG_SIDE at most (EXIF orientation does not
-    matter: the QR code orients the page)."""
+    """Reads a JPEG/PNG photo as grey pixels, shrunk to LONG_SIDE at most (its EXIF orientation is not
+    applied: the QR code orients the page)."""
     import cv2
 
     try:
@@ -164,7 +164,9 @@ def load_gray(path: Path) -> Any:
     if scans > MAX_SCANS:
         raise ScanError(f"is a JPEG of {scans:,} scans; expected a photo (at most {MAX_SCANS})")
     with _native_stderr_silenced():  # libpng prints its own line for a damaged PNG; ScanError says it once
-        image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if data.size else None
+        # the pixels as stored: the QR code orients the page, and a mirroring EXIF tag (a selfie setting)
+        # would show the sheet mirrored, its corner marks not found
+        image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE | cv2.IMREAD_IGNORE_ORIENTATION) if data.size else None
     if image is None or image.size == 0:
         raise ScanError("is not an image that can be read (expected a JPEG or PNG photo)")
     h, w = image.shape

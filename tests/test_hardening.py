@@ -1547,3 +1547,20 @@ def test_the_written_line_escapes_control_characters(cli, tmp_path):
     result = cli("sheets", "--players", "1", "--seed", "A", "--out", str(tmp_path / "new\nname.pdf"))
     assert result.exit_code == 0 and result.stdout.splitlines()[0].startswith("Wrote ")
     assert "new\\nname.pdf" in result.stdout.splitlines()[0]
+
+
+def test_a_reader_that_leaves_part_way_through_a_long_json_document_gives_141(tmp_path):
+    # One write of the whole document, which a reader left part-way (`| head -c 10`), was cut without an
+    # error: exit 0. The document is written in flushed pieces now.
+    sheet = (Path(__file__).parents[1] / "docs" / "examples" / "bob.json").read_text()
+    names = []
+    for number in range(400):  # about 146 KB of JSON: more than a pipe holds
+        (tmp_path / f"b{number}.json").write_text(sheet)
+        names.append(f"b{number}.json")
+    process = subprocess.Popen([sys.executable, "-m", "paperplay", "score", *names, "--json"], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    with process.stdout, process.stderr:
+        assert process.stdout.read(10) == b'{"results"'
+        process.stdout.close()
+        assert process.wait(timeout=60) == 141 and process.stderr.read() == b""

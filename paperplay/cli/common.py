@@ -49,7 +49,16 @@ def output_path(out: Path | None, game: str, seed: str, what: str) -> Path:
 def print_json(document: Any) -> None:
     """Prints one JSON document on stdout (the only thing --json prints there): UTF-8 as it is, and
     any other encoding with \\u escapes (Python's own escapes for what it cannot encode are no JSON)."""
-    sys.stdout.write(json.dumps(document, ensure_ascii=not stdout_is_utf8()) + "\n")
+    text = json.dumps(document, ensure_ascii=not stdout_is_utf8()) + "\n"
+    # In pieces, each flushed: one large write that a reader leaves part-way (`| head -c 10`) was cut
+    # without an error (exit 0); a piece written after the reader has gone fails, and exits 141.
+    for start in range(0, len(text), JSON_PIECE):
+        sys.stdout.write(text[start:start + JSON_PIECE])
+        sys.stdout.flush()
+
+
+JSON_PIECE = 8192
+"""Characters of a JSON document written (and flushed) at a time."""
 
 
 def stdout_is_utf8() -> bool:

@@ -515,6 +515,25 @@ def test_example_log_in_tests_data_verifies():
     assert result.valid and result.winner == "red"
 
 
+def test_cards_copied_as_printed_or_typed_without_spaces_are_the_decks_cards():
+    # The printed cards show × and ÷; a log may copy them, or type 5x6+16: the same card.
+    from conftest import DATA
+
+    log = json.loads((DATA / "sequence-game.json").read_text(encoding="utf-8"))
+    printed = {"x": "×", "/": "÷"}
+    turns = [t for t in log["turns"] if "card" in t and t["card"] not in ("plus", "minus")]
+    assert any(" x " in t["card"] for t in turns)
+    for number, turn in enumerate(turns):
+        if number % 2:
+            turn["card"] = "".join(printed.get(ch, ch) for ch in turn["card"])
+        else:
+            turn["card"] = turn["card"].replace(" ", "").upper()
+    result = verify_log(log, "sequence-game.json")
+    assert result.valid and result.winner == "red"
+    with pytest.raises(InputError, match="turns\\[0\\].card is '5 ×'"):
+        verify_log({**log, "turns": [{**log["turns"][0], "card": "5 ×"}]}, "x.json")
+
+
 def test_a_minus_turn_completes_no_sequence(state):
     state.chips[(4, 4)] = "blue"
     state.hands["Ann"] = [Card(MINUS)]

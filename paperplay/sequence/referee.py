@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ from paperplay.jsonfile import validate
 from paperplay.messages import shorten
 from paperplay.seeds import seed_field
 from paperplay.sequence.rules import (
-    MINUS, Board, Card, SequenceRules, Square, Window, best_sequences, complete_windows, evaluate, make_board,
+    MINUS, PLUS, Board, Card, SequenceRules, Square, Window, best_sequences, complete_windows, evaluate, make_board,
     make_deck, number_set, reshuffle, standard_rules,
 )
 
@@ -192,11 +193,24 @@ class Turn:
         return out
 
 
+_AS_WRITTEN = str.maketrans({"×": "x", "*": "x", "X": "x", "÷": "/", "−": "-", "–": "-"})
+
+
+def card_text(text: str) -> str:
+    """A card as the deck writes it: an equation copied from the printed card (``5 × 6 + 16``, ``144 ÷ 3``)
+    or typed (``5x6+16``) becomes ``5 x 6 + 16``; Plus and Minus in any case; anything else as it is."""
+    plain = text.strip()
+    if plain.lower() in (PLUS, MINUS):
+        return plain.lower()
+    tokens = re.findall(r"[0-9]+|[-+x/()]|\S", plain.translate(_AS_WRITTEN))
+    return " ".join(tokens) if tokens else text
+
+
 def _card(text: str, where: str) -> Card:
-    card = Card(text)
+    card = Card(card_text(text))
     if card.kind == "equation":
         try:
-            value = evaluate(text)
+            value = evaluate(card.text)
         except (ValueError, ZeroDivisionError, IndexError):
             value = None
         if value is None or value.denominator != 1:

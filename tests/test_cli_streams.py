@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -350,3 +351,11 @@ def test_the_bag_check_says_holds_for_one_box(cli, write_json):
     assert result.exit_code == 1 and "box 3 holds the wild, but the bag has no wild" in result.stdout, result.output
     twice = cli("score", "--cells", "1 2 2 4 5 6", "--variant", str(variant))
     assert "boxes 2 and 3 hold 2, but the bag has one 2" in twice.stdout, twice.output
+
+
+def test_call_with_no_standard_input_at_all_stops_where_it_would_resume(tmp_path):
+    # input() raised RuntimeError ("lost sys.stdin") when standard input was closed: exit 3.
+    done = subprocess.run([sys.executable, "-m", "paperplay", "call", "streams", "--seed", "7KQ2-M9XD"],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path, preexec_fn=lambda: os.close(0))
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "Stopped before turn 1. Resume with: paperplay call streams --seed 7KQ2M9XD --from 1" in done.stdout

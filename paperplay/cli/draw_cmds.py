@@ -186,7 +186,7 @@ def call(
         while True:
             try:
                 typed = input(f"[Enter for turn {turn}/{len(tiles)}] " if turn <= len(tiles) else "").strip()
-            except EOFError:
+            except (EOFError, RuntimeError, OSError):  # end of input, or no standard input at all (closed)
                 typed = "q"
             answer = typed.lower()
             if answer == "q":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from paperplay.i18n import ENGLISH, Translator
-from paperplay.render.fit import CROP_TAG, Box, clear_of
+from paperplay.render.fit import CROP_TAG, Box, clear_of, item_box
 from paperplay.render.model import MM_PER_INCH, QR, Group, Item, Line, Rect, Text
 
 MARGIN = 10.0
@@ -216,6 +216,36 @@ def card_page_labels(fronts: str, backs: str, game_code: str,
     return labels
 
 
+def _bleed_then_cut(cards: list[tuple[tuple[Item, ...], float, float]], tag: str) -> list[Item]:
+    """Cards (items, x, y) laid edge to edge: every card's fills first, bleed and all (tag "bleed"), then
+    each card clipped to its cut (tag `tag`). A neighbour's bleed drawn over a card would colour a strip a
+    bleed's width inside its cut (a route card's blue along a line card's edge); this way the seam
+    between two cards lies on the cut. Texts and QR codes are drawn once, with the cut."""
+    bleeds = [(_bleed_part(items), x, y) for items, x, y in cards]
+    return [*(Group(part, x, y, tag="bleed") for part, x, y in bleeds if part),
+            *(Group(items, x, y, clip=(x, y, CARD_W, CARD_H), tag=tag) for items, x, y in cards)]
+
+
+def _bleed_part(items: Sequence[Item], dx: float = 0.0, dy: float = 0.0) -> tuple[Item, ...]:
+    """What of a card's items paints past its cut (items at dx, dy in card mm), groups kept with what of
+    theirs does: the bleed layer. Texts and QR codes never (they are drawn once, with the cut)."""
+    kept: list[Item] = []
+    for item in items:
+        if isinstance(item, Group):
+            if item.clip is not None:
+                x, y, w, h = item.clip
+                if x + dx >= 0 and y + dy >= 0 and x + w + dx <= CARD_W and y + h + dy <= CARD_H:
+                    continue  # clipped within the cut
+            inner = _bleed_part(item.items, dx + item.dx, dy + item.dy)
+            if inner:
+                kept.append(Group(inner, item.dx, item.dy, clip=item.clip, tag=item.tag))
+        elif not isinstance(item, (Text, QR)):
+            box = item_box(item, dx, dy)
+            if box is None or box[0] < 0 or box[1] < 0 or box[2] > CARD_W or box[3] > CARD_H:
+                kept.append(item)
+    return tuple(kept)
+
+
 def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]], width: float, height: float,
                 labels: Callable[[int, bool], tuple[Sequence[str], Sequence[str]]],
                 back_offset: tuple[float, float] = (0.0, 0.0), cols: int = 3, rows: int = 3,
@@ -235,20 +265,13 @@ def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]
     pages: list[tuple[list[Item], bool]] = []
     for start in range(0, len(fronts), per_page):
         chunk = fronts[start : start + per_page]
-        front: list[Item] = []
-        back_items: list[Item] = []
+        placed_fronts, placed_backs = [], []
         for i, card in enumerate(chunk):
             r, c = divmod(i, cols)
-            front.append(Group(card, xs[c], ys[r], tag="card"))
-            back_items.append(Group(backs[start + i], xs[cols - 1 - c] + back_offset[0], ys[r] + back_offset[1],
-                                    tag="back"))
-        # Every back's fill and pattern first, bleed and all, then each back clipped to its cut: a neighbour's
-        # bleed drawn over a back's edge would break its pattern a bleed's width inside the cut; this way the
-        # seam between two backs' patterns lies on the cut (texts and QR codes are drawn once, with the cut).
-        back_items = [*(Group(tuple(i for i in g.items if not isinstance(i, (Text, QR))), g.dx, g.dy, tag="bleed")
-                        for g in back_items if isinstance(g, Group)),
-                      *(Group(g.items, g.dx, g.dy, clip=(g.dx, g.dy, CARD_W, CARD_H), tag="back")
-                        for g in back_items if isinstance(g, Group))]
+            placed_fronts.append((card, xs[c], ys[r]))
+            placed_backs.append((backs[start + i], xs[cols - 1 - c] + back_offset[0], ys[r] + back_offset[1]))
+        front: list[Item] = _bleed_then_cut(placed_fronts, "card")
+        back_items: list[Item] = _bleed_then_cut(placed_backs, "back")
         number = start // per_page
         left, right = labels(number, False)
         texts = side_texts(xs, ys, width, left, right)

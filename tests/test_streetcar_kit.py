@@ -150,3 +150,20 @@ def test_every_font_the_kit_lists_is_embedded(kit_pdf):
     fonts = subprocess.run(["pdffonts", str(kit_pdf)], capture_output=True, text=True, check=True).stdout
     rows = [line.split() for line in fonts.splitlines()[2:]]
     assert len(rows) == 2 and all("BitstreamVeraSans" in row[0] and row[-5] == "yes" for row in rows), fonts
+
+
+def test_no_cards_bleed_is_drawn_over_a_neighbour():
+    # A route card's blue bleed was painted over the line cards above it (a 2.5 mm strip inside their
+    # cut): every card's bleed comes first, then each card clipped to its own cut.
+    from paperplay.games import find_game
+    from paperplay.render.model import Group
+    from paperplay.render.parts import CARD_H, CARD_W
+
+    for page in find_game("streetcar").kit("7KQ2-M9XD").pages:
+        tags = [item.tag for item in page.items if isinstance(item, Group)]
+        if "card" not in tags and "back" not in tags:
+            continue
+        faces = [item for item in page.items if isinstance(item, Group) and item.tag in ("card", "back")]
+        assert all(face.clip == (face.dx, face.dy, CARD_W, CARD_H) for face in faces)
+        last_bleed = max(i for i, tag in enumerate(tags) if tag == "bleed")
+        assert last_bleed < min(i for i, tag in enumerate(tags) if tag in ("card", "back"))

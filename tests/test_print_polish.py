@@ -270,7 +270,11 @@ def test_sequence_deck_of_100_needs_no_sheet_for_its_last_card():
         backs = [p for p in doc.pages if any(isinstance(i, Group) and i.tag == "back" for i in p.items)]
         assert sum(isinstance(i, Group) and i.tag == "card" for p in fronts for i in p.items) == 100
         assert sum(isinstance(i, Group) and i.tag == "back" for p in backs for i in p.items) == 100
-        assert len(fronts) == 12 and fronts[-1].label == "rules" and doc.pages[-1].label == "rules backs"
+        assert len(fronts) == 12 and fronts[-1].label == "rules" and doc.pages[-2].label == "rules backs"
+        # One run to print double-sided: every front (the rules page too) on an odd page, its back next.
+        numbers = [doc.pages.index(page) + 1 for page in fronts]
+        assert all(n % 2 == 1 and doc.pages[n].label.endswith("backs") for n in numbers)
+        assert doc.pages[-1].label.startswith("chips")
         assert all(sum(isinstance(i, Group) and i.tag == "card" for i in p.items) == 9 for p in fronts[:-1])
 
 

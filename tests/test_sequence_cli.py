@@ -58,7 +58,8 @@ def test_kit_organiser_page_has_the_seed_and_no_player_page_does(kit_pdf):
 def test_every_card_is_printed_once(kit_pdf):
     deck = make_deck("7KQ2M9XD", number_set("1-48"), "add-sub")
     texts = page_texts(kit_pdf)
-    fronts = " ".join(texts[2:24:2] + texts[25:26])  # 11 card sheets, then (after the chips) the rules page
+    fronts = " ".join(texts[2:24:2] + texts[24:25])  # 11 card sheets, then the rules page (the chips last)
+    assert "Chips" in texts[-1] and all(text.count("MINUS") == 0 for text in texts[26:])
     for card in deck:
         if card.kind == "equation":
             assert card.text.replace(" x ", " × ").replace(" / ", " ÷ ") in fronts

@@ -168,7 +168,9 @@ Level = Annotated[str | None, typer.Option("--level", callback=choice(LEVELS), m
 InkSaver = Annotated[bool | None, typer.Option("--ink-saver", help="White backgrounds and outlines instead of fills.",
                                                show_default=False)]
 BackOffset = Annotated[str | None, typer.Option("--back-offset", metavar="X,Y",
-                                                help="Shift card backs by X,Y mm (duplex drift).",
+                                                help="Shift card backs by X,Y mm to meet a duplex printer's "
+                                                "drift: +X moves them right, +Y down, as the back page is "
+                                                "seen (e.g. 1.5,-0.5).",
                                                 show_default=False)]
 Variant = Annotated[str | None, typer.Option("--variant", metavar="NAME|FILE",
                                              help="Streams variant: standard (the default), a shipped "

@@ -380,9 +380,11 @@ def kit_document(seed: str, code: str, board: Board, deck: Sequence[Card], numbe
             pages.append(Page(width, height, tuple(items), "player", f"poster {label}"))
     spare = spare_cards(len(deck), paper, t)
     pages += card_pages(deck, code, paper, ink_saver, back_offset, spare, t)
-    pages.append(chips_page(code, paper, ink_saver, rules, t, players))
+    # The rules page (holding the last cards) and its back right after the card pages, the chips last:
+    # one run of pages, fronts on odd pages, to print double-sided.
     pages += rules_pages(code, paper, card_fronts(deck, code, ink_saver, t)[len(deck) - spare:],
                          _card_back(code, ink_saver, t), back_offset, t)
+    pages.append(chips_page(code, paper, ink_saver, rules, t, players))
     if ink_saver:
         pages = [greyscale_page(page) for page in pages]
     shown = display_code(code)

@@ -246,6 +246,11 @@ def _without_dialect(schema: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in schema.items() if k != "$schema"}
 
 
+UNIQUE_DIRECT = 1000
+"""Lists longer than this are checked for repeated items by their JSON texts (linear), not by jsonschema's
+pairwise comparison."""
+
+
 @cache
 def _strict() -> Any:
     """Draft 2020-12 as paperplay checks it. JSON Schema counts 7.0 as an integer and as equal to 7 in
@@ -269,7 +274,23 @@ def _strict() -> Any:
         else:
             yield from const(validator, value, instance, schema)
 
-    return validators.extend(Draft202012Validator, {"enum": strict_enum, "const": strict_const},
+    unique = Draft202012Validator.VALIDATORS["uniqueItems"]
+
+    def bounded_unique(validator: Any, on: Any, instance: Any, schema: Any) -> Any:
+        # jsonschema compares every item with every other when they cannot be sorted (mixed types,
+        # objects): minutes for a long list. A list already longer than maxItems fails that instead.
+        limit = schema.get("maxItems")
+        if isinstance(instance, list) and isinstance(limit, int) and len(instance) > limit:
+            return
+        if isinstance(instance, list) and len(instance) > UNIQUE_DIRECT:
+            keys = [json.dumps(item, sort_keys=True) for item in instance]
+            if on and len(set(keys)) != len(keys):
+                yield ValidationError(f"{instance!r} has non-unique elements")
+            return
+        yield from unique(validator, on, instance, schema)
+
+    return validators.extend(Draft202012Validator, {"enum": strict_enum, "const": strict_const,
+                                                    "uniqueItems": bounded_unique},
                              type_checker=checker)
 
 

@@ -1171,13 +1171,13 @@ def test_a_name_in_a_report_is_escaped_and_kept_short(name, shown):
 
 
 def test_long_values_in_a_report_are_shortened(tmp_path):
-    # A legal card of 70,000 terms (not in the hand) and a 300,000-letter player name: every line of the
-    # report stays readable; --json keeps the values whole.
+    # A card of 70,000 terms (it was worked out and quoted, shortened; a card is at most 60 characters
+    # now, so it is refused unread) and a 300,000-letter player name: every line of the report stays
+    # readable; --json keeps the values whole.
     log = data("sequence-game.json")
     log["turns"][0]["card"] = " + ".join(["1"] * 70_000)
-    code, out, _ = run(tmp_path, "verify", write(tmp_path, "card.json", log))
-    assert code == 1 and "sequence/card-not-in-hand" in out and "…(279,887 characters)…" in out
-    assert max(map(len, out.splitlines())) < 400
+    code, out, err = run(tmp_path, "verify", write(tmp_path, "card.json", log))
+    assert code == 2 and "field turns[0].card is a text of 279,997 characters" in err and len(err) < 400
     tiny = data("streetcar-tiny-game.json")
     text = json.dumps(tiny).replace('"Ann"', json.dumps("N" * 300_000))
     (tmp_path / "name.json").write_text(text, encoding="utf-8")
@@ -1564,3 +1564,37 @@ def test_a_reader_that_leaves_part_way_through_a_long_json_document_gives_141(tm
         assert process.stdout.read(10) == b'{"results"'
         process.stdout.close()
         assert process.wait(timeout=60) == 141 and process.stderr.read() == b""
+
+
+@pytest.mark.parametrize("card", ["(" * 330 + "1" + ")" * 330, " + ".join(f"1 / {'7' * 999}" for _ in range(300))])
+def test_a_card_text_of_deep_brackets_or_huge_numbers_is_refused_unread(tmp_path, card):
+    # Found by a worst-case review: 330 brackets overflowed the stack (exit 3); 1 MB of fractions took 16 s.
+    log = data("sequence-game.json")
+    log["turns"][0]["card"] = card
+    started = time.perf_counter()
+    code, _, err = run(tmp_path, "verify", write(tmp_path, "card.json", log))
+    assert code == 2 and time.perf_counter() - started < 10
+    assert "field turns[0].card is a text of" in error_line(err) and "at most 60 characters" in err
+
+
+def test_a_long_list_of_unsortable_items_is_checked_in_linear_time(tmp_path):
+    # jsonschema compared every item with every other for uniqueItems: 28 s for 19,900 mixed placements.
+    sheet = json.loads((Path(__file__).parents[1] / "docs" / "examples" / "ann-placements.json").read_text())
+    sheet["placements"] = [i if i % 2 else str(i) for i in range(19_900)]
+    started = time.perf_counter()
+    code, _, err = run(tmp_path, "score", write(tmp_path, "p.json", sheet))
+    assert code == 2 and "field placements has 19900 entries" in error_line(err)
+    assert time.perf_counter() - started < 10
+    from paperplay.jsonfile import validate_schema
+
+    long_unique = {"type": "array", "uniqueItems": True}
+    validate_schema([{"a": i} for i in range(5000)], long_unique, "x")  # no repeats: fine, at once
+    with pytest.raises(InputError, match="x: "):
+        validate_schema([{"a": i} for i in range(5000)] + [{"a": 3}], long_unique, "x")
+
+
+def test_a_game_log_holds_at_most_a_thousand_turns(tmp_path):
+    log = data("streetcar-tiny-game.json")
+    log["turns"] = log["turns"] * (1001 // len(log["turns"]) + 1)
+    code, _, err = run(tmp_path, "verify", write(tmp_path, "long.json", log))
+    assert code == 2 and "field turns has" in error_line(err) and "at most 1000" in err

@@ -206,7 +206,15 @@ def card_text(text: str) -> str:
     return " ".join(tokens) if tokens else text
 
 
+MAX_CARD_TEXT = 60
+"""The longest card text read (a printed equation has a dozen characters): a longer one is refused before
+it is worked out, so no text of deep brackets or thousand-digit numbers takes seconds (or the stack)."""
+
+
 def _card(text: str, where: str) -> Card:
+    if len(text) > MAX_CARD_TEXT:
+        raise InputError(f"{where} is a text of {len(text):,} characters; expected a card as printed (an "
+                         f"equation such as \"3 x 4 + 2\", plus or minus: at most {MAX_CARD_TEXT} characters)")
     card = Card(card_text(text))
     if card.kind == "equation":
         try:

@@ -283,10 +283,14 @@ def _strict() -> Any:
         if isinstance(instance, list) and isinstance(limit, int) and len(instance) > limit:
             return
         if isinstance(instance, list) and len(instance) > UNIQUE_DIRECT:
-            keys = [json.dumps(item, sort_keys=True) for item in instance]
-            if on and len(set(keys)) != len(keys):
-                yield ValidationError(f"{instance!r} has non-unique elements")
-            return
+            try:
+                keys = [json.dumps(item, sort_keys=True) for item in instance]
+            except (TypeError, ValueError):  # not JSON's own values: jsonschema's comparison
+                keys = None
+            if keys is not None:
+                if on and len(set(keys)) != len(keys):
+                    yield ValidationError("the list has non-unique elements")
+                return
         yield from unique(validator, on, instance, schema)
 
     return validators.extend(Draft202012Validator, {"enum": strict_enum, "const": strict_const,

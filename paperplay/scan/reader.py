@@ -75,12 +75,6 @@ HEADER_MARKERS = 20_000
 segments between them are jumped by their lengths, however long), so any file is answered at once."""
 
 
-def image_size(data: bytes) -> tuple[int, int] | None:
-    """(width, height) from a PNG's or a JPEG's header, without decoding it; None for anything else."""
-    header = image_header(data)
-    return None if header is None else (header[0], header[1])
-
-
 def image_header(data: bytes) -> tuple[int, int, bool] | None:
     """(width, height, progressive) from a PNG's or a JPEG's header, without decoding it (a PNG is never
     progressive here: its rows are decoded as they come); None for anything else."""

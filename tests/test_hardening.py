@@ -428,8 +428,7 @@ def test_too_many_names_are_named_as_names(tmp_path, command):
     assert code == 2 and "--names: gives 201 names; expected at most 200" in error_line(err), err
 
 
-@pytest.mark.parametrize("out, page", [("same", "same"), ("kit.pdf", "./kit.pdf"),
-                                       (None, "output/streams-S-kit.pdf")])
+@pytest.mark.parametrize("out, page", [("same", "same"), ("kit", "./kit")])  # (--html kit.pdf: another format)
 @pytest.mark.parametrize("force", [False, True])
 def test_a_kit_and_its_page_at_the_same_path_are_refused_before_either_is_written(tmp_path, out, page, force):
     args = ["kit", "streams", "--seed", "S", "--html", page] + (["--out", out] if out else []) + \
@@ -1141,6 +1140,31 @@ def test_an_output_name_that_names_a_folder_is_refused(tmp_path, args, option, e
     assert code == 2 and error_line(err).startswith(f"paperplay: error: {option}: is empty; expected a file name"), err
 
 
+@pytest.mark.parametrize("args, said", [
+    (("sheets", "--players", "1", "--seed", "S", "--out", "results.json"), "--out: is 'results.json', a .json name; "
+     "expected a file name ending in .pdf, e.g. output.pdf"),
+    (("kit", "streams", "--seed", "S", "--out", "kit.HTML"), "--out: is 'kit.HTML', a .html name; expected"),
+    (("call", "streams", "--seed", "S", "--html", "call.pdf"), "--html: is 'call.pdf', a .pdf name; expected a "
+     "file name ending in .html, e.g. output.html"),
+    (("route", str(DATA / "streetcar-state.json"), "--line", "1", "--pdf", "r.png"), "--pdf: is 'r.png', a .png"),
+])
+def test_an_output_name_of_another_format_is_refused(tmp_path, args, said):
+    code, _, err = run(tmp_path, *args)
+    assert code == 2 and error_line(err).startswith(f"paperplay: error: {said}"), err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args", [
+    ("sheets", "--players", "1", "--seed", "S", "--out", "Sheets.PDF"),
+    ("sheets", "--players", "1", "--seed", "S", "--out", "sheets"),
+    ("sheets", "--players", "1", "--seed", "S", "--out", "sheets.v2"),
+    ("call", "streams", "--seed", "S", "--html", "call.htm"),
+])
+def test_an_output_name_of_its_format_or_none_is_written(tmp_path, args):
+    code, _, err = run(tmp_path, *args)
+    assert code == 0 and (tmp_path / args[-1]).is_file(), err
+
+
 @pytest.mark.parametrize("out", ["ann.json/x.pdf", "ann.json/d/x.pdf"])
 def test_a_file_where_the_output_folder_should_be_is_named_as_a_file(tmp_path, out):
     (tmp_path / "ann.json").write_text("{}")
@@ -1188,26 +1212,31 @@ def test_long_values_in_a_report_are_shortened(tmp_path):
 
 
 @pytest.mark.parametrize("args, option, victim", [
-    (("score", "ann.json", "--html", "ann.json"), "--html", "ann.json"),
-    (("score", "ann.json", "--html", "./link.json"), "--html", "ann.json"),  # another name, the same file
-    (("verify", "ann.json", "--html", "ann.json"), "--html", "ann.json"),
-    (("score", "ann.json", "--variant", "v.json", "--html", "v.json"), "--html", "v.json"),
-    (("route", "state.json", "--line", "1", "--stops", "A", "--pdf", "state.json"), "--pdf", "state.json"),
-    (("sheets", "--players", "2", "--variant", "v.json", "--out", "v.json"), "--out", "v.json"),
-    (("kit", "streams", "--variant", "v.json", "--out", "v.json"), "--out", "v.json"),
-    (("kit", "streams", "--variant", "v.json", "--html", "v.json"), "--html", "v.json"),
-    (("call", "streams", "--seed", "S", "--variant", "v.json", "--html", "v.json"), "--html", "v.json"),
+    (("score", "ann.json", "--html", "ann"), "--html", "ann.json"),  # each output name links to an input
+    (("score", "ann.json", "--html", "./ann-link"), "--html", "ann.json"),  # another name, the same file
+    (("verify", "ann.json", "--html", "ann"), "--html", "ann.json"),
+    (("score", "ann.json", "--variant", "v.json", "--html", "v"), "--html", "v.json"),
+    (("route", "state.json", "--line", "1", "--stops", "A", "--pdf", "state"), "--pdf", "state.json"),
+    (("sheets", "--players", "2", "--variant", "v.json", "--out", "v"), "--out", "v.json"),
+    (("kit", "streams", "--variant", "v.json", "--out", "v"), "--out", "v.json"),
+    (("kit", "streams", "--variant", "v.json", "--html", "v"), "--html", "v.json"),
+    (("call", "streams", "--seed", "S", "--variant", "v.json", "--html", "v"), "--html", "v.json"),
 ])
 def test_an_output_that_is_an_input_is_refused_even_with_force(tmp_path, args, option, victim):
-    """--force replaces an existing output; it never replaces a file the command reads."""
+    """--force replaces an existing output; it never replaces a file the command reads, by any name.
+    (The output names have no extension: `--html ann.json` is refused as another format first.)"""
     (tmp_path / "ann.json").write_text(json.dumps(SPEC_SHEET))
-    (tmp_path / "link.json").symlink_to("ann.json")
+    for link, target in (("ann", "ann.json"), ("ann-link", "ann.json"), ("v", "v.json"), ("state", "state.json")):
+        (tmp_path / link).symlink_to(target)
     (tmp_path / "v.json").write_text((DATA / "streams-variant-big.json").read_text())
     (tmp_path / "state.json").write_text((DATA / "streetcar-state.json").read_text())
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     code, _, err = run(tmp_path, *args, "--force")
     assert code == 2 and error_line(err).startswith(f"paperplay: error: {option}: is "), err
     assert f"which is also an input of this command ({victim}); give the output another name" in err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    code, _, err = run(tmp_path, *args[:-1], victim, "--force")  # by its own name: another format
+    assert code == 2 and error_line(err).startswith(f"paperplay: error: {option}: is {victim!r}, a .json name"), err
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 
@@ -1324,7 +1353,8 @@ def test_route_refuses_force_and_lang_without_pdf_and_a_pdf_over_its_board_file(
         code, _, err = run(tmp_path, "route", "s.json", "--line", "1", "--stops", "A", *extra)
         assert code == 2 and error_line(err).startswith(f"paperplay: error: {extra[0]}: {said}"), err
     before = (tmp_path / "myboard.json").read_bytes()
-    code, _, err = run(tmp_path, "route", "s.json", "--line", "1", "--stops", "A", "--pdf", "myboard.json", "--force")
+    (tmp_path / "board").symlink_to("myboard.json")
+    code, _, err = run(tmp_path, "route", "s.json", "--line", "1", "--stops", "A", "--pdf", "board", "--force")
     assert code == 2 and "which is also an input of this command" in error_line(err), err
     assert (tmp_path / "myboard.json").read_bytes() == before
 

@@ -261,6 +261,7 @@ def test_scan_json_and_a_wrong_seed(tmp_path, two_photos):
     result = run_paperplay("scan", str(a), "--seed", SEED, "--out", str(tmp_path / "o"), "--json")
     document = json.loads(result.stdout)
     assert len(document["scans"][0]["boxes"]) == 20 and document["results"][0]["valid"] is True
+    assert document["scans"][0]["code"] == "P2QP-HGPH"  # as printed and as in the sheet file
     assert document["ranking"] == [{"place": 1, "player": "sheet 1/4", "total": document["results"][0]["total"]}]
     wrong = run_paperplay("scan", str(a), "--seed", "ZZZZ", "--out", str(tmp_path / "p"))
     assert wrong.returncode == 2 and "ann.jpg" in wrong.stderr and "game" in wrong.stderr

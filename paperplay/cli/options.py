@@ -58,6 +58,11 @@ class FileName(click_types.StringParamType):
     name = "file"
     EXTENSIONS = {"out": ".pdf", "pdf": ".pdf", "html": ".html", "plot": ".png"}
     """The example file name's extension, by the option's name."""
+    ENDINGS = {"out": (".pdf",), "pdf": (".pdf",), "html": (".html", ".htm")}
+    """What the file an option names may end in (--plot checks its own two), by the option's name."""
+    FORMATS = (".pdf", ".html", ".htm", ".png", ".json", ".jpg", ".jpeg", ".svg", ".txt", ".csv")
+    """Extensions of formats: a name ending in another one than its option writes (`-o results.json`)
+    is a slip, refused rather than written under it. No extension, or another one, is written as given."""
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
         if isinstance(value, str):
@@ -68,6 +73,11 @@ class FileName(click_types.StringParamType):
                 folder = value.rstrip("/" + os.sep) or value
                 self.fail(f"is {value!r}, a folder; expected a file name in it, e.g. "
                           f"{os.path.join(folder, example)}", param, ctx)
+            endings = self.ENDINGS.get(getattr(param, "name", ""), ())
+            suffix = os.path.splitext(value)[1].lower()
+            if suffix in self.FORMATS and endings and suffix not in endings:
+                self.fail(f"is {value!r}, a {suffix} name; expected a file name ending in {endings[0]}, "
+                          f"e.g. {example}", param, ctx)
         return super().convert(value, param, ctx)
 
 

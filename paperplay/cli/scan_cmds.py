@@ -232,8 +232,8 @@ def scan(
         write_together([(sheet_path, (json.dumps(sheet, ensure_ascii=False) + "\n").encode(), SCAN_HINT),
                         (page_path, _contact_sheet(scan, cells), SCAN_HINT)], force)
         flagged = [] if confirm else scan.flagged
-        scans.append({"photo": str(photo), "sheet": scan.sheet, "code": scan.code, "file": str(sheet_path),
-                      "check_page": str(page_path), "confirmed": confirm,
+        scans.append({"photo": str(photo), "sheet": scan.sheet, "code": display_code(scan.code),
+                      "file": str(sheet_path), "check_page": str(page_path), "confirmed": confirm,
                       "boxes": [{"box": b.box, "free": _json_tile(b.free), "free_p": round(b.free_p, 4),
                                  "matched": None if b.matched is None else _json_tile(b.matched),
                                  "matched_p": None if b.matched_p is None else round(b.matched_p, 4),

@@ -644,6 +644,18 @@ def test_a_photo_too_coarse_to_read_is_refused_with_its_resolution(tmp_path, sca
     assert cli("scan", str(photo), "--seed", SEED, "--out", str(tmp_path / "o")).exit_code in (0, 1)
 
 
+@pytest.mark.parametrize("resolution, said", [(2.46, "only about 2.4 pixels"), (0.04, "only about 0.0 pixels"),
+                                              (float("nan"), "only too few pixels")])
+def test_a_coarse_photo_is_never_said_to_have_the_resolution_it_needs(monkeypatch, resolution, said):
+    from paperplay.scan import reader
+
+    monkeypatch.setattr(reader, "pixels_per_mm", lambda page: resolution)
+    with pytest.raises(reader.ScanError, match=f"{said} per millimetre in the photo; the reader needs at least 2.5 "):
+        reader.check_resolution(None)
+    monkeypatch.setattr(reader, "pixels_per_mm", lambda page: 2.5)
+    reader.check_resolution(None)
+
+
 def test_one_sheet_in_two_photos_is_read_once_and_a_note_without_a_draw_says_scored_as_read(tmp_path, two_photos,
                                                                                             cli):
     import shutil

@@ -8,6 +8,7 @@ layout says it is.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -381,7 +382,9 @@ def check_resolution(page: Page) -> None:
     """Refuses a photo too coarse to read (see MIN_PX_PER_MM)."""
     resolution = pixels_per_mm(page)
     if not resolution >= MIN_PX_PER_MM:  # NaN too (a degenerate homography): never read as fine
-        raise ScanError(f"the sheet is only about {resolution:.1f} pixels per millimetre in the photo; the reader "
+        # rounded down, so that 2.46 reads "about 2.4", not "about 2.5 ... needs at least 2.5"
+        about = f"about {math.floor(resolution * 10) / 10:.1f}" if math.isfinite(resolution) else "too few"
+        raise ScanError(f"the sheet is only {about} pixels per millimetre in the photo; the reader "
                         f"needs at least {MIN_PX_PER_MM:g} (take the photo closer, or at a higher resolution)")
 
 

@@ -1402,6 +1402,18 @@ def test_route_takes_at_most_six_stops_in_any_order(tmp_path):
     assert code in (0, 1) and "error" not in err, err
 
 
+@pytest.mark.parametrize("stops, said", [(",", "stop 1 of 2 in ','"), (",B", "stop 1 of 2 in ',B'"),
+                                         ("B,,D", "stop 2 of 3 in 'B,,D'"), ("B,", "stop 2 of 2 in 'B,'")])
+def test_route_refuses_an_empty_stop_in_the_list(tmp_path, stops, said):
+    (tmp_path / "s.json").write_text((DATA / "streetcar-state.json").read_text())
+    code, _, err = run(tmp_path, "route", "s.json", "--line", "1", "--stops", stops)
+    assert code == 2 and error_line(err) == (f"paperplay: error: --stops: {said} is empty; expected location "
+                                             "letters separated by commas, e.g. B,D,M ('' for none)"), err
+    for fine in ("", " ", " b , d "):  # none at all; spaces and small letters
+        code, _, err = run(tmp_path, "route", "s.json", "--line", "1", "--stops", fine)
+        assert code in (0, 1) and "error" not in err, err
+
+
 def test_a_home_made_deal_names_at_most_six_stops(tmp_path):
     log = data("streetcar-tiny-game.json")
     log["deal"][0]["stops"] = list("ABCDEFG")

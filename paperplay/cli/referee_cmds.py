@@ -278,7 +278,11 @@ def route(
         wanted = list(route_cards(card_set)[card - 1][line - 1])
     else:
         assert stops is not None
-        wanted = [s.strip().upper() for s in stops.split(",") if s.strip()]
+        items = [s.strip().upper() for s in stops.split(",")] if stops.strip() else []
+        if "" in items:  # "B,,D" is a slip, not B,D ('' alone is none)
+            raise InputError(f"--stops: stop {items.index('') + 1} of {len(items)} in {stops!r} is empty; expected "
+                             "location letters separated by commas, e.g. B,D,M ('' for none)")
+        wanted = items
         if len(set(wanted)) != len(wanted):
             raise InputError(f"--stops: is {stops!r}; each stop may be named once")
         if len(wanted) > MAX_STOPS:

@@ -1140,6 +1140,21 @@ def test_an_output_name_that_names_a_folder_is_refused(tmp_path, args, option, e
     assert code == 2 and error_line(err).startswith(f"paperplay: error: {option}: is empty; expected a file name"), err
 
 
+@pytest.mark.parametrize("args, option", [
+    (("score", "--cells", " ".join(map(str, range(1, 21))), "--cells", " ".join(map(str, range(20, 0, -1)))),
+     "--cells"),
+    (("sheets", "--players", "2", "-n", "3", "--seed", "S"), "--players"),
+    (("draw", "streams", "--seed", "A", "--seed", "A"), "--seed"),  # the same value twice too
+    (("sheets", "--players", "2", "--seed", "S", "-o", "a.pdf", "-o", "b.pdf"), "--out"),
+])
+def test_an_option_that_takes_one_value_is_refused_when_given_twice(tmp_path, args, option):
+    code, out, err = run(tmp_path, *args)
+    assert code == 2 and error_line(err).startswith(f"paperplay: error: {option}: is given 2 times; give it once"), err
+    assert out == "" and list(tmp_path.iterdir()) == []
+    code, _, err = run(tmp_path, "sheets", "--players", "1", "--seed", "S", "-o", "c.pdf", "--force", "--force")
+    assert code == 0, err  # a flag given twice says the same thing
+
+
 @pytest.mark.parametrize("args, said", [
     (("sheets", "--players", "1", "--seed", "S", "--out", "results.json"), "--out: is 'results.json', a .json name; "
      "expected a file name ending in .pdf, e.g. output.pdf"),

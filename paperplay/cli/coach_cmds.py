@@ -376,4 +376,4 @@ def review(
 
 def register(app: typer.Typer) -> None:
     for command in (advise, simulate, review):
-        app.command(short_help=SHORT_HELP[command.__name__])(guarded(command))
+        app.command(cls=opt.OnceCommand, short_help=SHORT_HELP[command.__name__])(guarded(command))

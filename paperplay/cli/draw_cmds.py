@@ -230,5 +230,5 @@ def _show_tile(tiles: Sequence[int], turn: int, code: str, clear: bool) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command(short_help=SHORT_HELP["draw"])(guarded(draw))
-    app.command(short_help=SHORT_HELP["call"])(guarded(call))
+    app.command(cls=opt.OnceCommand, short_help=SHORT_HELP["draw"])(guarded(draw))
+    app.command(cls=opt.OnceCommand, short_help=SHORT_HELP["call"])(guarded(call))

@@ -22,6 +22,8 @@ from paperplay.messages import did_you_mean
 from paperplay.render.paper import PAPER_SIZES
 from paperplay.resources import load_template
 
+from typer.core import TyperCommand
+
 LEVELS = tuple(load_template("sequence/game.json")["levels"])
 CALLABLE = tuple(g.name for g in GAMES if g.can_call)
 
@@ -45,6 +47,25 @@ class WholeNumber(click_types.IntParamType):
             self.fail(f"is a number of {len(value.lstrip('-')):,} digits; far more than any value it "
                       "takes", param, ctx)
         return super().convert(value, param, ctx)
+
+
+class OnceCommand(TyperCommand):
+    """A command whose options that take one value are given at most once: click lets the last of
+    `--cells A --cells B` win silently, which drops a sheet (or a seed, a player count) unseen."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if args and not ctx.resilient_parsing:
+            try:
+                _, _, order = self.make_parser(ctx).parse_args(args=list(args))
+            except click_exceptions.UsageError:
+                order = []  # the parse below says what is wrong
+            for param in order:
+                if (param.param_type_name == "option" and not getattr(param, "is_flag", False)
+                        and not param.multiple and not getattr(param, "count", False) and order.count(param) > 1):
+                    raise click_exceptions.BadParameter(
+                        f"is given {order.count(param)} times; give it once (only one value is used)",
+                        ctx=ctx, param=param)
+        return super().parse_args(ctx, args)
 
 
 WHOLE = WholeNumber()

@@ -191,5 +191,5 @@ def kit(
 
 
 def register(app: typer.Typer) -> None:
-    app.command(short_help=SHORT_HELP["sheets"])(guarded(sheets))
-    app.command(short_help=SHORT_HELP["kit"])(guarded(kit))
+    app.command(cls=opt.OnceCommand, short_help=SHORT_HELP["sheets"])(guarded(sheets))
+    app.command(cls=opt.OnceCommand, short_help=SHORT_HELP["kit"])(guarded(kit))

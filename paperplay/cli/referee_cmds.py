@@ -363,4 +363,4 @@ def schema(
 
 def register(app: typer.Typer) -> None:
     for command in (score, verify, route, schema):
-        app.command(short_help=SHORT_HELP[command.__name__])(guarded(command))
+        app.command(cls=opt.OnceCommand, short_help=SHORT_HELP[command.__name__])(guarded(command))

@@ -289,4 +289,4 @@ def _report(outcomes: list[Outcome], scans: list[dict[str, Any]], as_json: bool,
 
 
 def register(app: typer.Typer) -> None:
-    app.command(short_help=SHORT_HELP["scan"])(guarded(scan))
+    app.command(cls=opt.OnceCommand, short_help=SHORT_HELP["scan"])(guarded(scan))

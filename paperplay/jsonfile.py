@@ -154,13 +154,13 @@ _TYPE_NAMES = {"integer": "an integer", "number": "a number", "string": "a strin
                "object": "an object", "boolean": "true or false", "null": "null"}
 
 
-def not_an_object(value: Any) -> str:
+def not_an_object(value: Any, field: str = "game") -> str:
     """What a file holding `value` instead of an object holds, in JSON's words: "the file holds a JSON
-    array; expected an object with a "game" field"."""
+    array; expected an object with a "game" field" (`field`: the object's first required field)."""
     kind = ("null" if value is None else json.dumps(value) if isinstance(value, bool) else
             "a JSON number" if isinstance(value, (int, float)) else "a JSON string" if isinstance(value, str) else
             "a JSON array" if isinstance(value, list) else "a JSON object")
-    return f'the file holds {kind}; expected an object with a "game" field'
+    return f'the file holds {kind}; expected an object with a "{field}" field'
 
 
 _BOUNDS = {"maximum": "at most", "minimum": "at least", "exclusiveMaximum": "less than",
@@ -193,8 +193,8 @@ def _describe(error: Any) -> str:
         return f"field {where} lists {twice} twice; expected {description or 'each value once'}"
     if error.validator in ("maxContains", "minContains", "contains"):
         return f"field {where} has {sum(1 for x in instance if x == '*')} wilds; expected at most one wild (\"*\")"
-    if error.validator == "type" and where == "the top level":
-        return not_an_object(instance)
+    if error.validator == "type" and where == "the top level":  # a variant file's first field is "variant"
+        return not_an_object(instance, (error.schema.get("required") or ["game"])[0])
     if error.validator == "type" and not description:
         kinds = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         description = " or ".join(_TYPE_NAMES.get(k, str(k)) for k in kinds)

@@ -1408,6 +1408,12 @@ def test_a_file_that_is_not_an_object_is_named_in_jsons_words(tmp_path, document
     assert code == 2 and error_line(err).startswith(f"paperplay: error: r.json: {said}"), err
 
 
+def test_a_variant_file_that_is_not_an_object_names_its_own_first_field(tmp_path):
+    code, _, err = run(tmp_path, "draw", "streams", "--seed", "S", "--variant", write(tmp_path, "v.json", [1, 2]))
+    assert code == 2 and error_line(err).endswith(
+        'v.json: the file holds a JSON array; expected an object with a "variant" field'), err
+
+
 def test_route_takes_at_most_six_stops_in_any_order(tmp_path):
     (tmp_path / "s.json").write_text((DATA / "streetcar-state.json").read_text())
     code, _, err = run(tmp_path, "route", "s.json", "--line", "1", "--stops", "A,B,C,D,E,F,G")

@@ -1109,10 +1109,14 @@ def test_processes_started_while_interrupts_are_ignored_ignore_them():
 
 @pytest.mark.parametrize("strategy, said", [
     ("montecarlo:0", "strategy 'montecarlo:0': the budget N of montecarlo:N is the play-out tiles a move, 1-"),
-    ("gap:5", "strategy 'gap:5': only montecarlo takes a budget")])
+    ("gap:5", "strategy 'gap:5': only montecarlo takes a budget"),
+    (" ", "names an empty strategy; expected one of random, proportional, gap, montecarlo, coach")])
 def test_a_strategy_budget_error_says_what_is_wrong(tmp_path, strategy, said):
     code, _, err = run(tmp_path, "simulate", "--strategy", strategy, "--games", "1")
     assert code == 2 and error_line(err).startswith(f"paperplay: error: --strategy: {said}"), err
+    code, _, err = run(tmp_path, "simulate", "--compare", "gap,", "--games", "1")
+    assert code == 2 and error_line(err).endswith("expected names from random, proportional, gap, montecarlo, coach, "
+                                                  "separated by commas"), err
 
 
 def test_a_number_above_its_schema_maximum_says_the_bound_once(tmp_path):

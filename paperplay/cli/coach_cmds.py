@@ -187,8 +187,9 @@ def _strategy_names(strategy_name: str | None, compare: str | None) -> list[str]
     names = [n.strip().lower() for n in listed]  # Gap is gap
     option = "--strategy" if strategy_name is not None else "--compare"
     if not all(names):
-        raise InputError(f"{option}: names an empty strategy; expected names from {', '.join(STRATEGIES)}, "
-                         "separated by commas")
+        expected = ("one of " + ", ".join(STRATEGIES) if strategy_name is not None else
+                    f"names from {', '.join(STRATEGIES)}, separated by commas")
+        raise InputError(f"{option}: names an empty strategy; expected {expected}")
     try:  # each by its own name: montecarlo:0100 is montecarlo:100, montecarlo:20000 is montecarlo
         names = [strategy(name).name for name in names]
     except ValueError as exc:

@@ -40,7 +40,8 @@ def _parse_tile(text: str, option: str, rules: StreamsRules) -> int:
         return WILD
     if re.fullmatch(r"[0-9]{1,3}", item) and rules.lowest <= int(item) <= rules.highest:
         return int(item)
-    raise InputError(f"{option}: is {text!r}; expected an integer {rules.lowest}-{rules.highest} or * for the wild")
+    raise InputError(f"{option}: is {text!r}; expected an integer {rules.lowest}-{rules.highest} or * (or X) "
+                     "for the wild")
 
 
 def _say_when_compiling(now: bool = False) -> None:
@@ -89,7 +90,8 @@ def advise(
     cells: Annotated[str, typer.Option("--cells", metavar="CELLS",
                                        help="The sheet so far: 20 boxes (a variant's: its own number), _ "
                                             "for empty, e.g. \"3 _ _ 12 …\".", show_default=False)],
-    tile: Annotated[str, typer.Option("--tile", metavar="TILE", help="The tile just drawn (1-30, or * for the wild).",
+    tile: Annotated[str, typer.Option("--tile", metavar="TILE",
+                                      help="The tile just drawn (1-30, or * or X for the wild).",
                                       show_default=False)],
     seen: Annotated[str | None, typer.Option("--seen", metavar="TILES",
                                              help="Tiles drawn earlier, known to be out of the bag.",

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 from paperplay.errors import InputError
 from paperplay.games import GAME_NAMES, GAMES
@@ -21,8 +22,6 @@ from paperplay.i18n import LANGUAGES, locale_lang
 from paperplay.messages import did_you_mean
 from paperplay.render.paper import PAPER_SIZES
 from paperplay.resources import load_template
-
-from typer.core import TyperCommand
 
 LEVELS = tuple(load_template("sequence/game.json")["levels"])
 CALLABLE = tuple(g.name for g in GAMES if g.can_call)

@@ -383,9 +383,10 @@ def check_resolution(page: Page) -> None:
     resolution = pixels_per_mm(page)
     if not resolution >= MIN_PX_PER_MM:  # NaN too (a degenerate homography): never read as fine
         # rounded down, so that 2.46 reads "about 2.4", not "about 2.5 ... needs at least 2.5"
-        about = f"about {math.floor(resolution * 10) / 10:.1f}" if math.isfinite(resolution) else "too few"
-        raise ScanError(f"the sheet is only {about} pixels per millimetre in the photo; the reader "
-                        f"needs at least {MIN_PX_PER_MM:g} (take the photo closer, or at a higher resolution)")
+        found = (f"the sheet is only about {math.floor(resolution * 10) / 10:.1f} pixels per millimetre in the photo"
+                 if math.isfinite(resolution) else "the sheet's pixels per millimetre in the photo cannot be measured")
+        raise ScanError(f"{found}; the reader needs at least {MIN_PX_PER_MM:g} (take the photo closer, or at a "
+                        "higher resolution)")
 
 
 def train_band(gray: Any, page: Page) -> tuple[Any, tuple[float, float]]:

@@ -141,6 +141,14 @@ def test_every_page_prints_the_game_code(kit_pdf):
         assert re.search(r"Game [A-Z0-9]{4}-[A-Z0-9]{4}", text)
 
 
+def test_letter_card_pages_carry_a_qr_code_that_reads_at_200_dpi(tmp_path):
+    out = tmp_path / "letter.pdf"
+    result = run_paperplay("kit", "streetcar", "--seed", "7KQ2M9XD", "--paper", "letter", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    for page in (4, 5, 6, 7):  # fronts and backs of both card sheets, the code small in the corner
+        assert qr_texts(out, page, dpi=200) == ["PAPERPLAY/1 streetcar code=ENEW6ZAQ page=cards"], page
+
+
 def test_board_poster_pages_and_card_pages_carry_a_qr_code(kit_pdf):
     assert qr_texts(kit_pdf, 2, dpi=300)[0].endswith("page=board part=1")
     assert qr_texts(kit_pdf, 4, dpi=300)[0].endswith("page=cards")

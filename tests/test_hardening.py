@@ -421,6 +421,15 @@ def test_a_bad_seed_option_is_named(tmp_path, args, seed):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_name_in_another_encoding_than_utf8_is_named_as_such(tmp_path):
+    latin1 = os.fsdecode(b"Bj\xf8rn")  # what a Latin-1 terminal passes for Bjørn
+    code, _, err = run(tmp_path, "sheets", "--seed", "S", "--players", "2", "--names", f"Ann,{latin1}")
+    assert code == 2 and error_line(err) == (
+        "paperplay: error: --names: name 2 of 2 ('Bj\ufffdrn') holds the byte 0xF8, which is not UTF-8 text; "
+        "expected names in UTF-8 (set the terminal's character encoding to UTF-8)"), err
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("command", [("kit", "streams"), ("sheets",)])
 def test_too_many_names_are_named_as_names(tmp_path, command):
     names = ",".join(f"P{i}" for i in range(201))

@@ -241,4 +241,10 @@ def names_list(names: str | None) -> list[str] | None:
         if not name:
             raise InputError(f"name {number} of {len(listed)} is empty; expected names separated by commas, "
                              f"e.g. \"Ann,Bob\"", field="names")
+        undecoded = [c for c in name if "\udc80" <= c <= "\udcff"]  # a byte the locale could not decode
+        if undecoded:
+            shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            raise InputError(f"name {number} of {len(listed)} ({shown!r}) holds the byte "
+                             f"0x{ord(undecoded[0]) - 0xDC00:02X}, which is not UTF-8 text; expected names in UTF-8 "
+                             "(set the terminal's character encoding to UTF-8)", field="names")
     return listed

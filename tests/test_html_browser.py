@@ -67,6 +67,31 @@ def test_caller_steps_with_keys_and_taps_and_keeps_its_place(page, tmp_path):
     assert not page.is_visible("#help")
 
 
+def test_caller_a_held_key_calls_one_tile_not_the_next_ones(page, tmp_path):
+    page.goto(caller_file(tmp_path))
+    repeat = "key => document.dispatchEvent(new KeyboardEvent('keydown', {key: key, repeat: true, bubbles: true}))"
+    page.keyboard.press("Space")
+    for key in (" ", " ", "PageDown", "ArrowRight", "Enter"):  # what a held key sends after its first press
+        page.evaluate(repeat, key)
+    assert page.inner_text("#turn") == "turn 1/20" and called(page) == [str(TILES[0])]
+    page.evaluate("key => document.dispatchEvent(new KeyboardEvent('keydown', {key: key, bubbles: true}))", " ")
+    assert page.inner_text("#turn") == "turn 2/20"  # a new press still calls
+
+
+def test_caller_help_is_a_modal_dialog_that_keeps_the_keyboard(page, tmp_path):
+    page.goto(caller_file(tmp_path))
+    page.keyboard.press("h")
+    assert page.get_attribute("#help", "aria-modal") == "true"
+    assert page.evaluate("document.activeElement.id") == "help"
+    for _ in range(3):
+        page.keyboard.press("Tab")  # never to the buttons behind the overlay
+        assert page.evaluate("document.activeElement.id") == "help"
+    page.keyboard.press("Escape")
+    assert not page.is_visible("#help") and page.evaluate("document.activeElement.id") != "help"
+    page.keyboard.press("Space")
+    assert page.inner_text("#turn") == "turn 1/20"
+
+
 def test_caller_help_is_closed_by_any_key_without_calling_a_tile(page, tmp_path):
     # A host closing the help with Space (or a clicker's Page Down) must not show the room the next tile.
     page.goto(caller_file(tmp_path))

@@ -86,7 +86,7 @@ def caller_page(code: str, drawn: Sequence[Tile], rules: StreamsRules | None = N
 <ol class="order" id="order"></ol>
 <ol class="grid" id="grid" hidden>{_grid_cells(rules, words["wild"])}</ol>
 </section>
-<div class="help" id="help" hidden role="dialog" aria-labelledby="help-title">
+<div class="help" id="help" hidden role="dialog" aria-modal="true" tabindex="-1" aria-labelledby="help-title">
 <div class="panel">
 <h2 id="help-title">{w["keys"]}</h2>
 <table>{keys}</table>

@@ -107,8 +107,12 @@
 
   function toggleHelp(show) {
     var help = el("help");
+    var wasHidden = help.hidden;
     help.hidden = show === undefined ? !help.hidden : !show;
     el("b-help").setAttribute("aria-expanded", String(!help.hidden));
+    // The dialog is modal: it takes the keyboard's focus while open and gives it back when closed.
+    if (wasHidden && !help.hidden) { help.focus(); }
+    if (!wasHidden && help.hidden && document.activeElement === help) { help.blur(); }
   }
 
   // Full screen by the standard calls, or Safari's older webkit ones; where there is neither (an iPhone),
@@ -143,12 +147,15 @@
 
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey) { return; }
+    if (event.key === "Tab" && !el("help").hidden) { event.preventDefault(); return; }  // stays in the dialog
     var key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
     var action = actions[key];
     if (!action) { return; }
     // A button with the keyboard's focus (Tab) is pressed by Enter and Space, as everywhere.
     if ((key === " " || key === "Enter") && event.target.closest && event.target.closest("button")) { return; }
     event.preventDefault();
+    // A held key repeats: it must not call the tiles after it (a key held a moment too long, a clicker).
+    if (event.repeat) { return; }
     // While the help is open, a key only closes it: Space must not call a tile the room was not to see yet.
     if (!el("help").hidden && key !== "h" && key !== "?") { toggleHelp(false); return; }
     action();

@@ -262,6 +262,24 @@ def test_results_page_shows_the_ranking_and_each_series(page, results_file):
     assert page.is_visible(".sheet.bad .problems") and page.is_visible(".sheet use.w")
 
 
+def test_results_page_trains_are_labelled_for_a_screen_reader(page, results_file):
+    url, document = results_file
+    page.goto(url)
+    trains = page.eval_on_selector_all(".sheet", """sheets => sheets.map(s => ({
+        name: s.querySelector('.name').textContent, role: s.querySelector('svg.train').getAttribute('role'),
+        label: s.querySelector('svg.train').getAttribute('aria-label'),
+        shown: [...s.querySelectorAll('svg.train tspan')].map(t => t.textContent)}))""")
+    results = {r["player"]: r for r in document["results"]}
+    assert len(trains) == 12
+    for train in trains:
+        series = "; ".join(f"boxes {s['start']}-{s['end']}: {s['points']} points"
+                           for s in results[train["name"]]["series"])
+        numbers = train["label"].split(". Series: ")[0].removeprefix("Boxes: ").split()
+        assert train["role"] == "img" and [n for n in numbers if not n.startswith("*")] == train["shown"], train
+        assert train["label"].endswith(f"Series: {series or '-'}."), train
+    assert sum("*=" in t["label"] for t in trains) == 1  # the wild with the value it took
+
+
 def test_results_page_prints_on_one_page_and_fits_a_phone(page, results_file):
     from pypdf import PdfReader
 
@@ -274,6 +292,14 @@ def test_results_page_prints_on_one_page_and_fits_a_phone(page, results_file):
     box = page.evaluate("document.querySelector('.train').getBoundingClientRect().width / 20")
     strip = page.evaluate("(s => [s.scrollWidth, s.clientWidth])(document.querySelector('.strip'))")
     assert box > 26 and strip[0] > strip[1]
+    # The strip fades at its right edge (there is more to see); scrolled to its end, box 20 is clear of the fade.
+    assert "linear-gradient" in page.evaluate("getComputedStyle(document.querySelector('.strip')).maskImage")
+    gap = page.evaluate("""(s => { s.scrollLeft = s.scrollWidth;
+        return s.getBoundingClientRect().right - s.querySelector('.train').getBoundingClientRect().right; })
+        (document.querySelector('.strip'))""")
+    assert gap >= 2.5 * 16 - 1, gap
+    page.set_viewport_size({"width": 620, "height": 800})  # wide enough for the whole train: nothing scrolls
+    assert page.evaluate("(s => s.scrollWidth - s.clientWidth)(document.querySelector('.strip'))") == 0
 
 
 def test_results_page_grows_with_a_projector_screen(page, results_file):

@@ -39,10 +39,21 @@ def boxes_symbol(count: int = 20) -> str:
             "</symbol></svg>")
 
 
-def train_svg(cells: Sequence[Tile], result: dict[str, Any]) -> str:
-    """The boxes with their numbers, the wild with its value, and each series bracketed with its points."""
+def train_label(cells: Sequence[Tile], result: dict[str, Any], t: Translator = ENGLISH) -> str:
+    """What the train shows, in words for a screen reader: the numbers in their boxes, then each series."""
+    _ = t.gettext
+    wild = result.get("wild_value")
+    numbers = " ".join(str(tile) if tile != WILD else ("*" if wild is None else f"*={wild}") for tile in cells)
+    series = "; ".join(_("boxes {start}-{end}: {points} points").format(**s) for s in result["series"])
+    return _("Boxes: {numbers}. Series: {series}.").format(numbers=numbers, series=series or "-")
+
+
+def train_svg(cells: Sequence[Tile], result: dict[str, Any], t: Translator = ENGLISH) -> str:
+    """The boxes with their numbers, the wild with its value, and each series bracketed with its points;
+    labelled in words for a screen reader (see train_label)."""
     width = BOX * len(cells)
-    parts = [f'<svg class="train" viewBox="-0.5 -0.5 {width + 1} 21">'
+    parts = [f'<svg class="train" viewBox="-0.5 -0.5 {width + 1} 21" role="img" '
+             f'aria-label="{text(train_label(cells, result, t))}">'
              f'<use href="#boxes" width="{width}" height="{BOX}"/><text class="n" y="7.3">']
     wild_at = None
     for k, tile in enumerate(cells):
@@ -94,7 +105,7 @@ def _row(result: dict[str, Any], cells: Sequence[Tile] | None, place: int | None
     body = [f'<article class="sheet {"ok" if valid else "bad"}">', head]
     if cells is not None:
         # In a strip of its own: on a phone the train keeps readable digits and scrolls sideways.
-        body.append(f'<div class="strip">{train_svg(cells, result)}</div>')
+        body.append(f'<div class="strip">{train_svg(cells, result, t)}</div>')
     notes = [text(_checked(result, t))] if checked and "checked_against" in result else []
     if result.get("wild_value") is not None:
         notes.append(text(_("the wild counts as {value}").format(value=result["wild_value"])))

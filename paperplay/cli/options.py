@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -58,12 +59,12 @@ class OnceCommand(TyperCommand):
                 _, _, order = self.make_parser(ctx).parse_args(args=list(args))
             except click_exceptions.UsageError:
                 order = []  # the parse below says what is wrong
-            for param in order:
-                if (param.param_type_name == "option" and not getattr(param, "is_flag", False)
-                        and not param.multiple and not getattr(param, "count", False) and order.count(param) > 1):
-                    raise click_exceptions.BadParameter(
-                        f"is given {order.count(param)} times; give it once (only one value is used)",
-                        ctx=ctx, param=param)
+            given = Counter(param for param in order if param.param_type_name == "option" and not param.multiple
+                            and not getattr(param, "is_flag", False) and not getattr(param, "count", False))
+            for param, times in given.items():  # the first repeated, in the order given
+                if times > 1:
+                    raise click_exceptions.BadParameter(f"is given {times} times; give it once (only one value is "
+                                                        "used)", ctx=ctx, param=param)
         return super().parse_args(ctx, args)
 
 

@@ -188,6 +188,12 @@ def test_position_with_nobody_winning():
     assert result.valid and result.winner is None
 
 
+def test_a_position_before_the_first_chip_is_valid():
+    result = verify_position(position(), "p.json")
+    assert result.valid and result.sequences == {} and result.winner is None
+    assert result.text_lines() == ["p.json: position, sequences: none (no chips); nobody has won"]
+
+
 def test_four_players_need_two_sequences():
     data = position(red=[[3, c] for c in range(0, 5)], blue=[])
     data["players"] = 4

@@ -100,7 +100,7 @@ class PositionResult(Verdict):
         }
 
     def text_lines(self) -> list[str]:
-        counts = ", ".join(f"{k} {v}" for k, v in self.sequences.items())
+        counts = ", ".join(f"{k} {v}" for k, v in self.sequences.items()) or "none (no chips)"
         head = f"{self.source}: position, sequences: {counts}; " + (
             f"{self.winner} has won" if self.winner else "nobody has won")
         out = [head + ("" if self.valid else " (NOT VALID)")]

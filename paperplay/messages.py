@@ -77,3 +77,8 @@ def did_you_mean(value: str, values: Sequence[str], also: Sequence[str] = ()) ->
     further words a user may have meant (--version beside the commands)."""
     close = difflib.get_close_matches(value.lower(), [*values, *also], n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
+
+
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """`n` and the noun in the right number for English messages: 1 turn, 2 turns (0 tiles)."""
+    return f"{n} {word if n == 1 else plural or word + 's'}"

@@ -284,6 +284,12 @@ def _equation_turns(log):
     return [i for i, t in enumerate(log["turns"]) if t.get("card") not in (None, PLUS, MINUS)]
 
 
+def test_a_log_of_one_turn_says_turn_once(legal_log):
+    log = copy.deepcopy(legal_log)
+    log["turns"] = log["turns"][:1]
+    assert verify_log(log, "log.json").text_lines()[0].endswith(", 1 legal turn, nobody has won yet")
+
+
 def test_turn_order_is_enforced(legal_log):
     log = copy.deepcopy(legal_log)
     log["turns"][3]["player"] = log["turns"][2]["player"]

@@ -94,9 +94,50 @@ def test_hand_holds_only_what_was_dealt_and_drawn():
     assert broken(tiny_with(0, turn)) == (1, "Ann", "streetcar/hand")
 
 
+def test_counts_of_one_are_singular():
+    log = copy.deepcopy(TINY)
+    log["turns"] = log["turns"][:1]
+    head, _, counts = verify_log(log, "log").text_lines()
+    assert head == "log: Streetcar game, 1 turn, no winner yet"
+    assert counts == "  2 tiles laid (0 by exchange), 0 moves, 0 stop signs out"
+    log["turns"] = TINY["turns"][:2]  # the second turn's tiles touch a location
+    assert verify_log(log, "log").text_lines()[2].endswith(", 1 stop sign out")
+
+
 def test_pass_claim_is_checked():
     turn = lay("Ann", ((1, 0), "straight", 90))
     assert broken(tiny_with(0, turn)) == (1, "Ann", "streetcar/pass")
+
+
+FULL_BOARD = {"size": [3, 4], "locations": {"A": [2, 0], "B": [2, 3]}, "terminals": [
+    {"line": 1, "number": 1, "side": "E", "squares": [[0, 3], [1, 3]]},
+    {"line": 1, "number": 2, "side": "W", "squares": [[0, 0], [1, 0]]},
+    {"line": 2, "number": 1, "side": "N", "squares": [[0, 1], [0, 2]]},
+    {"line": 2, "number": 2, "side": "S", "squares": [[2, 1], [2, 2]]}]}
+
+
+def full_board_game(last):
+    """Ann and Bob fill a 3x4 board in six turns (Bob draws two branches); Ann then passes, and Bob plays
+    `last`: every empty square is a location, so only exchanges are left."""
+    turns = [lay("Ann", ((0, 0), "straight", 90), ((1, 0), "straight", 90), draw=["straight", "straight"]),
+             lay("Bob", ((0, 3), "straight", 90), ((1, 3), "straight", 90), draw=["straight", "straight"]),
+             lay("Ann", ((0, 1), "curve", 270), ((0, 2), "curve", 0), draw=["straight", "straight"]),
+             lay("Bob", ((2, 1), "straight", 0), ((2, 2), "straight", 0), draw=["curve", "curve"]),
+             lay("Ann", draw=[]),
+             lay("Bob", ((1, 1), "curve", 180), ((1, 2), "curve", 90), draw=["branch-e", "branch-w"]),
+             lay("Ann", draw=[]), last]
+    return {"game": "streetcar", "board": FULL_BOARD, "set": 2, "variants": {"ordered": False, "dice": "none"},
+            "players": ["Ann", "Bob"], "deal": [{"line": 1, "stops": ["A"]}, {"line": 2, "stops": ["B"]}],
+            "turns": turns}
+
+
+def test_a_pass_is_refused_when_a_double_exchange_was_open():
+    double = lay("Bob", ((2, 1), "branch-e", 0), ((2, 2), "branch-w", 0), draw=[])
+    assert verify_log(full_board_game(double), "log").valid  # neither exchange is legal alone
+    result = verify_log(full_board_game(lay("Bob", draw=[])), "log")
+    assert (result.problem_turn, result.problem_player, result.problem.rule) == (8, "Bob", "streetcar/pass")
+    assert result.problem.message.endswith("together (a double exchange)")
+    assert result.to_json()["problems"][0]["square"] == list(result.problem.square)
 
 
 def test_hand_is_refilled_to_five():

@@ -5,16 +5,18 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from paperplay.errors import InputError
 from paperplay.jsonfile import validate
 from paperplay.resources import load_template
-from paperplay.streetcar.data import Edge, standard_board
+from paperplay.streetcar.data import Edge, standard_board, tile_kinds
 from paperplay.errors import IllegalAction as Illegal
 from paperplay.streetcar.game import Game, Player, new_game
 from paperplay.streetcar.state import verify_state
 from paperplay.streetcar.track import (
-    double_exchange_faults, geometry, legal_plays, orientations, placed, play_faults,
+    double_exchange_faults, geometry, legal_plays, orientations, placed, play_and_another, play_faults,
 )
 
 GEO = geometry(standard_board())
@@ -159,6 +161,7 @@ def test_state_stop_signs(write_json):
     ].message
     empty = verify_state({**base, "tiles": [tile], "stop_signs": {"L": [6, 4]}}, "s")
     assert [p.rule for p in empty.problems] == ["streetcar/stop-sign"] and "empty" in empty.problems[0].message
+    assert [p.square for p in far.problems + empty.problems] == [(5, 2), (6, 4)]
 
 
 def test_state_rules_and_tile_counts():
@@ -169,6 +172,7 @@ def test_state_rules_and_tile_counts():
     assert good.valid and good.tiles == 1
     off = verify_state({"game": "streetcar", "tiles": [{"at": [3, 0], "tile": "straight", "rotation": 90}]}, "s")
     assert [p.rule for p in off.problems] == ["streetcar/A"]
+    assert off.to_json()["problems"][0]["square"] == [3, 0]  # each problem at one square names it
 
 
 def test_pass_claim_is_checked_against_every_legal_play():
@@ -183,6 +187,63 @@ def test_pass_claim_is_checked_against_every_legal_play():
     with pytest.raises(Illegal) as caught:
         game.check_pass(ann, 0)
     assert caught.value.problem.rule == "streetcar/pass" and "curve" in str(caught.value)
+
+
+STUCK_BOARD = {"size": [3, 3], "locations": {"A": [1, 1]}, "terminals": [
+    {"line": 1, "number": 1, "side": "W", "squares": [[1, 0], [2, 0]]},
+    {"line": 1, "number": 2, "side": "E", "squares": [[0, 2], [1, 2]]}]}
+
+
+def test_one_tile_is_refused_when_another_first_play_left_room_for_two():
+    game = _custom(STUCK_BOARD)
+    game.layout[(1, 2)] = placed("curve", 90)
+    ann = Player("Ann", 1, (), hand=["branch-w", "curve"])
+    before = (dict(game.layout), list(ann.hand))
+    game.lay(ann, [((1, 0), placed("curve", 270))])  # the branch fits nowhere after this curve
+    assert list(legal_plays(game.geo, game.layout, ann.hand)) == []
+    with pytest.raises(Illegal) as caught:
+        game.check_pass(ann, 1, before)
+    problem = caught.value.problem
+    assert problem.rule == "streetcar/pass" and problem.square == (1, 0)
+    assert problem.message == ("Ann laid 1 tile, but could have laid two this turn: lay a branch-w at 0° on [1, 0], "
+                               "then lay a curve at 270° on [2, 2]")
+    game = _custom(STUCK_BOARD)
+    game.layout[(1, 2)] = placed("curve", 90)
+    ann = Player("Ann", 1, (), hand=["branch-w", "curve"])
+    game.lay(ann, [((1, 0), placed("branch-w", 0)), ((2, 2), placed("curve", 270))])  # the plays it names are legal
+    assert ann.hand == []
+
+
+def _brute_two_plays(geo, layout, hand):
+    """Whether any legal play leaves a legal second one, rescanning the whole board after each."""
+    for square, tile in list(legal_plays(geo, layout, hand)):
+        after, rest = dict(layout), list(hand)
+        rest.remove(tile.kind.id)
+        if square in layout:
+            rest.append(layout[square].kind.id)
+        after[square] = tile
+        if next(legal_plays(geo, after, rest), None) is not None:
+            return True
+    return False
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.randoms(use_true_random=False), st.integers(0, 7), st.integers(1, 3))
+def test_play_and_another_agrees_with_a_full_rescan(rnd, tiles, held):
+    game = _custom(SQUARE_BOARD)
+    kinds = sorted({k.id for k in tile_kinds()})
+    for _ in range(tiles):
+        options = list(legal_plays(game.geo, game.layout, [rnd.choice(kinds) for _ in range(3)]))
+        if options:
+            square, tile = rnd.choice(options)
+            game.layout[square] = tile
+    hand = [rnd.choice(kinds) for _ in range(held)]
+    pair = play_and_another(game.geo, dict(game.layout), hand)
+    assert (pair is not None) == _brute_two_plays(game.geo, game.layout, hand)
+    if pair is not None:  # the two plays it names are legal in turn
+        ann = Player("Ann", 1, (), hand=list(hand))
+        game.lay(ann, [pair[0]])
+        game.lay(ann, [pair[1]])
 
 
 def test_one_line_card_per_player():

@@ -10,7 +10,7 @@ from typing import Any
 
 from paperplay.errors import IllegalAction, InputError, Problem, Verdict
 from paperplay.jsonfile import validate
-from paperplay.messages import shorten
+from paperplay.messages import counted, shorten
 from paperplay.seeds import seed_field
 from paperplay.sequence.rules import (
     MINUS, PLUS, Board, Card, SequenceRules, Square, Window, best_sequences, complete_windows, evaluate, make_board,
@@ -61,7 +61,7 @@ def board_from_record(data: dict[str, Any], source: str, rules: SequenceRules) -
     wrong = sorted(n for n, k in counts.items() if k != 2)
     if wrong:
         n = wrong[0]
-        raise InputError(f"{source}: field board holds {n} on {counts[n]} square{'s' if counts[n] != 1 else ''}; "
+        raise InputError(f"{source}: field board holds {n} on {counted(counts[n], 'square')}; "
                          "expected every number on exactly two squares")
     return tuple(tuple(row) for row in board)
 
@@ -149,7 +149,7 @@ def verify_position(data: dict[str, Any], source: str, rules: SequenceRules | No
     winners = [c for c, n in counts.items() if n >= need]
     if len(winners) > 1:
         problems.append(Problem("sequence/two-winners",
-                                f"{' and '.join(winners)} both have {need} sequence{'s' if need > 1 else ''} or more; "
+                                f"{' and '.join(winners)} both have {counted(need, 'sequence')} or more; "
                                 "the game ends when the first does"))
     winner = winners[0] if len(winners) == 1 else None
     return PositionResult(source, counts, found, winner, tuple(problems))
@@ -318,7 +318,7 @@ class Game:
             self.recorded = list(turn.drawn or ())
         self.apply(turn)
         if self.recorded:
-            raise IllegalAction("sequence/draw", f"{turn.player} records {recorded} card{'s' if recorded != 1 else ''} "
+            raise IllegalAction("sequence/draw", f"{turn.player} records {counted(recorded, 'card')} "
                                 f"drawn, but the turn draws {recorded - len(self.recorded)}")
         self.turn += 1
         team = self.colour[turn.player]
@@ -449,7 +449,7 @@ def _seating_problem(names: list[str], colour: dict[str, str], players: int, rul
     teams = list(dict.fromkeys(colour[n] for n in names))
     allowed = rules.player_count(players).teams
     if len(teams) not in allowed:
-        return (f"{players} players form {len(teams)} team{'s' if len(teams) != 1 else ''} "
+        return (f"{players} players form {counted(len(teams), 'team')} "
                 f"({', '.join(teams)}); expected {' or '.join(map(str, allowed))}")
     sizes = Counter(colour.values())
     if len(set(sizes.values())) > 1:
@@ -592,9 +592,9 @@ def verify_log(data: dict[str, Any], source: str, rules: SequenceRules | None = 
         summary = f"NOT VALID: the first illegal action is at turn {problems[0].turn}"
     elif game.winner:
         n = sequences[game.winner]
-        summary = f"{game.winner} wins at turn {played} with {n} sequence{'s' if n > 1 else ''}"
+        summary = f"{game.winner} wins at turn {played} with {counted(n, 'sequence')}"
     else:
-        summary = f"{played} legal turns, nobody has won yet"
+        summary = f"{counted(played, 'legal turn')}, nobody has won yet"
     return LogResult(source, game.winner, played, sequences, problems, summary)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from paperplay.errors import IllegalAction as Illegal
 from paperplay.errors import InputError, Problem, Verdict
 from paperplay.jsonfile import validate
+from paperplay.messages import counted
 from paperplay.seeds import Rng, seed_field
 from paperplay.streetcar.data import Edge, Square, Terminal, lines, route_cards, starting_hand, tile_kinds
 from paperplay.streetcar.deal import bag as seeded_bag
@@ -23,11 +24,13 @@ from paperplay.streetcar.deal import deal as seeded_deal
 from paperplay.streetcar.route import Car, Network, StopProgress
 from paperplay.streetcar.state import load_board, tile_at
 from paperplay.streetcar.track import (
-    Geometry, Placed, double_exchange_faults, geometry, kinds_by_id, legal_plays, name, neighbour, play_faults,
-    side_by_side, signs_for,
+    Geometry, Placed, double_exchange_faults, double_exchanges, geometry, kinds_by_id, legal_plays, name, neighbour,
+    play_and_another, play_faults, side_by_side, signs_for,
 )
 
 HAND = 5
+Before = tuple[dict[Square, Placed], list[str]]
+"""The layout and a player's hand at the start of a turn (what the pass check tries plays from)."""
 DICE = ("none", "roll", "roll-or-repeat")
 
 
@@ -118,7 +121,7 @@ class Game:
         for sq, tile in plays:
             fault = self._lay_fault(player.hand, self.layout, sq, tile, player.name)
             if fault is not None:
-                raise Illegal(fault.rule, fault.message)
+                raise Illegal(fault.rule, fault.message, fault.square)
             player.hand.remove(tile.kind.id)
             old = self.layout.get(sq)
             if old is not None:
@@ -134,7 +137,8 @@ class Game:
     def _lay_fault(self, hand: list[str], layout: dict[Square, Placed], square: Square, tile: Placed,
                    who: str) -> Problem | None:
         if tile.kind.id not in hand:
-            return Problem("streetcar/hand", f"{who} lays a {tile.kind.id} but holds {_tiles(Counter(hand))}")
+            return Problem("streetcar/hand", f"{who} lays a {tile.kind.id} but holds {_tiles(Counter(hand))}",
+                           square=square)
         problems = play_faults(self.geo, layout, square, tile)
         return problems[0] if problems else None
 
@@ -158,7 +162,7 @@ class Game:
                                             f"{_tiles(Counter(hand))}")
         problems = double_exchange_faults(self.geo, self.layout, plays)
         if problems:
-            raise Illegal(problems[0].rule, "double exchange: " + problems[0].message)
+            raise Illegal(problems[0].rule, "double exchange: " + problems[0].message, problems[0].square)
         for sq, tile in plays:
             hand.remove(tile.kind.id)
             hand.append(self.layout[sq].kind.id)
@@ -167,17 +171,28 @@ class Game:
         self.laid += 2
         self._changed()
 
-    def check_pass(self, player: Player, laid: int) -> None:
-        """A player who lays fewer than two tiles claims no legal play was left; tries every one."""
-        if laid >= 2 or not player.hand:
+    def check_pass(self, player: Player, laid: int, before: Before | None = None) -> None:
+        """A player who lays fewer than two tiles claims that no more were legal (RULINGS: Pass): tries
+        every single play left now, then, from the turn's start (`before`: the layout and the hand;
+        default now), every double exchange and every other first play that leaves a second."""
+        if laid >= 2:
             return
+        laid_words = f"{player.name} laid {counted(laid, 'tile')}"
         for sq, tile in legal_plays(self.geo, self.layout, player.hand):
             what = "exchange the" if sq in self.layout else "lay a"
-            raise Illegal(
-                "streetcar/pass",
-                f"{player.name} laid {laid} tile{'s' if laid != 1 else ''}, but could still "
-                f"{what} {tile.kind.id} at {tile.rotation}° on {name(sq)}",
-            )
+            raise Illegal("streetcar/pass", f"{laid_words}, but could still {what} {tile.kind.id} at "
+                                            f"{tile.rotation}° on {name(sq)}", sq)
+        layout, hand = before if before is not None else (self.layout, player.hand)
+        for double in double_exchanges(self.geo, dict(layout), list(hand)):
+            first, second = (f"the {layout[sq].kind.id} on {name(sq)} for a {t.kind.id} at {t.rotation}°"
+                             for sq, t in double)
+            raise Illegal("streetcar/pass", f"{laid_words}, but could have exchanged {first} and {second} "
+                                            "together (a double exchange)", double[0][0])
+        pair = play_and_another(self.geo, dict(layout), list(hand))
+        if pair is not None:
+            (sq, tile), (then_sq, then_tile) = pair
+            could = f"{_play_words(layout, sq, tile)}, then {_play_words({**layout, sq: tile}, then_sq, then_tile)}"
+            raise Illegal("streetcar/pass", f"{laid_words}, but could have laid two this turn: {could}", sq)
 
     def leftovers(self) -> int:
         return sum(len(p.hand) for p in self.players if p.running)
@@ -198,7 +213,7 @@ class Game:
             have = len(player.hand)
             raise Illegal(
                 "streetcar/draw-count",
-                f"{player.name} draws {len(draws)} tile{'s' if len(draws) != 1 else ''} "
+                f"{player.name} draws {counted(len(draws), 'tile')} "
                 f"holding {have}; expected {need} (back to {HAND}, less nothing left to draw)",
             )
         for item in draws:
@@ -427,8 +442,9 @@ class Game:
         if isinstance(turn, Build):
             if player.running:
                 raise Illegal("streetcar/running", f"{player.name} has begun a run and may not lay tiles any more")
+            before = (dict(self.layout), list(player.hand)) if len(turn.plays) < 2 else None
             self.lay(player, turn.plays)
-            self.check_pass(player, len(turn.plays))
+            self.check_pass(player, len(turn.plays), before)
             self.draw(player, turn.draws)
         elif isinstance(turn, Restart):
             self.restart(player)
@@ -445,6 +461,13 @@ class Game:
                                                    "(field start)")
             self.move(player, turn.steps, self.roll(turn.roll, turn.repeat))
         self.turn += 1
+
+
+def _play_words(layout: Mapping[Square, Placed], square: Square, tile: Placed) -> str:
+    old = layout.get(square)
+    if old is None:
+        return f"lay a {tile.kind.id} at {tile.rotation}° on {name(square)}"
+    return f"exchange the {old.kind.id} on {name(square)} for a {tile.kind.id} at {tile.rotation}°"
 
 
 def _tname(terminal: Terminal) -> str:
@@ -689,12 +712,12 @@ class LogResult(Verdict):
             p = self.problems[0]
             return [f"{self.source}: Streetcar game, NOT VALID at turn {p.turn} ({p.player}), rule {p.rule}: "
                     f"{p.message}"]
-        head = f"{self.source}: Streetcar game, {self.turns} turns, " + (
+        head = f"{self.source}: Streetcar game, {counted(self.turns, 'turn')}, " + (
             f"{self.winner} wins" if self.winner else "no winner yet")
         seats = "; ".join(f"{p['player']} line {p['line']} ({'-'.join(p['stops'])})" for p in s["players"])
         return [head, f"  {seats}",
-                f"  {s['tiles_laid']} tiles laid ({s['exchanges']} by exchange), {s['moves']} moves, "
-                f"{len(s['stop_signs'])} stop signs out"]
+                f"  {counted(s['tiles_laid'], 'tile')} laid ({s['exchanges']} by exchange), "
+                f"{counted(s['moves'], 'move')}, {counted(len(s['stop_signs']), 'stop sign')} out"]
 
 
 def verify_log(data: Any, source: str, folder: Path | None = None) -> LogResult:

@@ -14,7 +14,9 @@ from typing import Any
 from paperplay.seeds import Rng, canonical_seed
 from paperplay.streetcar.data import Edge, Square, Terminal
 from paperplay.streetcar.game import Build, Draw, Game, Player, Restart, Run, Turn, new_game
-from paperplay.streetcar.track import Placed, legal_plays, neighbour, orientations, play_faults
+from paperplay.streetcar.track import (
+    Placed, double_exchanges, legal_plays, neighbour, orientations, play_and_another, play_faults,
+)
 
 EMPTY_COST, TRACK_COST = 5, 1
 
@@ -139,6 +141,14 @@ def _build_turn(game: Game, player: Player, rng: Rng) -> Build:
             choice = options[rng.randbelow(len(options))]
         scratch.lay(me, [choice])
         lay.append(choice)
+    if len(lay) < 2:  # stuck: two plays from the turn's start another way, if any (the pass check's)
+        pair = next(double_exchanges(game.geo, dict(game.layout), list(player.hand)), None)
+        pair = pair or play_and_another(game.geo, dict(game.layout), list(player.hand))
+        if pair is not None:
+            lay = list(pair)
+            scratch = game.scratch()
+            me = scratch.player(player.name)
+            scratch.lay(me, lay)
     need = scratch.draw_count(me)
     pool = [(p.name, t) for p in scratch.players if p.running for t in p.hand]
     from_bag = min(need, scratch.bag_left())

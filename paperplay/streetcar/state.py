@@ -146,11 +146,13 @@ def state_from_json(data: Any, source: str, folder: Path | None = None) -> tuple
                     "streetcar/stop-sign",
                     f"the stop sign for {letter} is on {name(square)}, which is not "
                     f"orthogonally next to {letter} at {name(geo.board.locations[letter])}",
+                    square=square,
                 )
             )
         elif square not in layout:
             problems.append(
-                Problem("streetcar/stop-sign", f"the stop sign for {letter} is on {name(square)}, which is empty")
+                Problem("streetcar/stop-sign", f"the stop sign for {letter} is on {name(square)}, which is empty",
+                        square=square)
             )
         signs[letter] = square
     for letter in sorted(geo.board.locations):

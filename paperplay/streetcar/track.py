@@ -6,7 +6,8 @@ checking every tile of a layout checks the whole board (RULINGS, Streetcar: Plac
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -142,6 +143,7 @@ def faults_at(geo: Geometry, layout: Layout, square: Square) -> list[Problem]:
                         "streetcar/A",
                         f"the {tile.kind.id} on {where} leads off the board on its {side} "
                         "edge, where there is no terminal",
+                        square=square,
                     )
                 )
             elif terminal is not None and not has:
@@ -201,6 +203,7 @@ def exchange_faults(old: Placed, new: Placed, square: Square) -> list[Problem]:
                 "streetcar/exchange",
                 f"the {new.kind.id} on {where} adds no track to the {old.kind.id} "
                 "it replaces; an exchange must add track",
+                square=square,
             )
         )
     elif lost:
@@ -254,11 +257,13 @@ def signs_for(geo: Geometry, square: Square, stop_signs: Mapping[str, Square]) -
     return [letter for letter in geo.beside.get(square, ()) if letter not in stop_signs]
 
 
-def legal_plays(geo: Geometry, layout: dict[Square, Placed], hand: list[str]) -> Iterator[tuple[Square, Placed]]:
-    """Every legal single play from a hand: each tile, each rotation, each empty square, each exchange."""
+def legal_plays(geo: Geometry, layout: dict[Square, Placed], hand: list[str],
+                squares: Iterable[Square] | None = None) -> Iterator[tuple[Square, Placed]]:
+    """Every legal single play from a hand: each tile, each rotation, each empty square (of `squares`,
+    default all), each exchange."""
     kinds = sorted(set(hand))
     candidates = [p for tile in kinds for p in orientations(tile)]
-    for square in geo.squares():
+    for square in geo.squares() if squares is None else sorted(sq for sq in squares if geo.on_board(sq)):
         old = layout.get(square)
         if old is not None and old.kind.trees:
             continue
@@ -267,3 +272,59 @@ def legal_plays(geo: Geometry, layout: dict[Square, Placed], hand: list[str]) ->
                 continue
             if not play_faults(geo, layout, square, tile):
                 yield square, tile
+
+
+Play = tuple[Square, Placed]
+
+
+def double_exchanges(geo: Geometry, layout: dict[Square, Placed], hand: list[str]) -> Iterator[tuple[Play, Play]]:
+    """Every legal double exchange from a hand: two side-by-side tiles, each replaced by a hand tile
+    that keeps all its track and adds some, judged together on the final configuration (RULINGS:
+    Exchange). Pairs legal one by one are included."""
+    candidates = [p for tile in sorted(set(hand)) for p in orientations(tile)]
+    upgrades = {sq: [t for t in candidates if old.pieces < t.pieces]
+                for sq, old in layout.items() if not old.kind.trees}
+    have = Counter(hand)
+    for a in sorted(upgrades):
+        for b in ((a[0] + 1, a[1]), (a[0], a[1] + 1)):
+            for new_a in upgrades[a] if b in upgrades else ():
+                for new_b in upgrades[b]:
+                    if Counter((new_a.kind.id, new_b.kind.id)) - have:
+                        continue
+                    if not double_exchange_faults(geo, layout, ((a, new_a), (b, new_b))):
+                        yield (a, new_a), (b, new_b)
+
+
+def play_and_another(geo: Geometry, layout: dict[Square, Placed], hand: list[str]) -> tuple[Play, Play] | None:
+    """A single play and then a second one that a turn could make from `layout` and `hand`, if any (the
+    tile an exchange returns joins the hand). A play's legality depends only on its square's
+    neighbours, so a second play away from the first is one that was legal before it: each kind's
+    legal plays are found once, and after each first play only its square and neighbours are tried
+    again (bounded: one scan of the board per kind, then five squares per first play)."""
+    found: dict[str, list[Play]] = {}
+
+    def anywhere(kind: str) -> list[Play]:
+        if kind not in found:
+            found[kind] = list(legal_plays(geo, layout, [kind]))
+        return found[kind]
+
+    for square, tile in [play for kind in sorted(set(hand)) for play in anywhere(kind)]:
+        old = layout.get(square)
+        rest = list(hand)
+        rest.remove(tile.kind.id)
+        if old is not None:
+            rest.append(old.kind.id)
+        near = {square} | {neighbour(square, edge) for edge in Edge}
+        second = next(((sq, t) for kind in sorted(set(rest)) for sq, t in anywhere(kind) if sq not in near), None)
+        if second is None:
+            layout[square] = tile
+            try:
+                second = next(legal_plays(geo, layout, rest, near), None)
+            finally:
+                if old is None:
+                    del layout[square]
+                else:
+                    layout[square] = old
+        if second is not None:
+            return (square, tile), second
+    return None

@@ -85,6 +85,7 @@ def test_kit_has_caller_sheet_tiles_and_sheets(tmp_path):
     texts = page_texts(out)
     assert len(texts) == 4
     assert "caller's sheet" in texts[0] and "Seed 7KQ2-M9XD" in texts[0]
+    assert "paperplay call streams --seed 7KQ2-M9XD calls them on screen" in " ".join(texts[0].split())
     assert qr_texts(out, 0) == [f"PAPERPLAY/1 streams seed={SEED} draw={DRAW_TEXT}"]
     assert "Streams tiles" in texts[1] and "Print at 100% / actual size" in texts[1]
     assert qr_texts(out, 1) == [f"PAPERPLAY/1 streams code={CODE} page=tiles"]

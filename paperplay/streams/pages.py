@@ -212,8 +212,9 @@ def caller_page(seed: str, code: str, drawn: Sequence[Tile], paper: str = "a4",
         items.append(fitted(Text(x + cell_w / 2, y + 26, tile_text(tile), size=size, bold=True, align="center"),
                              cell_w - 4))
     items.append(Text(MARGIN, top + 2 * (cell_h + 6) + 4,
-                      _("Call each tile in turn and tick its box. paperplay call streams --seed SEED calls them on "
-                        "screen."),
+                      _("Call each tile in turn and tick its box. {command} calls them on screen.").format(
+                          command=f"paperplay call streams --seed {display_code(seed)}"
+                          + ("" if rules.standard else " --variant FILE.json")),
                       size=8, color="#555555"))
     draw_text = ",".join(tile_text(t) for t in drawn)
     items += code_corner(width, height, _payload(rules, seed=seed, draw=draw_text),

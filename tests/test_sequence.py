@@ -528,13 +528,13 @@ def test_example_log_in_tests_data_verifies():
 
 
 def test_cards_copied_as_printed_or_typed_without_spaces_are_the_decks_cards():
-    # The printed cards show × and ÷; a log may copy them, or type 5x6+16: the same card.
+    # The printed cards show ×, ÷ and −; a log may copy them, or type 5x6+16: the same card.
     from conftest import DATA
 
     log = json.loads((DATA / "sequence-game.json").read_text(encoding="utf-8"))
-    printed = {"x": "×", "/": "÷"}
+    printed = {"x": "×", "/": "÷", "-": "−"}
     turns = [t for t in log["turns"] if "card" in t and t["card"] not in ("plus", "minus")]
-    assert any(" x " in t["card"] for t in turns)
+    assert any(" x " in t["card"] for t in turns) and any(" - " in t["card"] for t in turns[1::2])
     for number, turn in enumerate(turns):
         if number % 2:
             turn["card"] = "".join(printed.get(ch, ch) for ch in turn["card"])

@@ -62,7 +62,7 @@ def test_every_card_is_printed_once(kit_pdf):
     assert "Chips" in texts[-1] and all(text.count("MINUS") == 0 for text in texts[26:])
     for card in deck:
         if card.kind == "equation":
-            assert card.text.replace(" x ", " × ").replace(" / ", " ÷ ") in fronts
+            assert card.text.replace(" x ", " × ").replace(" / ", " ÷ ").replace(" - ", " − ") in fronts
     assert fronts.count("PLUS") == 2 and fronts.count("MINUS") == 2
 
 

@@ -186,7 +186,7 @@ def side_texts(xs: Sequence[float], ys: Sequence[float], width: float, left: Seq
     grid). Read upwards, the letters' tops face the page's left edge: on the left their descent is
     next to the bleed, on the right their ascent. Never nearer the paper's edge than half the page
     margin (only a --back-offset of several mm, moving the grid off the page, brings them there)."""
-    ascent, descent = 0.76 * _em(size), 0.24 * _em(size)
+    ascent, descent = 0.93 * _em(size), 0.24 * _em(size)  # the font's ascent: accents (å, Ü) reach above 0.76
     clear = SIDE_CLEAR
     items: list[Item] = []
     left_x = max(xs[0] - clear - descent, MARGIN / 2 + ascent)

@@ -141,7 +141,7 @@ def _card_front(card: Card, index: int, code: str, ink_saver: bool, t: Translato
                   Text(w / 2, h - 27, _("(not in a sequence)."), size=7.5, align="center"),
                   Text(w / 2, h - 22, _("Your turn ends."), size=7.5, align="center")]
     else:
-        text = card.text.replace(" x ", " × ").replace(" / ", " ÷ ")
+        text = card.text.replace(" x ", " × ").replace(" / ", " ÷ ").replace(" - ", " − ")  # the signs printed
         size = 22 if len(text) <= 9 else 17 if len(text) <= 12 else 14
         big = Text(w / 2, h / 2 + 3, text, size=size, bold=True, align="center")
         small = Text(6, 10, text, size=7, color="#555555")

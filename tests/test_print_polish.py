@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from paperplay.render.model import Line, Text
@@ -125,9 +127,10 @@ OFFSETS = [(0.0, 0.0), (-2.0, -2.0), (2.0, 1.0), (0.0, -2.0), (5.0, 0.0), (-5.0,
 """--back-offset values up to the 5 mm each way that print_cmds accepts."""
 
 
-def _card_sheet_pages(paper, back_offset=(0.0, 0.0)):
+def _card_sheet_pages(paper, back_offset=(0.0, 0.0), lang="en"):
     """The card pages of the Streetcar and Sequence kits, with their grid's cut lines (a back page's
     moved by back_offset)."""
+    from paperplay.i18n import translator
     from paperplay.render.paper import paper_size
     from paperplay.render.parts import card_grid
     from paperplay.sequence.pages import kit_document as sequence_kit
@@ -138,9 +141,10 @@ def _card_sheet_pages(paper, back_offset=(0.0, 0.0)):
     width, height = paper_size(paper)
     xs, ys = card_grid(width, height)
     values = number_set("1-48")
-    for doc in (streetcar_kit("S", "CODECODE", deal("S", 4), 2, paper, back_offset=back_offset),
+    t = translator(lang)
+    for doc in (streetcar_kit("S", "CODECODE", deal("S", 4), 2, paper, back_offset=back_offset, t=t),
                 sequence_kit("S", "CODECODE", make_board("S", values), make_deck("S", values, "mixed"),
-                             number_set_name(values), "mixed", paper, back_offset=back_offset)):
+                             number_set_name(values), "mixed", paper, back_offset=back_offset, t=t)):
         for page in doc.pages:
             if page.label.startswith("card"):
                 dx, dy = back_offset if "back" in page.label else (0.0, 0.0)
@@ -187,6 +191,28 @@ def test_card_page_texts_and_qr_codes_keep_off_the_cards_bleed(paper, back_offse
                 assert any(isinstance(i, Rect) and i.fill == "#ffffff" and _gap(b, cards) >= 0.5
                            and b[0] <= wanted[0] + 1e-6 and b[1] <= wanted[1] + 1e-6
                            and b[2] >= wanted[2] - 1e-6 and b[3] >= wanted[3] - 1e-6 for i, b, _ in top_level)
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+@pytest.mark.parametrize("lang", ["en", "da", "de"])
+def test_side_texts_keep_the_margin_and_the_bleed_with_accented_letters(paper, lang):
+    # Read upwards, a side text's letters reach left of its baseline by their ascent (0.93 em with a
+    # mark above a letter: the ring of å), right by their descent (0.24 em).
+    from paperplay.render.parts import BLEED
+
+    accented = 0
+    for page, xs, ys in _card_sheet_pages(paper, lang=lang):
+        for item in page.items:
+            if not (isinstance(item, Text) and item.angle == 90):
+                continue
+            marks = any(unicodedata.combining(c) for c in unicodedata.normalize("NFD", item.text))
+            accented += marks
+            em = item.size * 25.4 / 72
+            left, right = item.x - (0.93 if marks else 0.76) * em, item.x + 0.24 * em
+            assert left >= 5 - 1e-6 and right <= page.width - 5 + 1e-6, (page.label, item.text)
+            assert right <= xs[0] - BLEED - 0.3 or left >= xs[-1] + BLEED + 0.3, (page.label, item.text)
+            assert item.size >= 5.5
+    assert accented or lang == "en"
 
 
 def _sequence(paper="a4", ink_saver=False, numbers="1-48"):

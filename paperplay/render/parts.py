@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Sequence
 
 from paperplay.i18n import ENGLISH, Translator
@@ -179,23 +180,43 @@ def _arrange_sides(left: Sequence[str], right: Sequence[str], xs: Sequence[float
     return sides[0], sides[1]
 
 
+DESCENT = 0.24
+"""How far the font's letters reach below the baseline, in em (g, p, commas)."""
+MIN_SIDE_SIZE = 5.5
+"""The smallest size side_texts shrinks a text to, in points, to fit its strip."""
+
+
+def _ascent(text: str) -> float:
+    """How far a text's letters reach above the baseline, in em: 0.76 (the font's ascenders, as
+    fit.item_box reckons), 0.93 (the font's ascent) when a mark sits above a letter (å, Ü, é)."""
+    marks = (c for c in unicodedata.normalize("NFD", text) if unicodedata.combining(c))
+    return 0.93 if any(0x300 <= ord(c) <= 0x315 for c in marks) else 0.76
+
+
 def side_texts(xs: Sequence[float], ys: Sequence[float], width: float, left: Sequence[str], right: Sequence[str],
                size: float = 7.0) -> list[Item]:
     """Page texts turned to read up the strips beside a grid of cards: one text per row of the grid,
     between the crop marks, clear of the cards' bleed (Letter leaves no room above or below a 3 × 3
     grid). Read upwards, the letters' tops face the page's left edge: on the left their descent is
     next to the bleed, on the right their ascent. Never nearer the paper's edge than half the page
-    margin (only a --back-offset of several mm, moving the grid off the page, brings them there)."""
-    ascent, descent = 0.93 * _em(size), 0.24 * _em(size)  # the font's ascent: accents (å, Ü) reach above 0.76
-    clear = SIDE_CLEAR
+    margin (only a --back-offset of several mm, moving the grid off the page, brings them there): a
+    text with marks above its letters (å) reaches higher and is shrunk to its strip when it must."""
     items: list[Item] = []
-    left_x = max(xs[0] - clear - descent, MARGIN / 2 + ascent)
-    right_x = min(xs[-1] + clear + ascent, width - MARGIN / 2 - descent)
-    for texts, x in ((left, left_x), (right, right_x)):
+    for texts, left_side in ((left, True), (right, False)):
+        # the strip between half the page margin and the cards' bleed (SIDE_CLEAR from the cut)
+        room = xs[0] - SIDE_CLEAR - MARGIN / 2 if left_side else width - MARGIN / 2 - xs[-1] - SIDE_CLEAR
         for row, text in enumerate(texts):
-            if text:
-                items.append(Text(x, (ys[row] + ys[row + 1]) / 2, text, size=size, align="center", angle=90,
-                                  bold=row == 0))
+            if not text:
+                continue
+            up = _ascent(text)
+            fits = min(size, max(MIN_SIDE_SIZE, room / ((up + DESCENT) * _em(1))))  # shrunk to the strip
+            ascent, descent = up * _em(fits), DESCENT * _em(fits)
+            if left_side:
+                x = max(xs[0] - SIDE_CLEAR - descent, MARGIN / 2 + ascent)
+            else:
+                x = min(xs[-1] + SIDE_CLEAR + ascent, width - MARGIN / 2 - descent)
+            items.append(Text(x, (ys[row] + ys[row + 1]) / 2, text, size=fits, align="center", angle=90,
+                              bold=row == 0))
     return items
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 import json
+import re
 import statistics
 
 import pytest
@@ -450,7 +451,7 @@ def test_explain_names_the_gaps_each_box_leaves_and_the_unseen_numbers_that_fit(
     best, second = advice.estimates[0].box, advice.estimates[1].box
     assert advice.estimates[0].depth == advice.estimates[1].depth == 2
     text = explain(cells, 15, unseen, advice)
-    assert text.startswith(f"Box {best + 1} beats box {second + 1} by ")
+    assert re.match(f"Box {best + 1} (beats|is about as good as) box {second + 1}(, ahead)? by ", text)
     assert "looking two tiles ahead" in text and text.count(".") >= 2
     # 1 and 30 are on the sheet and 15 drawn: 2-10 once, 11-14 twice and the other 15 fit below (18);
     # the other 15, 16-19 twice and 20-29 fit above (19).
@@ -475,11 +476,43 @@ def test_explain_says_when_the_best_box_wins_fewer_next_tiles_but_by_more():
     assert "the better start for 3 of the 3 tiles that may come next. Writing" in explain(cells, 12, unseen, advice)
 
 
+def _advice(*estimates):
+    from paperplay.streams.coach import Advice, BoxEstimate
+
+    return Advice([BoxEstimate(box, mean, stderr, 100, depth=depth) for box, mean, stderr, depth in estimates], {}, 0)
+
+
+def test_explain_calls_a_lead_within_the_noise_about_as_good():
+    cells = [1] + [EMPTY] * 18 + [30]
+    unseen = unseen_counts(RULES, [1, 30, 15])
+    tie = explain(cells, 15, unseen, _advice((9, 31.3, 0.3, 1), (10, 31.1, 0.3, 1)))
+    assert tie.startswith("Box 10 is about as good as box 11, ahead by 0.2 ± 0.4 expected points in the play-outs.")
+    clear = explain(cells, 15, unseen, _advice((9, 32.3, 0.3, 1), (10, 31.1, 0.3, 1)))
+    assert clear.startswith("Box 10 beats box 11 by 1.2 ± 0.4 expected points in the play-outs.")
+    exact_tie = explain(cells, 15, unseen, _advice((9, 31.3, 0.0, 0), (10, 31.3, 0.0, 0)))
+    assert exact_tie.startswith("Box 10 is as good as box 11, counting every way the last draws may come.")
+
+
+def test_explain_passes_over_the_wild_to_the_numbers_around_a_gap():
+    # The wild in box 16 may stand for 15 to 21: box 17, before the 21, takes any unseen 15-21 (10 tiles).
+    cells = [1, 2, 3, 5, 4, 6, 7, 8, 9, 10, EMPTY, 12, 13, 14, 15, EMPTY, EMPTY, 21, EMPTY, 23]
+    unseen = unseen_counts(RULES, [c for c in cells if c != EMPTY] + [WILD])
+    text = explain(cells, WILD, unseen, _advice((10, 40.0, 0.0, 0), (15, 30.0, 0.0, 0)))
+    assert text.endswith("box 16 would keep box 17 for 10.")
+    # On an empty sheet the wild bounds nothing: every unseen number fits on either side.
+    empty = [EMPTY] * 20
+    text = explain(empty, WILD, unseen_counts(RULES, [WILD]), _advice((5, 40.0, 0.5, 1), (6, 39.0, 0.5, 1)))
+    assert "keeps 5 boxes (1–5) open for the 39 unseen numbers 1–30 and 14 boxes (7–20) open for the 39" in text
+    # A run only seen numbers could fill says so.
+    text = explain(empty, 30, unseen_counts(RULES, [30]), _advice((17, 40.0, 0.5, 1), (16, 39.0, 0.5, 1)))
+    assert "and 2 boxes (19–20) where no unseen number fits (30);" in text
+
+
 def test_cli_advise_explain(cli):
     args = ["advise", "--cells", "_ " * 20, "--tile", "11", "--explain"]
     doc = json.loads(cli(*args, "--json").stdout)
     first, second = doc["choices"][0]["box"], doc["choices"][1]["box"]
-    assert doc["explain"].startswith(f"Box {first} beats box {second} by ")
+    assert re.match(f"Box {first} (beats|is about as good as) box {second}(, ahead)? by ", doc["explain"])
     assert doc["choices"][0]["depth"] == 2
     text = cli(*args)
     assert text.exit_code == 0 and text.stdout.splitlines()[-1] == doc["explain"]

@@ -140,6 +140,16 @@ def test_matching_flags_a_number_that_was_never_drawn():
     assert np.isclose(probs.sum(axis=1), 1).all()
 
 
+def test_an_unsure_box_shows_its_certainty_rounded_down():
+    np = need("numpy")
+    from paperplay.scan.match import VALUES, read_boxes
+
+    probs = np.full((2, len(VALUES)), 0.0226 / (len(VALUES) - 1))
+    probs[0, VALUES.index(7)] = probs[1, VALUES.index(8)] = 0.9774
+    readings = read_boxes(probs, None, threshold=0.98)  # free readings: flagged below 98 %
+    assert [r.why for r in readings] == ["unsure (97%)", "unsure (97%)"]
+
+
 def test_the_digit_net_gradients_match_finite_differences():
     np = need("numpy")
     from paperplay.scan import net

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import sys
@@ -176,7 +177,8 @@ def call(
     also = "" if variant is None or rules.standard else f" --variant {shlex.quote(variant)}"
     named = "" if rules.standard else f" (variant {rules.name})"
     typer.echo(f"Calling Streams{named}, game {code}. Enter: next tile · b: back · q: quit")
-    score_hint = f"Time to score: paperplay score SHEET.json --seed SEED{also}"
+    # the game is over when it is shown: its seed may be revealed now, so anyone can check the draw
+    score_hint = f"Time to score: paperplay score SHEET.json --seed {display_code(canonical)}{also}"
 
     def stopped() -> None:
         typer.echo(f"\nStopped before turn {turn}. Resume with: paperplay call streams --seed {canonical}{also} "
@@ -200,6 +202,8 @@ def call(
                 if turn == 1:
                     typer.echo("  No tile has been called yet.")
                     continue
+                if turn == 2:
+                    typer.echo("  Tile 1 is the first: here it is again.")
                 turn = max(1, turn - 2)
             if turn > len(tiles):
                 typer.echo(f"All {len(tiles)} tiles are called. {score_hint}")
@@ -210,7 +214,8 @@ def call(
                 typer.echo(f"That was the last tile. {score_hint}")
                 return
     except KeyboardInterrupt:  # Ctrl-C (or SIGTERM) at any moment: the resume line, then 130 (143) as any stopped run
-        stopped()
+        with contextlib.suppress(OSError):  # `| cat` that the same Ctrl-C ended: 130 all the same, not 141
+            stopped()
         raise
 
 

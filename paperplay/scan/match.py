@@ -7,6 +7,7 @@ greatest joint probability (the Hungarian algorithm on -log p).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -147,7 +148,8 @@ def read_boxes(probs: Any, drawn: Sequence[Tile] | None, threshold: float,
         elif m is not None and m != f:
             why = f"read {tile_text(VALUES[f])}, the draw fits {tile_text(VALUES[m])}"
         elif sure[b] < threshold or (m is not None and probs[b, m] < EVEN):
-            why = f"unsure ({min(sure[b], probs[b, f if m is None else m]):.0%})"
+            # rounded down: a 97.7 % reading is not shown as the 98 % that would not have been flagged
+            why = f"unsure ({math.floor(100 * min(sure[b], probs[b, f if m is None else m]))}%)"
         readings.append(BoxReading(b + 1, VALUES[f], float(probs[b, f]), None if m is None else VALUES[m],
                                    None if m is None else float(sure[b]), bool(why), why))
     return readings

@@ -1306,6 +1306,26 @@ def test_a_mistyped_choice_gets_the_closest_one_suggested(tmp_path, args, said):
     assert args[0] != "schema" or "(did you mean streams-sheet?)" in err
 
 
+@pytest.mark.parametrize("args, said", [
+    (("call", "streetcar", "--seed", "1"), "game: is 'streetcar'; expected streams, the only choice"),
+    (("draw", "streams", "--seed", "--json"), "--seed: is followed by --json, another option; give its value right "
+                                              "after --seed"),
+    (("sheets", "--names", "--force", "-n", "2"), "--names: is followed by --force, another option"),
+    (("draw", "streams", "-s", "--help"), "--seed: is followed by --help, another option"),
+])
+def test_a_choice_of_one_and_an_option_taken_for_a_value_are_refused(tmp_path, args, said):
+    code, out, err = run(tmp_path, *args)
+    assert (code, out) == (2, "") and error_line(err).startswith(f"paperplay: error: {said}"), err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_value_that_only_starts_with_a_dash_is_still_a_value(tmp_path):
+    code, _, err = run(tmp_path, "advise", "--cells", "_ " * 20, "--tile", "5", "--top", "-1")
+    assert code == 2 and "--top: is -1; expected 1 or more" in err
+    code, out, _ = run(tmp_path, "draw", "streams", "--seed", "-7KQ2-M9XD", "--json")
+    assert code == 0 and json.loads(out)["seed"] == "7KQ2M9XD"
+
+
 def test_choices_are_read_in_any_case(tmp_path):
     code, out, err = run(tmp_path, "kit", "Streams", "--paper", "A4", "--seed", "S", "--out", "k.pdf")
     assert code == 0 and "Wrote k.pdf" in out, err

@@ -55,6 +55,7 @@ class OnceCommand(TyperCommand):
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if args and not ctx.resilient_parsing:
+            self._no_option_as_value(ctx, args)
             try:
                 _, _, order = self.make_parser(ctx).parse_args(args=list(args))
             except click_exceptions.UsageError:
@@ -66,6 +67,20 @@ class OnceCommand(TyperCommand):
                     raise click_exceptions.BadParameter(f"is given {times} times; give it once (only one value is "
                                                         "used)", ctx=ctx, param=param)
         return super().parse_args(ctx, args)
+
+    def _no_option_as_value(self, ctx: Any, args: list[str]) -> None:
+        """`--seed --json` would take "--json" as the seed (click allows it) and drop the flag unseen."""
+        params = self.get_params(ctx)
+        names = {name for param in params if param.param_type_name == "option"
+                 for name in (*param.opts, *param.secondary_opts)}
+        valued = {name: param for param in params for name in param.opts if param.param_type_name == "option"
+                  and not getattr(param, "is_flag", False) and not getattr(param, "count", False)}
+        for token, following in zip(args, args[1:]):
+            if token == "--":
+                return
+            if token in valued and following in names:
+                raise click_exceptions.BadParameter(f"is followed by {following}, another option; give its value "
+                                                    f"right after {token}", ctx=ctx, param=valued[token])
 
 
 WHOLE = WholeNumber()
@@ -150,6 +165,8 @@ def choice(values: Sequence[str]) -> Callable[[str | None], str | None]:
             return value
         if value.lower() in values:
             return value.lower()
+        if len(values) == 1:  # nothing to choose between: "did you mean" the one value reads oddly
+            raise typer.BadParameter(f"is {value!r}; expected {values[0]}, the only choice")
         raise typer.BadParameter(f"is {value!r}; expected one of {', '.join(values)}{did_you_mean(value, values)}")
 
     return check

@@ -148,6 +148,8 @@ def test_an_unsure_box_shows_its_certainty_rounded_down():
     probs[0, VALUES.index(7)] = probs[1, VALUES.index(8)] = 0.9774
     readings = read_boxes(probs, None, threshold=0.98)  # free readings: flagged below 98 %
     assert [r.why for r in readings] == ["unsure (97%)", "unsure (97%)"]
+    probs[0, VALUES.index(7)], probs[0, VALUES.index(9)] = 0.57, 0.43 - 0.0226  # 100 * 0.57 is 56.99999…
+    assert read_boxes(probs, None, threshold=0.98)[0].why == "unsure (57%)"
 
 
 def test_the_digit_net_gradients_match_finite_differences():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 import json
-import re
+import math
 import statistics
 
 import pytest
@@ -451,7 +451,10 @@ def test_explain_names_the_gaps_each_box_leaves_and_the_unseen_numbers_that_fit(
     best, second = advice.estimates[0].box, advice.estimates[1].box
     assert advice.estimates[0].depth == advice.estimates[1].depth == 2
     text = explain(cells, 15, unseen, advice)
-    assert re.match(f"Box {best + 1} (beats|is about as good as) box {second + 1}(, ahead)? by ", text)
+    lead, error = advice.estimates[0].mean - advice.estimates[1].mean, math.hypot(
+        advice.estimates[0].stderr, advice.estimates[1].stderr)
+    said = "beats box {} by" if lead > error else "is about as good as box {}, ahead by"
+    assert text.startswith(f"Box {best + 1} {said.format(second + 1)} {lead:.1f} ± {error:.1f} expected points")
     assert "looking two tiles ahead" in text and text.count(".") >= 2
     # 1 and 30 are on the sheet and 15 drawn: 2-10 once, 11-14 twice and the other 15 fit below (18);
     # the other 15, 16-19 twice and 20-29 fit above (19).
@@ -512,7 +515,10 @@ def test_cli_advise_explain(cli):
     args = ["advise", "--cells", "_ " * 20, "--tile", "11", "--explain"]
     doc = json.loads(cli(*args, "--json").stdout)
     first, second = doc["choices"][0]["box"], doc["choices"][1]["box"]
-    assert re.match(f"Box {first} (beats|is about as good as) box {second}(, ahead)? by ", doc["explain"])
+    lead = doc["choices"][0]["expected"] - doc["choices"][1]["expected"]
+    error = math.hypot(doc["choices"][0]["stderr"], doc["choices"][1]["stderr"])
+    said = "beats box {} by" if lead > error + 0.02 else "is about as good as box {}, ahead by"  # JSON rounds
+    assert doc["explain"].startswith(f"Box {first} {said.format(second)} ")
     assert doc["choices"][0]["depth"] == 2
     text = cli(*args)
     assert text.exit_code == 0 and text.stdout.splitlines()[-1] == doc["explain"]

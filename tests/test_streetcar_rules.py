@@ -214,6 +214,40 @@ def test_one_tile_is_refused_when_another_first_play_left_room_for_two():
     assert ann.hand == []
 
 
+def test_a_pass_claim_names_the_tile_an_exchange_would_replace():
+    game = _custom(STUCK_BOARD)
+    game.layout.update({(0, 2): placed("branch-e", 90), (1, 0): placed("curve", 270), (1, 2): placed("fork", 90)})
+    ann = Player("Ann", 1, (), hand=["fork"])  # no empty square takes it; the curve on [1, 0] may become a fork
+    with pytest.raises(Illegal) as caught:
+        game.check_pass(ann, 0)
+    assert str(caught.value) == "Ann laid 0 tiles, but could still exchange the curve on [1, 0] for a fork at 270°"
+
+
+def test_a_turn_of_one_tile_is_judged_from_where_the_turn_began():
+    # The same position as above, through Game.play: after the curve nothing fits, but the turn began
+    # with room for two.
+    from paperplay.streetcar.game import Build
+
+    game = _custom(STUCK_BOARD)
+    game.layout[(1, 2)] = placed("curve", 90)
+    game.players.append(Player("Ann", 1, (), hand=["branch-w", "curve"]))
+    with pytest.raises(Illegal) as caught:
+        game.play(Build("Ann", (((1, 0), placed("curve", 270)),), ()))
+    assert caught.value.problem.rule == "streetcar/pass" and "could have laid two this turn" in str(caught.value)
+
+
+def test_a_second_play_beside_the_first_is_found():
+    # The only second play is beside the first: the rescan of the first play's square and neighbours finds it.
+    layout = {(1, 3): placed("triangle", 90), (2, 0): placed("cross-curves-e", 90), (0, 3): placed("curve", 90),
+              (3, 1): placed("fork", 0), (0, 2): placed("curve", 180)}
+    game = _custom(SQUARE_BOARD)
+    game.layout.update(layout)
+    pair = play_and_another(game.geo, dict(layout), ["triangle"])
+    assert pair is not None and _brute_two_plays(game.geo, layout, ["triangle"])
+    (first, _), (second, _) = pair
+    assert abs(first[0] - second[0]) + abs(first[1] - second[1]) <= 1
+
+
 def _brute_two_plays(geo, layout, hand):
     """Whether any legal play leaves a legal second one, rescanning the whole board after each."""
     for square, tile in list(legal_plays(geo, layout, hand)):

@@ -149,7 +149,7 @@ def read_boxes(probs: Any, drawn: Sequence[Tile] | None, threshold: float,
             why = f"read {tile_text(VALUES[f])}, the draw fits {tile_text(VALUES[m])}"
         elif sure[b] < threshold or (m is not None and probs[b, m] < EVEN):
             # rounded down: a 97.7 % reading is not shown as the 98 % that would not have been flagged
-            why = f"unsure ({math.floor(100 * min(sure[b], probs[b, f if m is None else m]))}%)"
+            why = f"unsure ({math.floor(100 * min(sure[b], probs[b, f if m is None else m]) + 1e-9)}%)"  # 0.57: 57
         readings.append(BoxReading(b + 1, VALUES[f], float(probs[b, f]), None if m is None else VALUES[m],
                                    None if m is None else float(sure[b]), bool(why), why))
     return readings

@@ -800,9 +800,10 @@ def _around(cells: Cells, box: int, tile: int, unseen: Unseen, short: bool = Fal
 
 
 def explain(cells: Cells, tile: int, unseen: Unseen, advice: Advice) -> str:
-    """One or two sentences on why the best box beats the runner-up, from what the search computed:
-    the difference in expected score, how many of the possible next tiles favour each box (depth 2),
-    and the runs of empty boxes each leaves beside the tile with the unseen numbers that fit them."""
+    """One or two sentences on why the best box beats the runner-up (or is about as good as it), from
+    what the search computed: the difference in expected score, how many of the possible next tiles
+    favour each box (depth 2), and the runs of empty boxes each leaves beside the tile with the unseen
+    numbers that fit them."""
     best = advice.best
     name = "the wild" if tile == WILD else str(tile)
     if len(advice.estimates) < 2:

@@ -172,16 +172,15 @@ class Game:
         self._changed()
 
     def check_pass(self, player: Player, laid: int, before: Before | None = None) -> None:
-        """A player who lays fewer than two tiles claims that no more were legal (RULINGS: Pass): tries
-        every single play left now, then, from the turn's start (`before`: the layout and the hand;
-        default now), every double exchange and every other first play that leaves a second."""
+        """Checks the claim of a player who laid fewer than two tiles that no more were legal (RULINGS:
+        Pass): every single play left now, then, from the turn's start (`before`: the layout and the
+        hand; default now, right only when nothing was laid), every double exchange and every other
+        first play that leaves room for a second."""
         if laid >= 2:
             return
         laid_words = f"{player.name} laid {counted(laid, 'tile')}"
         for sq, tile in legal_plays(self.geo, self.layout, player.hand):
-            what = "exchange the" if sq in self.layout else "lay a"
-            raise Illegal("streetcar/pass", f"{laid_words}, but could still {what} {tile.kind.id} at "
-                                            f"{tile.rotation}° on {name(sq)}", sq)
+            raise Illegal("streetcar/pass", f"{laid_words}, but could still {_play_words(self.layout, sq, tile)}", sq)
         layout, hand = before if before is not None else (self.layout, player.hand)
         for double in double_exchanges(self.geo, dict(layout), list(hand)):
             first, second = (f"the {layout[sq].kind.id} on {name(sq)} for a {t.kind.id} at {t.rotation}°"

@@ -296,8 +296,8 @@ def double_exchanges(geo: Geometry, layout: dict[Square, Placed], hand: list[str
 
 
 def play_and_another(geo: Geometry, layout: dict[Square, Placed], hand: list[str]) -> tuple[Play, Play] | None:
-    """A single play and then a second one that a turn could make from `layout` and `hand`, if any (the
-    tile an exchange returns joins the hand). A play's legality depends only on its square's
+    """Finds a single play and then a second one that a turn could make from `layout` and `hand`, if
+    any (the tile an exchange returns joins the hand). A play's legality depends only on its square's
     neighbours, so a second play away from the first is one that was legal before it: each kind's
     legal plays are found once, and after each first play only its square and neighbours are tried
     again (bounded: one scan of the board per kind, then five squares per first play)."""

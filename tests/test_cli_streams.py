@@ -389,3 +389,14 @@ def test_call_says_when_back_reaches_the_first_tile(cli):
     result = cli("call", "streams", "--seed", "7KQ2M9XD", input="\nb\nq\n")
     assert result.stdout.count("turn 1/20\n") == 2 and "  Tile 1 is the first: here it is again." in result.stdout
 
+
+def test_the_tiles_called_so_far_wrap_between_numbers_on_a_narrow_terminal(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "paperplay", "call", "streams", "--seed", "7KQ2-M9XD"],
+                          input="\n" * 19 + "q\n", capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                          env={**os.environ, "COLUMNS": "40"})
+    last = done.stdout.split("called so far: ")[-1].split("\n\n")[0]
+    lines = ("called so far: " + last).splitlines()
+    assert len(lines) == 3 and all(len(line) <= 39 for line in lines)
+    assert [int(n) for n in last.replace("\n", " ").split(",")] == [11, 3, 5, 17, 27, 25, 6, 4, 13, 15, 16, 1, 28,
+                                                                     15, 7, 18, 23, 8, 20]
+

@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import shutil
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -231,7 +233,10 @@ def _show_tile(tiles: Sequence[int], turn: int, code: str, clear: bool) -> None:
         typer.echo("    " + row)
     typer.echo(f"\n  {'WILD' if tile == WILD else tile}" + ("  (the wild: any one number)" if tile == WILD else ""))
     done = ", ".join("*" if t == WILD else str(t) for t in tiles[:turn])
-    typer.echo(f"  called so far: {done}\n")
+    # wrapped between numbers to the terminal's width (a phone's is about 40 columns), never inside one
+    width = max(30, shutil.get_terminal_size().columns - 1)
+    typer.echo(textwrap.fill(f"called so far: {done}", width, initial_indent="  ", subsequent_indent="    ",
+                             break_long_words=False, break_on_hyphens=False) + "\n")
 
 
 def register(app: typer.Typer) -> None:

@@ -219,6 +219,14 @@ def test_a_claimed_series_that_is_not_ascending_is_reported():
                                    "but the best cut scores 16")
 
 
+def test_a_claimed_series_not_ascending_is_also_held_to_the_table():
+    # SPEC §5: a claimed series is right when it is ascending *and* its points follow the table.
+    claims = [ClaimedSeries(1, 3, 5)] + RIGHT_CUT[1:]  # 4 3 6 claimed for 5; three boxes score 3
+    problems = check_claims(SPEC_CELLS, score(SPEC_CELLS), claims, None)
+    assert [p.rule for p in problems] == ["streams/claim-series", "streams/claim-points", "streams/claim-cut"]
+    assert problems[1].message == "claimed series 1 (boxes 1-3) claims 5 points, but a series of 3 scores 3"
+
+
 def test_a_series_not_ascending_where_the_best_cut_scores_nothing_breaks_only_its_own_rule():
     cells = [20, 10] + SPEC_CELLS[2:]  # boxes 1-4 fall: the best cut scores nothing there either
     claims = [ClaimedSeries(1, 2, 1)] + RIGHT_CUT[1:]

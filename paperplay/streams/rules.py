@@ -464,20 +464,21 @@ def check_claims(
             for b in range(claim.start, claim.end + 1):
                 used.setdefault(b, number)
             run = cells[claim.start - 1 : claim.end]
-            if not _ascending_with_wild(run):
+            ascending = _ascending_with_wild(run)
+            if not ascending:
                 problems.append(Problem(
                     "streams/claim-series",
                     f"{label} is not ascending: {' '.join(map(tile_text, run))}",
                 ))
                 broken += 1  # scores nothing; the cut's sum is still checked against the best
-                continue
             due = rules.points[len(run)]
-            claim_sum += due
-            if claim.points is not None and claim.points != due:
+            if claim.points is not None and claim.points != due:  # the table, ascending or not (SPEC §5)
                 problems.append(Problem(
                     "streams/claim-points",
                     f"{label} claims {claim.points} points, but a series of {len(run)} scores {due}",
                 ))
+            if ascending:
+                claim_sum += due
         if cut_ok and claim_sum < actual.total:
             counted = "the series" if broken == 1 else f"the {broken} series"
             unscored = f" ({counted} not ascending counted as 0)" if broken else ""

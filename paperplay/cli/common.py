@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 import typer
 
 from paperplay.errors import InputError
-from paperplay.messages import printable
+from paperplay.messages import counted, printable
 from paperplay.seeds import canonical_seed, display_code, game_code, generate_seed
 
 
@@ -89,7 +89,7 @@ def size_text(n: int) -> str:
 
 def report_written(path: Path, size: int, pages: int, seed: str, generated: bool, game: str, started: float) -> None:
     """Says what was written, the game code players may see, and the seed for the organiser."""
-    typer.echo(f"Wrote {printable(str(path))} ({pages} page{'s' if pages != 1 else ''}, {size_text(size)}, "
+    typer.echo(f"Wrote {printable(str(path))} ({counted(pages, 'page')}, {size_text(size)}, "
                f"{time.perf_counter() - started:.2f} s)")
     typer.echo(f"Game code: {display_code(game_code(game, seed))}  (printed on every page; players may see it)")
     typer.echo(f"Seed:      {display_code(seed)}  ({'new; ' if generated else ''}for the organiser only: "

@@ -12,7 +12,7 @@ import typer
 from paperplay.cli import options as opt
 from paperplay.cli.common import SHORT_HELP, guarded, print_json, seed_option
 from paperplay.errors import InputError
-from paperplay.messages import one_line, printable
+from paperplay.messages import counted, one_line, printable
 from paperplay.referee import Outcome
 from paperplay.seeds import display_code, game_code
 
@@ -269,8 +269,7 @@ def _report(outcomes: list[Outcome], scans: list[dict[str, Any]], as_json: bool,
         sheets = sum(1 for s in scans if s["flagged"])
         # Said before the verdicts, which count them as suggested: a number a player wrote but was never
         # drawn is "corrected" by the match until someone looks.
-        boxes = (f"{unconfirmed} flagged box{'es' if unconfirmed != 1 else ''} on {sheets} "
-                 f"sheet{'s' if sheets != 1 else ''}")
+        boxes = f"{counted(unconfirmed, 'flagged box', 'flagged boxes')} on {counted(sheets, 'sheet')}"
         verb = "are" if unconfirmed != 1 else "is"
         if matched:
             typer.echo(f"Note: {boxes} {verb} scored as the draw suggests, not as confirmed: check the pages (a "

@@ -794,7 +794,7 @@ def _around(cells: Cells, box: int, tile: int, unseen: Unseen, short: bool = Fal
             elif short:
                 parts.append(f"{where} for {fit}")
             else:
-                parts.append(f"{where} open for the {fit} unseen number{'s' if fit != 1 else ''} {values}" if fit != 1
+                parts.append(f"{where} open for the {fit} unseen numbers {values}" if fit != 1
                              else f"{where} open for the one unseen number that fits ({values})")
     return " and ".join(parts) or "no empty box beside it"
 

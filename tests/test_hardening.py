@@ -768,6 +768,22 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly_with_141(tmp_path,
     assert (done.returncode, done.stderr) == (141, "")
 
 
+def test_ctrl_c_that_python_wraps_in_another_error_is_still_a_stop(tmp_path, monkeypatch):
+    # A Ctrl-C while a dataclass is made at start-up reaches paperplay as a RuntimeError ("Error calling
+    # __set_name__ …") caused by the KeyboardInterrupt: exit 130 and its line, not an internal error (3).
+    import paperplay.seeds
+
+    def interrupted(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise RuntimeError("Error calling __set_name__ on 'Field' instance 'problems'") from exc
+
+    monkeypatch.setattr(paperplay.seeds, "words", interrupted)
+    code, _, err = run(tmp_path, "draw", "streams", "--seed", "S")
+    assert (code, err) == (130, "paperplay: interrupted\n")
+
+
 def test_ctrl_c_while_starting_up_is_one_line(tmp_path):
     process = _start(tmp_path, "sheets", "--players", "200", "--out", "out.pdf")
     time.sleep(0.15)  # still importing

@@ -225,6 +225,29 @@ def _check_arguments(args: list[str]) -> None:
             raise InputError(f"argument {arg!r} holds a NUL or a character that cannot be encoded") from None
 
 
+def _stop() -> int:
+    """Ends a run a signal stopped: its temporary files removed, its one line said; its exit code."""
+    from paperplay.files import remove_temporary_files
+
+    _ending.acquire()  # waits (for good) if the watchdog is ending the run already
+    remove_temporary_files()
+    _say_stopped()
+    return _stopped_code()
+
+
+def _wraps_an_interrupt(exc: BaseException) -> bool:
+    """Whether a KeyboardInterrupt caused `exc`: Python re-raises one from `__set_name__` while a class
+    is made (a dataclass imported as Ctrl-C arrives) as a RuntimeError with the interrupt as its cause."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
 def main(argv: list[str] | None = None) -> None:
     """Runs the command line with one error channel, and exits with its code.
 
@@ -265,18 +288,16 @@ def main(argv: list[str] | None = None) -> None:
         _say(f"error: {_usage_message(exc)}")
         code = 2
     except (KeyboardInterrupt, Abort):
-        _ending.acquire()  # waits (for good) if the watchdog is ending the run already
-        remove_temporary_files()
-        _say_stopped()
-        code = _stopped_code()
-        stopped = True
+        code, stopped = _stop(), True
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
         if type(sys.stdout).__name__ == "PacifyFlushWrapper":  # click's answer to a closed pipe (EPIPE)
             code = PIPE_CLOSED
     except Exception as exc:  # a bug: one line, exit 3; the traceback only on request
         remove_temporary_files()
-        if isinstance(exc, OSError) and exc.errno in UNWRITABLE:  # stdout cannot take more: not a bug
+        if _wraps_an_interrupt(exc):  # Python wrapped the Ctrl-C (a class being made at start-up: RuntimeError)
+            code, stopped = _stop(), True
+        elif isinstance(exc, OSError) and exc.errno in UNWRITABLE:  # stdout cannot take more: not a bug
             code = _stdout_refused(exc)
         else:
             if debugging():

@@ -653,3 +653,28 @@ def test_review_marks_only_the_turns_that_lost_points(cli):
         assert marked == (turn["written"] != turn["coach"] and float(row[6]) > 0 and turn["loss"] > turn["stderr"]), \
             (row, turn)
     assert any(row[-1] == "<" for row in rows) and any(row[2] != row[3] and row[-1] != "<" for row in rows)
+
+
+GOOD_CELLS = [EMPTY] * 19 + [30]
+
+
+@pytest.mark.parametrize("name", list(STRATEGIES))
+@pytest.mark.parametrize("cells, tile, unseen, rng, field", [
+    (GOOD_CELLS[:19], 5, unseen_counts(RULES, [30, 5]), Rng("t", "T"), "cells: expected a list of 20 boxes"),
+    (tuple(GOOD_CELLS), 5, unseen_counts(RULES, [30, 5]), Rng("t", "T"), "cells: expected a list of 20 boxes"),
+    ([31] + GOOD_CELLS[1:], 5, unseen_counts(RULES, [30, 5]), Rng("t", "T"), "cells: box 1 holds 31"),
+    ([True] + GOOD_CELLS[1:], 5, unseen_counts(RULES, [30, 5]), Rng("t", "T"), "cells: box 1 holds True"),
+    ([7] * 20, 5, unseen_counts(RULES, [5]), Rng("t", "T"), "cells: every box is full"),
+    (GOOD_CELLS, 31, unseen_counts(RULES, [30]), Rng("t", "T"), "tile: 31 is not in the bag"),
+    (GOOD_CELLS, "5", unseen_counts(RULES, [30]), Rng("t", "T"), "tile: '5' is not in the bag"),
+    (GOOD_CELLS, 5, unseen_counts(RULES, [30, 5])[:-1], Rng("t", "T"), "unseen: expected a list of 31 counts"),
+    (GOOD_CELLS, 5, [-1] + unseen_counts(RULES, [30, 5])[1:], Rng("t", "T"), "unseen: expected a list of 31"),
+    (GOOD_CELLS, 5, unseen_counts(RULES, [30, 5]), 7, "rng: expected a paperplay.seeds.Rng, got int"),
+])
+def test_every_strategy_refuses_a_move_that_does_not_fit_the_rules(name, cells, tile, unseen, rng, field):
+    with pytest.raises(ValueError) as refused:
+        strategy(name).choose(cells, tile, unseen, rng)
+    assert str(refused.value).startswith(field)
+    # the same move, put right, is played
+    box = strategy(name).choose(list(GOOD_CELLS), 5, unseen_counts(RULES, [30, 5]), Rng("t", "T"))
+    assert GOOD_CELLS[box] == EMPTY

@@ -116,6 +116,34 @@ class Strategy(Protocol):
     def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int: ...
 
 
+def check_move(rules: StreamsRules, cells: Any, tile: Any, unseen: Any, rng: Any) -> None:
+    """Raises ValueError, naming the argument, unless `cells` is a list of the rules' boxes (each EMPTY,
+    WILD or a number of the bag's range) with an empty box, `tile` is a tile of the bag, and `unseen` a
+    list of counts, 0 or more, indexed by tile (WILD, then 1 to the highest number), and `rng` a
+    paperplay.seeds.Rng: what `choose` needs."""
+    def whole(value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool)
+
+    numbers = f"{rules.lowest}-{rules.highest}"
+    if not isinstance(cells, list) or len(cells) != rules.boxes:
+        raise ValueError(f"cells: expected a list of {rules.boxes} boxes, got {type(cells).__name__}"
+                         + (f" of {len(cells)}" if isinstance(cells, list) else ""))
+    for box, cell in enumerate(cells, start=1):
+        if not whole(cell) or not (cell in (EMPTY, WILD) or rules.lowest <= cell <= rules.highest):
+            raise ValueError(f"cells: box {box} holds {cell!r}; expected EMPTY ({EMPTY}), WILD ({WILD}) or a "
+                             f"number {numbers}")
+    if EMPTY not in cells:
+        raise ValueError("cells: every box is full; a tile needs an empty box")
+    if not whole(tile) or tile not in rules.bag_counts():
+        raise ValueError(f"tile: {tile!r} is not in the bag; expected WILD ({WILD}) or a number {numbers}")
+    if (not isinstance(unseen, list) or len(unseen) != rules.highest + 1
+            or not all(whole(n) and n >= 0 for n in unseen)):
+        raise ValueError(f"unseen: expected a list of {rules.highest + 1} counts, 0 or more, indexed by tile "
+                         "(unseen_counts gives it)")
+    if not isinstance(rng, Rng):
+        raise ValueError(f"rng: expected a paperplay.seeds.Rng, got {type(rng).__name__}")
+
+
 def _empties(cells: Cells) -> list[int]:
     return [i for i, c in enumerate(cells) if c == EMPTY]
 
@@ -126,9 +154,10 @@ class RandomStrategy:
     name = "random"
 
     def __init__(self, rules: StreamsRules | None = None) -> None:
-        pass
+        self.rules = rules or standard_rules()
 
     def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
+        check_move(self.rules, cells, tile, unseen, rng)
         empty = _empties(cells)
         return empty[rng.randbelow(len(empty))]
 
@@ -152,6 +181,7 @@ class ProportionalStrategy:
         self.rules = rules or standard_rules()
 
     def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
+        check_move(self.rules, cells, tile, unseen, rng)
         n = len(cells)
         top = len(unseen) - 1
         want = (n - 1) / 2 if tile == WILD else _rank(tile, self.rules) * (n - 1)
@@ -345,10 +375,11 @@ class GapStrategy:
     name = "gap"
 
     def __init__(self, rules: StreamsRules | None = None) -> None:
-        self.points = (rules or standard_rules()).points
+        self.rules = rules or standard_rules()
 
     def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
-        return gap_choice(cells, tile, unseen, self.points)
+        check_move(self.rules, cells, tile, unseen, rng)
+        return gap_choice(cells, tile, unseen, self.rules.points)
 
 
 def play_out(cells: Cells, future: Sequence[int], unseen: Unseen, scorer: Scorer,
@@ -481,6 +512,7 @@ class MonteCarloStrategy:
         self.name = name or ("montecarlo" if budget == MC_BUDGET else f"montecarlo:{budget}")
 
     def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
+        check_move(self.scorer.rules, cells, tile, unseen, rng)
         if cells.count(EMPTY) == 1:
             return cells.index(EMPTY)
         return evaluate(cells, tile, unseen, rng, self.budget, self.scorer)[0].box
@@ -845,6 +877,7 @@ class CoachStrategy:
         self.first = first
 
     def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
+        check_move(self.scorer.rules, cells, tile, unseen, rng)
         if cells.count(EMPTY) == 1:
             return cells.index(EMPTY)
         return search(cells, tile, unseen, rng, self.scorer, self.first).best.box

@@ -158,7 +158,12 @@ TRANSLATED = ([("streetcar", paper, {"players": 6, "card_set": 3}) for paper in 
 @pytest.mark.parametrize("lang", ["da", "de"])
 @pytest.mark.parametrize(("game", "paper", "options"), TRANSLATED)
 def test_each_kit_fits_in_every_language(game, paper, options, lang):
-    assert doc_problems(kit(game, "7KQ2M9XD", paper, lang=lang, **options)) == []
+    translated = kit(game, "7KQ2M9XD", paper, lang=lang, **options)
+    assert doc_problems(translated) == []
+    # and on the same pages as in English: a longer rules summary must not push the deck's last card
+    # (printed below the Sequence rules) onto a sheet of its own
+    english = kit(game, "7KQ2M9XD", paper, **options)
+    assert [page.label for page in translated.pages] == [page.label for page in english.pages]
 
 
 def test_the_check_finds_text_on_a_card_and_a_mark_through_text():

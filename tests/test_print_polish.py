@@ -380,3 +380,31 @@ def test_the_two_board_sheets_carry_a_page_map_with_their_own_sheet_filled(paper
         cells = [i for i in page.items if isinstance(i, Rect) and i.w == i.h == MAP_CELL]
         assert len(cells) == 2 and cells[0].x == cells[1].x and cells[1].y - cells[0].y == MAP_CELL
         assert [c.fill is not None for c in cells] == [part == 0, part == 1]
+
+
+@pytest.mark.parametrize(("game", "options", "first", "last"), [
+    ("sequence", {}, 3, 26),                      # organiser, board; 11 card sheets and the rules page, backs too
+    ("sequence", {"poster": True}, 7, 30),        # four poster pages before the cards
+    ("streetcar", {"players": 3}, 5, 8),          # deal master, slips, two board sheets; two card sheets
+    ("streetcar", {"players": 3, "paper": "a3"}, 4, 7),  # the board whole on one A3 page
+])
+def test_the_first_page_says_which_pages_print_double_sided(game, options, first, last):
+    from paperplay.games import find_game
+
+    doc = find_game(game).kit("7KQ2M9XD", **options)
+    sides = [page.side for page in doc.pages]
+    # the run from the first front to the last back alternates front, back; nothing else is two-sided
+    assert sides[first - 1:last] == ["front", "back"] * ((last - first + 1) // 2)
+    assert set(sides[:first - 1] + sides[last:]) == {""}
+    texts = [item.text for item in doc.pages[0].items if isinstance(item, Text)]
+    assert (f"Printing: pages {first}-{last} double-sided, flipped on the long edge (the cards and their backs);"
+            in texts)
+    assert "every other page one-sided; all at 100% / actual size." in texts
+
+
+def test_a_kit_with_nothing_two_sided_prints_no_printing_note():
+    from paperplay.games import find_game
+
+    doc = find_game("streams").kit("7KQ2M9XD")
+    assert {page.side for page in doc.pages} == {""}
+    assert not any(isinstance(item, Text) and item.text.startswith("Printing:") for item in doc.pages[0].items)

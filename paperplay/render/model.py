@@ -134,6 +134,7 @@ class Page:
     items: tuple[Item, ...]
     role: Literal["player", "organiser"] = "player"
     label: str = ""
+    side: Literal["", "front", "back"] = ""  # printed double-sided: a front, or the back of the page before
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from paperplay.i18n import ENGLISH, Translator
-from paperplay.render.fit import CROP_TAG, Box, clear_of, item_box
-from paperplay.render.model import MM_PER_INCH, QR, Group, Item, Line, Rect, Text
+from paperplay.render.fit import CROP_TAG, Box, clear_of, fitted, item_box
+from paperplay.render.model import MM_PER_INCH, QR, Group, Item, Line, Page, Rect, Text
 
 MARGIN = 10.0
 """Page margin in mm (home printers cannot print closer than about 5 mm)."""
@@ -37,6 +37,24 @@ def code_corner(width: float, height: float, payload: str, lines: Sequence[str])
         items.append(Text(x - 3, y + QR_SIZE - (len(lines) - 1 - i) * 5 - 1, line,
                           size=9 if i else 11, bold=i == 0, align="right"))
     return items
+
+
+def printing_note(pages: Sequence[Page], t: Translator = ENGLISH) -> list[Item]:
+    """Two lines for the foot of a kit's first page (left of its QR corner) saying which pages to print
+    double-sided (from the first front to the last back, see Page.side) and that the rest print
+    one-sided: a kit printed whole double-sided would put the organiser's seed on the back of the board
+    or one seat's deal behind another's. None when no page is printed two-sided."""
+    numbers = [number for number, page in enumerate(pages, start=1) if page.side]
+    if not numbers:
+        return []
+    _ = t.gettext
+    width, height = pages[0].width, pages[0].height
+    room = width - 2 * MARGIN - QR_SIZE - 50  # clear of the corner's right-aligned labels
+    lines = [_("Printing: pages {first}-{last} double-sided, flipped on the long edge (the cards and their "
+               "backs);").format(first=numbers[0], last=numbers[-1]),
+             _("every other page one-sided; all at 100% / actual size.")]
+    size = min(fitted(Text(0, 0, line, size=8), room).size for line in lines)  # one size for both lines
+    return [Text(MARGIN, height - MARGIN - 5 + 4 * i, line, size=size) for i, line in enumerate(lines)]
 
 
 def calibration_ruler(x: float, y: float, narrow: bool = False, t: Translator = ENGLISH,

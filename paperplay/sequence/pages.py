@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from paperplay.i18n import ENGLISH, N_, Translator
 from paperplay.render.model import QR, Circle, Document, Group, Item, Line, Page, Polygon, Rect, Text, paper_size
 from paperplay.render.fit import all_boxes
 from paperplay.render.parts import (
     CARD_H, CARD_W, MARGIN, card_page_labels, card_sheets, code_corner, crop_marks, grid_lines, poster_pages,
-    qr_payload, text_lines,
+    printing_note, qr_payload, text_lines,
 )
 from paperplay.render.ink import greyscale_page
 from paperplay.seeds import display_code
@@ -200,7 +201,7 @@ def card_pages(deck: Sequence[Card], code: str, paper: str, ink_saver: bool,
     pages = []
     for number, (items, is_back) in enumerate(sheets):
         pages.append(Page(width, height, tuple(items), "player", f"cards {number // 2 + 1} "
-                          + ("backs" if is_back else "fronts")))
+                          + ("backs" if is_back else "fronts"), "back" if is_back else "front"))
     return pages
 
 
@@ -297,8 +298,8 @@ def rules_pages(code: str, paper: str, cards: Sequence[tuple[Item, ...]] = (), b
                       size=8))
     backs.append(Text(width - MARGIN, MARGIN + 6, _("Game {code}").format(code=display_code(code)), size=8,
                       align="right"))
-    return [Page(width, height, tuple(groups + grid_lines(xs, ys) + marks + items), "player", "rules"),
-            Page(width, height, tuple(backs), "player", "rules backs")]
+    return [Page(width, height, tuple(groups + grid_lines(xs, ys) + marks + items), "player", "rules", "front"),
+            Page(width, height, tuple(backs), "player", "rules backs", "back")]
 
 
 def deck_card_numbers(deck: Sequence[Card]) -> list[int]:
@@ -385,6 +386,7 @@ def kit_document(seed: str, code: str, board: Board, deck: Sequence[Card], numbe
     pages += rules_pages(code, paper, card_fronts(deck, code, ink_saver, t)[len(deck) - spare:],
                          _card_back(code, ink_saver, t), back_offset, t)
     pages.append(chips_page(code, paper, ink_saver, rules, t, players))
+    pages[0] = replace(pages[0], items=pages[0].items + tuple(printing_note(pages, t)))
     if ink_saver:
         pages = [greyscale_page(page) for page in pages]
     shown = display_code(code)

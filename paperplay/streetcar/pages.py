@@ -31,6 +31,7 @@ from paperplay.render.parts import (
     crop_marks,
     grid_lines,
     page_map,
+    printing_note,
     qr_payload,
     text_lines,
 )
@@ -289,7 +290,8 @@ def card_pages(code: str, paper: str, ink_saver: bool, back_offset: tuple[float,
     pages = []
     payload = qr_payload("streetcar", code=code, page="cards")
     for items, is_back in card_sheets(fronts, backs, width, height, labels, back_offset, payload=payload):
-        pages.append(Page(width, height, tuple(items), "player", "card backs" if is_back else "cards"))
+        pages.append(Page(width, height, tuple(items), "player", "card backs" if is_back else "cards",
+                          "back" if is_back else "front"))
     return pages
 
 
@@ -601,6 +603,7 @@ def kit_document(seed: str, code: str, seats: Sequence[Seat], card_set: int, pap
     pages += tile_pages(code, card_paper, ink_saver, len(seats), t)
     pages.append(extras_page(code, card_paper, ink_saver, t))
     pages.append(rules_page(code, card_paper, t))
+    pages[0] = replace(pages[0], items=pages[0].items + tuple(printing_note(pages, t)))
     if ink_saver:
         pages = [greyscale_page(page) for page in pages]
     shown = display_code(code)

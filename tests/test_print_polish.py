@@ -408,3 +408,20 @@ def test_a_kit_with_nothing_two_sided_prints_no_printing_note():
     doc = find_game("streams").kit("7KQ2M9XD")
     assert {page.side for page in doc.pages} == {""}
     assert not any(isinstance(item, Text) and item.text.startswith("Printing:") for item in doc.pages[0].items)
+
+
+@pytest.mark.parametrize("game", ["sequence", "streetcar"])
+@pytest.mark.parametrize("seed", ["S", "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"])
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_printing_note_clears_the_qr_corner_for_any_seed(game, seed, lang):
+    from paperplay.games import find_game
+    from paperplay.render.fit import overlaps, text_box
+
+    page = find_game(game).kit(seed, paper="letter", lang=lang).pages[0]
+    texts = [item for item in page.items if isinstance(item, Text)]
+    note = texts[-2:]  # the note is added last
+    assert note[0].text.startswith(("Printing:", "Drucken:")) and note[0].size == note[1].size >= 6
+    for line in note:
+        for other in page.items:
+            if other not in note and isinstance(other, Text):
+                assert not overlaps(text_box(line), text_box(other), pad=1.0), (line.text, other.text)

@@ -40,21 +40,27 @@ def code_corner(width: float, height: float, payload: str, lines: Sequence[str])
 
 
 def printing_note(pages: Sequence[Page], t: Translator = ENGLISH) -> list[Item]:
-    """Two lines for the foot of a kit's first page (left of its QR corner) saying which pages to print
-    double-sided (from the first front to the last back, see Page.side) and that the rest print
-    one-sided: a kit printed whole double-sided would put the organiser's seed on the back of the board
-    or one seat's deal behind another's. None when no page is printed two-sided."""
+    """Two lines for the foot of a kit's first page saying which pages to print double-sided (from the
+    first front to the last back, see Page.side) and that the rest print one-sided: a kit printed whole
+    double-sided would put the organiser's seed on the back of the board or one seat's deal behind
+    another's. Beside the QR corner's labels, or above the corner when a long seed leaves them too
+    little room. None when no page is printed two-sided."""
     numbers = [number for number, page in enumerate(pages, start=1) if page.side]
     if not numbers:
         return []
     _ = t.gettext
-    width, height = pages[0].width, pages[0].height
-    room = width - 2 * MARGIN - QR_SIZE - 50  # clear of the corner's right-aligned labels
+    first = pages[0]
     lines = [_("Printing: pages {first}-{last} double-sided, flipped on the long edge (the cards and their "
                "backs);").format(first=numbers[0], last=numbers[-1]),
              _("every other page one-sided; all at 100% / actual size.")]
+    corner_top = first.height - MARGIN - QR_SIZE
+    labels = [box[0] for box in map(item_box, first.items) if box is not None and box[3] > corner_top]
+    room = min(labels, default=first.width - MARGIN) - 4 - MARGIN
+    y = first.height - MARGIN - 5
+    if room < 100:
+        room, y = first.width - 2 * MARGIN, corner_top - 8
     size = min(fitted(Text(0, 0, line, size=8), room).size for line in lines)  # one size for both lines
-    return [Text(MARGIN, height - MARGIN - 5 + 4 * i, line, size=size) for i, line in enumerate(lines)]
+    return [Text(MARGIN, y + 4 * i, line, size=size) for i, line in enumerate(lines)]
 
 
 def calibration_ruler(x: float, y: float, narrow: bool = False, t: Translator = ENGLISH,

@@ -134,12 +134,13 @@ def _card_front(card: Card, index: int, code: str, ink_saver: bool, t: Translato
         items += [Polygon(tuple((cx + x, cy + y) for x, y in cross), stroke=0, fill="#1f7a3f"),
                   Text(w / 2, 16, _("PLUS"), size=16, bold=True, align="center"),
                   Text(w / 2, h - 27, _("Place a chip on"), size=8, align="center"),
-                  Text(w / 2, h - 22, _("any open square"), size=8, align="center")]
+                  Text(w / 2, h - 22, _("any open square"), size=8, align="center"),
+                  Text(w / 2, h - 17, _("(not a corner)."), size=8, align="center")]
     elif card.kind == MINUS:
         items += [Rect(w / 2 - 14, h / 2 - 4, 28, 8, stroke=0, fill="#b02a2a"),
                   Text(w / 2, 16, _("MINUS"), size=16, bold=True, align="center"),
                   Text(w / 2, h - 32, _("Remove an opponent's chip"), size=7.5, align="center"),
-                  Text(w / 2, h - 27, _("(not in a sequence)."), size=7.5, align="center"),
+                  Text(w / 2, h - 27, _("(not in a fixed sequence)."), size=7.5, align="center"),
                   Text(w / 2, h - 22, _("Your turn ends."), size=7.5, align="center")]
     else:
         text = card.text.replace(" x ", " × ").replace(" / ", " ÷ ").replace(" - ", " − ")  # the signs printed
@@ -236,8 +237,8 @@ def chips_page(code: str, paper: str, ink_saver: bool, rules: SequenceRules, t: 
     # the note starts after the heading, however long its translation ("Spielsteine" ran into it)
     note_x = MARGIN + max(28.0, text_width(heading, 18, bold=True) + 4)
     items: list[Item] = [Text(MARGIN, MARGIN + 7, heading, size=18, bold=True, color=ACCENT),
-                         Text(note_x, MARGIN + 7, _("Cut out one set per team; each colour has its own shape "
-                              "and letter."), size=8)]
+                         Text(note_x, MARGIN + 7, _("Cut out one colour per player or team; each colour has its own "
+                              "shape and letter."), size=8)]
     top = MARGIN + 14
     colours = rules.colours if players is None else rules.colours[:max(rules.player_count(players).teams)]
     for block, colour in enumerate(colours):

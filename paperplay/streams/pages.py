@@ -211,6 +211,8 @@ def caller_page(seed: str, code: str, drawn: Sequence[Tile], paper: str = "a4",
         items.append(Rect(x + cell_w - 7, y + 2, 4, 4, stroke=0.6))
         items.append(fitted(Text(x + cell_w / 2, y + 26, tile_text(tile), size=size, bold=True, align="center"),
                              cell_w - 4))
+        if tile == WILD:  # the caller announces it by name
+            items.append(Text(x + cell_w / 2, y + cell_h - 3, _("wild"), size=8, align="center", color="#555555"))
     items.append(Text(MARGIN, top + 2 * (cell_h + 6) + 4,
                       _("Call each tile in turn and tick its box. {command} calls them on screen.").format(
                           command=f"paperplay call streams --seed {display_code(seed)}"

@@ -348,8 +348,8 @@ def tile_pages(code: str, paper: str, ink_saver: bool, players: int, t: Translat
             texts.append(Text(MARGIN, MARGIN + 6, _("Streetcar tiles: starting hands, then the bag"), size=14,
                               bold=True, color=title_colour))
             texts.append(Text(MARGIN, MARGIN + 10.5, t.ngettext(
-                "One row per seat ({n} player): 3 straights and 2 curves each. Every other tile goes into the bag.",
-                "One row per seat ({n} players): 3 straights and 2 curves each. Every other tile goes into the bag.",
+                "One row per seat ({n} player): 3 straights and 2 curves each. All other tiles go into the bag.",
+                "One row per seat ({n} players): 3 straights and 2 curves each. All other tiles go into the bag.",
                 players).format(n=players), size=7))
             block, xs, ys, cut_lines = _tile_block([t for hand in hands for t in hand], kinds, left, y, 5, ink_saver)
             items += block

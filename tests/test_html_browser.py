@@ -272,7 +272,7 @@ def test_results_page_trains_are_labelled_for_a_screen_reader(page, results_file
     results = {r["player"]: r for r in document["results"]}
     assert len(trains) == 12
     for train in trains:
-        series = "; ".join(f"boxes {s['start']}-{s['end']}: {s['points']} points"
+        series = "; ".join(f"boxes {s['start']}-{s['end']}: {s['points']} point{'' if s['points'] == 1 else 's'}"
                            for s in results[train["name"]]["series"])
         numbers = train["label"].split(". Series: ")[0].removeprefix("Boxes: ").split()
         assert train["role"] == "img" and [n for n in numbers if not n.startswith("*")] == train["shown"], train

@@ -226,3 +226,14 @@ def test_results_page_says_what_each_sheet_was_checked_against_and_counts_unread
     alone = results_page(*scored(sample_sheets(2)), ranking(scored(sample_sheets(2))[0])).decode()
     assert "checked against the draw" not in alone.split("<main>")[1] and "not read" not in alone
     assert '<small class="file">' not in alone
+
+
+@pytest.mark.parametrize(("lang", "one", "two"), [("en", "boxes 1-2: 1 point", "boxes 3-5: 3 points"),
+                                                  ("de", "Felder 1-2: 1 Punkt", "Felder 3-5: 3 Punkte")])
+def test_a_trains_label_counts_one_point_in_the_singular(lang, one, two):
+    from paperplay.html.results import train_label
+    from paperplay.i18n import translator
+
+    result = {"series": [{"start": 1, "end": 2, "points": 1}, {"start": 3, "end": 5, "points": 3}]}
+    label = train_label([1, 2, 30, 3, 4] + [9] * 15, result, translator(lang))
+    assert label.endswith(f"{one}; {two}.")

@@ -44,7 +44,8 @@ def train_label(cells: Sequence[Tile], result: dict[str, Any], t: Translator = E
     _ = t.gettext
     wild = result.get("wild_value")
     numbers = " ".join(str(tile) if tile != WILD else ("*" if wild is None else f"*={wild}") for tile in cells)
-    series = "; ".join(_("boxes {start}-{end}: {points} points").format(**s) for s in result["series"])
+    series = "; ".join(t.ngettext("boxes {start}-{end}: {points} point", "boxes {start}-{end}: {points} points",
+                                  s["points"]).format(**s) for s in result["series"])
     return _("Boxes: {numbers}. Series: {series}.").format(numbers=numbers, series=series or "-")
 
 

@@ -43,24 +43,29 @@ def printing_note(pages: Sequence[Page], t: Translator = ENGLISH) -> list[Item]:
     """Two lines for the foot of a kit's first page saying which pages to print double-sided (from the
     first front to the last back, see Page.side) and that the rest print one-sided: a kit printed whole
     double-sided would put the organiser's seed on the back of the board or one seat's deal behind
-    another's. Beside the QR corner's labels, or above the corner when a long seed leaves them too
-    little room. None when no page is printed two-sided."""
+    another's. Beside the QR corner's labels, or above the corner when a long seed leaves too little room
+    there for 7 pt. Nothing when no page is printed two-sided."""
     numbers = [number for number, page in enumerate(pages, start=1) if page.side]
     if not numbers:
         return []
+    if numbers != list(range(numbers[0], numbers[-1] + 1)):
+        raise AssertionError(f"the two-sided pages {numbers} are not one run of pages")
     _ = t.gettext
     first = pages[0]
     lines = [_("Printing: pages {first}-{last} double-sided, flipped on the long edge (the cards and their "
                "backs);").format(first=numbers[0], last=numbers[-1]),
-             _("every other page one-sided; all at 100% / actual size.")]
+             _("all other pages one-sided; all at 100% / actual size.")]
     corner_top = first.height - MARGIN - QR_SIZE
     labels = [box[0] for box in map(item_box, first.items) if box is not None and box[3] > corner_top]
-    room = min(labels, default=first.width - MARGIN) - 4 - MARGIN
+
+    def size(room: float) -> float:  # one size for both lines
+        return min(fitted(Text(0, 0, line, size=8), room).size for line in lines)
+
     y = first.height - MARGIN - 5
-    if room < 100:
-        room, y = first.width - 2 * MARGIN, corner_top - 8
-    size = min(fitted(Text(0, 0, line, size=8), room).size for line in lines)  # one size for both lines
-    return [Text(MARGIN, y + 4 * i, line, size=size) for i, line in enumerate(lines)]
+    fits = size(min(labels, default=first.width - MARGIN) - 4 - MARGIN)
+    if fits < 7:
+        y, fits = corner_top - 8, size(first.width - 2 * MARGIN)
+    return [Text(MARGIN, y + 4 * i, line, size=fits) for i, line in enumerate(lines)]
 
 
 def calibration_ruler(x: float, y: float, narrow: bool = False, t: Translator = ENGLISH,

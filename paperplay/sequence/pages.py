@@ -141,7 +141,7 @@ def _card_front(card: Card, index: int, code: str, ink_saver: bool, t: Translato
                   Text(w / 2, 16, _("MINUS"), size=16, bold=True, align="center"),
                   Text(w / 2, h - 32, _("Remove an opponent's chip"), size=7.5, align="center"),
                   Text(w / 2, h - 27, _("(not in a fixed sequence)."), size=7.5, align="center"),
-                  Text(w / 2, h - 22, _("Your turn ends."), size=7.5, align="center")]
+                  Text(w / 2, h - 22, _("No chip placed; then draw."), size=7.5, align="center")]
     else:
         text = card.text.replace(" x ", " × ").replace(" / ", " ÷ ").replace(" - ", " − ")  # the signs printed
         size = 22 if len(text) <= 9 else 17 if len(text) <= 12 else 14

@@ -124,24 +124,30 @@ def check_move(rules: StreamsRules, cells: Any, tile: Any, unseen: Any, rng: Any
     def whole(value: Any) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
 
-    numbers = f"{rules.lowest}-{rules.highest}"
+    tiles = _bag_tiles(rules)
+    expected = (f"WILD ({WILD}) or " if WILD in tiles else "") + f"a number of the bag ({rules.lowest}-{rules.highest})"
     if not isinstance(cells, list) or len(cells) != rules.boxes:
         raise ValueError(f"cells: expected a list of {rules.boxes} boxes, got {type(cells).__name__}"
                          + (f" of {len(cells)}" if isinstance(cells, list) else ""))
     for box, cell in enumerate(cells, start=1):
-        if not whole(cell) or not (cell in (EMPTY, WILD) or rules.lowest <= cell <= rules.highest):
-            raise ValueError(f"cells: box {box} holds {cell!r}; expected EMPTY ({EMPTY}), WILD ({WILD}) or a "
-                             f"number {numbers}")
+        if not whole(cell) or not (cell == EMPTY or cell in tiles):
+            raise ValueError(f"cells: box {box} holds {cell!r}; expected EMPTY ({EMPTY}), {expected}")
     if EMPTY not in cells:
         raise ValueError("cells: every box is full; a tile needs an empty box")
-    if not whole(tile) or tile not in rules.bag_counts():
-        raise ValueError(f"tile: {tile!r} is not in the bag; expected WILD ({WILD}) or a number {numbers}")
+    if not whole(tile) or tile not in tiles:
+        raise ValueError(f"tile: {tile!r} is not in the bag; expected {expected}")
     if (not isinstance(unseen, list) or len(unseen) != rules.highest + 1
             or not all(whole(n) and n >= 0 for n in unseen)):
         raise ValueError(f"unseen: expected a list of {rules.highest + 1} counts, 0 or more, indexed by tile "
                          "(unseen_counts gives it)")
     if not isinstance(rng, Rng):
         raise ValueError(f"rng: expected a paperplay.seeds.Rng, got {type(rng).__name__}")
+
+
+@cache
+def _bag_tiles(rules: StreamsRules) -> frozenset[int]:
+    """The tiles the bag holds (check_move's test, made once per rules)."""
+    return frozenset(rules.bag)
 
 
 def _empties(cells: Cells) -> list[int]:

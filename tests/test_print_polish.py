@@ -70,15 +70,22 @@ def test_tiles_fill_two_pages_and_bleed_past_the_cut():
 
 def test_board_takes_two_landscape_sheets_that_meet_at_a_grid_line():
     from paperplay.render.model import Group, Polygon
+    from paperplay.streetcar.data import Edge, standard_board
     from paperplay.streetcar.pages import SQUARE, board_origin
 
+    # rows 0-4 and 5-11: the line nearest the middle that no terminal on the left or right edge spans
+    # (theirs are rows 1-2, 5-6 and 9-10), so that no terminal's badge is cut in two
+    for terminal in standard_board().terminals:
+        if terminal.side in (Edge.E, Edge.W):
+            assert len({row >= 5 for row, _ in terminal.squares}) == 1, terminal
     for paper, width in (("a4", 297.0), ("letter", 279.4)):
         boards = [p for p in _streetcar(4, paper).pages if p.label.startswith("board")]
         assert [(p.width, p.label) for p in boards] == [(width, "board 1 of 2"), (width, "board 2 of 2")]
         clips = [next(i for i in p.items if isinstance(i, Group) and i.tag == "board").clip for p in boards]
         top = clips[0][1]
-        seam = top + board_origin() + 6 * SQUARE
-        assert abs(clips[0][1] + clips[0][3] - (seam + 8.0)) < 1e-6  # sheet 1: half the board and the glue strip
+        seam = top + board_origin() + 5 * SQUARE
+        assert abs(clips[0][1] + clips[0][3] - (seam + 8.0)) < 1e-6  # sheet 1: rows 0-4 and the glue strip
+        assert "rows 0-4 and a glue strip" in " ".join(i.text for i in boards[0].items if isinstance(i, Text))
         texts = [" ".join(i.text for i in p.items if isinstance(i, Text)) for p in boards]
         assert "trim" in texts[1].lower() and "dashed" in texts[0]
         for page in boards:  # alignment triangles touch the seam from both sides, outside the glue strip

@@ -379,8 +379,8 @@ def tile_pages(code: str, paper: str, ink_saver: bool, players: int, t: Translat
 
 
 def board_pages(code: str, paper: str, ink_saver: bool, t: Translator = ENGLISH) -> list[Page]:
-    """The board whole on A3; on A4 or Letter in two landscape sheets, each half the board, the top
-    one with a glue strip that the trimmed bottom one covers."""
+    """The board whole on A3; on A4 or Letter in two landscape sheets split at a grid line near the
+    middle, the top one with a glue strip that the trimmed bottom one covers."""
     board = standard_board()
     drawing = board_drawing(board, SQUARE, ink_saver)
     total_w, total_h = board_size(board)
@@ -395,7 +395,12 @@ def board_pages(code: str, paper: str, ink_saver: bool, t: Translator = ENGLISH)
         return [Page(width, height, tuple(items), "player", "board")]
     width, height = paper_size(paper, landscape=True)
     overlap = 8.0
-    seam_row = board.rows // 2
+    # The seam: a grid line near the middle that no terminal on the left or right edge spans, so that
+    # no terminal's badge is cut in two (the standard board's lie on rows 1-2, 5-6 and 9-10: rows 0-4
+    # and 5-11); the middle when every line would cut one.
+    spanned = {max(r for r, _ in t.squares) for t in board.terminals if t.side in (Edge.E, Edge.W)}
+    seam_row = min((row for row in range(1, board.rows) if row not in spanned),
+                   key=lambda row: (abs(row - board.rows / 2), row), default=board.rows // 2)
     seam = board_origin() + seam_row * SQUARE  # a grid line: the bottom sheet is trimmed along it
     left, top = (width - total_w) / 2, MARGIN + 13
     red = "#000000" if ink_saver else "#d00000"
@@ -406,7 +411,8 @@ def board_pages(code: str, paper: str, ink_saver: bool, t: Translator = ENGLISH)
         items = [Group(drawing, left, dy, clip=(left, top, total_w, y1 - y0), tag="board")]
         seam_y = seam + dy
         if part == 1:
-            items.append(Rect(left, seam_y, total_w, overlap, stroke=0, fill="#e6e6e6"))
+            # a little past the clip, so that no sliver of what lies under the strip shows at its edge
+            items.append(Rect(left, seam_y, total_w, overlap + 0.3, stroke=0, fill="#e6e6e6"))
             items.append(Text(width / 2, seam_y + 5, _("glue strip: sheet 2 covers it"), size=7, align="center",
                               color="#555555"))
             # Triangles pointing down at the seam, matched by sheet 2's pointing up: they meet after gluing.

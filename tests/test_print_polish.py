@@ -432,3 +432,15 @@ def test_the_printing_note_clears_the_qr_corner_for_any_seed(game, seed, lang, p
     for line in note:
         for box in others:
             assert not overlaps(text_box(line), box, pad=1.0), (line.text, box)
+
+
+@pytest.mark.parametrize("lang", ["en", "da", "de"])
+def test_the_streams_tiles_page_says_how_to_check_a_game_drawn_from_the_bag(lang):
+    from paperplay.games import find_game
+
+    doc = find_game("streams").kit("1", lang=lang)  # seed 1 draws the wild 18th
+    tiles = next(page for page in doc.pages if page.label == "tiles")
+    assert "paperplay score --draw 11,3,*,…" in [item.text for item in tiles.items if isinstance(item, Text)]
+    caller = doc.pages[0]  # the wild's name under its star
+    wild = {"en": "wild", "da": "joker", "de": "Joker"}[lang]
+    assert wild in [item.text for item in caller.items if isinstance(item, Text)]

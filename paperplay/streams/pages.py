@@ -271,6 +271,10 @@ def tiles_page(code: str, paper: str = "a4", rules: StreamsRules | None = None, 
     panel.append(Text(right, top + TILE + 16, _("Put all tiles in a bag or bowl."), size=8))
     panel += calibration_ruler(right, top + 2 * TILE + 7, narrow=width - right < 80, t=t,
                                room=width - right - MARGIN)
+    # A game drawn from these tiles has no seeded draw to check the sheets against: the draw written down is.
+    panel += [Text(right, top + 3 * TILE + 4 + 4 * i, line, size=8) for i, line in enumerate((
+        _("No caller's sheet? Note each tile"), _("as it is drawn; check the sheets with"),
+        "paperplay score --draw 11,3,*,…"))]
     corner = code_corner(width, height, _payload(rules, code=code, page="tiles"),
                          [_("Game {code}").format(code=display_code(code)), _("tiles")])
     panel += corner

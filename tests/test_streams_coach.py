@@ -678,3 +678,38 @@ def test_every_strategy_refuses_a_move_that_does_not_fit_the_rules(name, cells, 
     # the same move, put right, is played
     box = strategy(name).choose(list(GOOD_CELLS), 5, unseen_counts(RULES, [30, 5]), Rng("t", "T"))
     assert GOOD_CELLS[box] == EMPTY
+
+
+ANYTHING = st.one_of(st.integers(-3, 40), st.none(), st.booleans(), st.text(max_size=2), st.floats(allow_nan=True))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["random", "proportional", "gap"]),
+       st.one_of(st.lists(ANYTHING, max_size=25), st.lists(st.sampled_from([EMPTY, WILD, *range(1, 31)]),
+                                                           min_size=20, max_size=20), ANYTHING),
+       st.one_of(st.sampled_from([WILD, *range(1, 31)]), ANYTHING),
+       st.one_of(st.lists(st.integers(0, 3), min_size=31, max_size=31),
+                 st.lists(st.integers(-1, 3), min_size=31, max_size=31), ANYTHING))
+def test_a_strategy_given_anything_plays_an_empty_box_or_says_which_argument_is_wrong(name, cells, tile, unseen):
+    try:
+        box = strategy(name).choose(cells, tile, unseen, Rng("t", "T"))
+    except ValueError as refused:
+        assert str(refused).split(":")[0] in {"cells", "tile", "unseen", "rng"}
+    else:
+        assert cells[box] == EMPTY
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["random", "proportional", "gap", "montecarlo:200"]),
+       st.lists(st.sampled_from([EMPTY, EMPTY, WILD, *range(1, 31)]), min_size=20, max_size=20),
+       st.sampled_from([WILD, *range(1, 31)]), st.lists(st.integers(0, 3), min_size=31, max_size=31))
+def test_a_strategy_plays_any_well_formed_move_even_one_its_counts_do_not_match(name, cells, tile, unseen):
+    if EMPTY not in cells:
+        cells[0] = EMPTY
+    draws = cells.count(EMPTY) - 1
+    if sum(unseen) < draws:  # too few tiles left for the boxes to fill: refused, naming unseen
+        with pytest.raises(ValueError, match=f"^unseen: holds {sum(unseen)} tiles, but {draws} more draws"):
+            strategy(name).choose(cells, tile, unseen, Rng("t", "T"))
+        return
+    box = strategy(name).choose(cells, tile, unseen, Rng("t", "T"))
+    assert cells[box] == EMPTY

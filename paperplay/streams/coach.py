@@ -119,8 +119,8 @@ class Strategy(Protocol):
 def check_move(rules: StreamsRules, cells: Any, tile: Any, unseen: Any, rng: Any) -> None:
     """Raises ValueError, naming the argument, unless `cells` is a list of the rules' boxes (each EMPTY,
     WILD or a number of the bag's range) with an empty box, `tile` is a tile of the bag, and `unseen` a
-    list of counts, 0 or more, indexed by tile (WILD, then 1 to the highest number), and `rng` a
-    paperplay.seeds.Rng: what `choose` needs."""
+    list of counts, 0 or more, indexed by tile (WILD, then 1 to the highest number), enough for the draws
+    still to come, and `rng` a paperplay.seeds.Rng: what `choose` needs."""
     def whole(value: Any) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
 
@@ -140,6 +140,9 @@ def check_move(rules: StreamsRules, cells: Any, tile: Any, unseen: Any, rng: Any
             or not all(whole(n) and n >= 0 for n in unseen)):
         raise ValueError(f"unseen: expected a list of {rules.highest + 1} counts, 0 or more, indexed by tile "
                          "(unseen_counts gives it)")
+    draws = cells.count(EMPTY) - 1  # still to come after this tile: the play-outs draw them from unseen
+    if sum(unseen) < draws:
+        raise ValueError(f"unseen: holds {sum(unseen)} tiles, but {draws} more draws fill the sheet")
     if not isinstance(rng, Rng):
         raise ValueError(f"rng: expected a paperplay.seeds.Rng, got {type(rng).__name__}")
 

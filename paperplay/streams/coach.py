@@ -109,11 +109,14 @@ class Scorer:
 
 
 class Strategy(Protocol):
-    """Where to write a tile: the index of an empty box."""
+    """Where to write a tile: the index of an empty box. `choose` checks the move first (check_move);
+    `place` trusts it, for loops whose moves are right by construction (play_game)."""
 
     name: str
 
     def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int: ...
+
+    def place(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int: ...
 
 
 def check_move(rules: StreamsRules, cells: Any, tile: Any, unseen: Any, rng: Any) -> None:
@@ -153,11 +156,26 @@ def _bag_tiles(rules: StreamsRules) -> frozenset[int]:
     return frozenset(rules.bag)
 
 
+class CheckedStrategy:
+    """A strategy whose public `choose` refuses a move that does not fit its rules (check_move) and then
+    asks `place`, which each strategy defines; the lab's own games call `place` directly (the check
+    would double their time)."""
+
+    rules: StreamsRules
+
+    def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
+        check_move(self.rules, cells, tile, unseen, rng)
+        return self.place(cells, tile, unseen, rng)
+
+    def place(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
+        raise NotImplementedError
+
+
 def _empties(cells: Cells) -> list[int]:
     return [i for i, c in enumerate(cells) if c == EMPTY]
 
 
-class RandomStrategy:
+class RandomStrategy(CheckedStrategy):
     """Any empty box, uniformly."""
 
     name = "random"
@@ -165,8 +183,7 @@ class RandomStrategy:
     def __init__(self, rules: StreamsRules | None = None) -> None:
         self.rules = rules or standard_rules()
 
-    def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
-        check_move(self.rules, cells, tile, unseen, rng)
+    def place(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
         empty = _empties(cells)
         return empty[rng.randbelow(len(empty))]
 
@@ -180,7 +197,7 @@ def _rank(tile: int, rules: StreamsRules) -> float:
     return (below + same / 2 - 0.5) / (len(numbers) - 1)
 
 
-class ProportionalStrategy:
+class ProportionalStrategy(CheckedStrategy):
     """The box matching the tile's rank among the bag's numbers, or the nearest empty one that keeps
     the row ascending (the wild: the middle)."""
 
@@ -189,8 +206,7 @@ class ProportionalStrategy:
     def __init__(self, rules: StreamsRules | None = None) -> None:
         self.rules = rules or standard_rules()
 
-    def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
-        check_move(self.rules, cells, tile, unseen, rng)
+    def place(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
         n = len(cells)
         top = len(unseen) - 1
         want = (n - 1) / 2 if tile == WILD else _rank(tile, self.rules) * (n - 1)
@@ -370,7 +386,7 @@ def split(gaps: list[Gap], g: int, at: int, tile: int) -> None:
     gaps[g:g + 1] = parts
 
 
-class GapStrategy:
+class GapStrategy(CheckedStrategy):
     """Writes the tile in the run of empty boxes whose neighbours' values bound it, at the place its
     rank among the unseen tiles that also fit there says, keeping a box or two free at each end of the
     sheet (where misfits do least harm); a tile that fits nowhere goes to the end of
@@ -386,8 +402,7 @@ class GapStrategy:
     def __init__(self, rules: StreamsRules | None = None) -> None:
         self.rules = rules or standard_rules()
 
-    def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
-        check_move(self.rules, cells, tile, unseen, rng)
+    def place(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
         return gap_choice(cells, tile, unseen, self.rules.points)
 
 
@@ -511,17 +526,17 @@ MAX_MOVE_BUDGET = 10_000_000
 """The most play-out work one move may ask for (--budget, montecarlo:N): about a minute."""
 
 
-class MonteCarloStrategy:
+class MonteCarloStrategy(CheckedStrategy):
     """Rolls out the remaining draws with the gap heuristic and keeps the box with the best mean,
     spending `budget` play-out tiles per move by successive halving."""
 
     def __init__(self, budget: int = MC_BUDGET, rules: StreamsRules | None = None, name: str | None = None) -> None:
         self.budget = budget
-        self.scorer = Scorer(rules or standard_rules())
+        self.rules = rules or standard_rules()
+        self.scorer = Scorer(self.rules)
         self.name = name or ("montecarlo" if budget == MC_BUDGET else f"montecarlo:{budget}")
 
-    def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
-        check_move(self.scorer.rules, cells, tile, unseen, rng)
+    def place(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
         if cells.count(EMPTY) == 1:
             return cells.index(EMPTY)
         return evaluate(cells, tile, unseen, rng, self.budget, self.scorer)[0].box
@@ -875,18 +890,18 @@ def explain(cells: Cells, tile: int, unseen: Unseen, advice: Advice) -> str:
             f"box {second.box + 1} would keep {_around(cells, second.box, tile, unseen, short=True)}.")
 
 
-class CoachStrategy:
+class CoachStrategy(CheckedStrategy):
     """The advisor: `search` (Monte Carlo, then two tiles deep; the last four moves exact) with
     `first` tiles placed in the first Monte Carlo's play-outs."""
 
     name = "coach"
 
     def __init__(self, rules: StreamsRules | None = None, first: int = DEPTH2_FIRST) -> None:
-        self.scorer = Scorer(rules or standard_rules())
+        self.rules = rules or standard_rules()
+        self.scorer = Scorer(self.rules)
         self.first = first
 
-    def choose(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
-        check_move(self.scorer.rules, cells, tile, unseen, rng)
+    def place(self, cells: Cells, tile: int, unseen: Unseen, rng: Rng) -> int:
         if cells.count(EMPTY) == 1:
             return cells.index(EMPTY)
         return search(cells, tile, unseen, rng, self.scorer, self.first).best.box
@@ -929,7 +944,7 @@ def play_game(policy: Strategy, drawn: Sequence[Tile], rules: StreamsRules, rng:
     placements = []
     for tile in drawn:
         unseen[tile] -= 1
-        box = policy.choose(cells, tile, unseen, rng)
+        box = policy.place(cells, tile, unseen, rng)  # the moves here are right by construction
         if cells[box] != EMPTY:
             raise AssertionError(f"strategy {policy.name} wrote in box {box + 1}, which is full")
         cells[box] = tile

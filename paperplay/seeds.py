@@ -68,7 +68,7 @@ def words(label: str, seed: str) -> Iterator[int]:
 
 
 class Rng:
-    """A stream of SPEC §3 random words with randbelow and shuffle on top."""
+    """A stream of random words for a label and a seed, with randbelow and shuffle on top."""
 
     __slots__ = ("_words",)
 

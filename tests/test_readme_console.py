@@ -1,9 +1,11 @@
-"""Every console example in the README runs as a test and prints what the README shows.
+"""Every console example in the README and on every page of the documentation site (docs/) runs as a
+test and prints what the page shows.
 
 Commands run in a fresh folder holding the files of docs/examples/ and tests/data/, as a reader
 who copied them would. What varies from run to run is compared loosely: times (``0.11 s``),
 sizes (``55 KB``), a rate column, and for a command without ``--seed`` the new seed and code.
-In the README, ``…`` stands for any text within a line, and a line of just ``…`` for any lines.
+On a page, ``…`` stands for any text within a line, and a line of just ``…`` for any lines. A block
+shown on several pages runs once.
 """
 
 from __future__ import annotations
@@ -17,10 +19,20 @@ import pytest
 from typer.testing import CliRunner
 
 from paperplay.cli.app import app
+from docpages import PAGES, ROOT, name, text
 
-ROOT = Path(__file__).parent.parent
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-BLOCKS = re.findall(r"```console\n(.*?)```", README, re.S)
+
+def _blocks() -> dict[str, str]:
+    """Every console block, once, by where it is first shown (page and block number)."""
+    found: dict[str, str] = {}
+    for page in PAGES:
+        for i, block in enumerate(re.findall(r"```console\n(.*?)```", text(page), re.S)):
+            if block not in found.values():
+                found[f"{name(page)}:{i + 1}"] = block
+    return found
+
+
+BLOCKS = _blocks()
 
 
 def _examples(block: str) -> list[tuple[str, list[str]]]:
@@ -65,10 +77,10 @@ def _run(command: str, cwd: Path, last_code: int) -> tuple[str, int]:
     words = shlex.split(command)
     if words[0] == "echo" and words[1:] == ["$?"]:
         return f"{last_code}\n", 0
-    assert words[0] != "cd", "README examples run from the repository's root"
+    assert words[0] != "cd", "examples run from the repository's root"
     if words[0] == "cat":
         return (cwd / words[1]).read_text(encoding="utf-8"), 0
-    assert words[0] == "paperplay", f"README console example runs {words[0]!r}"
+    assert words[0] == "paperplay", f"a console example runs {words[0]!r}"
     result = CliRunner().invoke(app, words[1:], input="\n")
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result.stdout, result.exit_code
@@ -76,24 +88,25 @@ def _run(command: str, cwd: Path, last_code: int) -> tuple[str, int]:
 
 @pytest.fixture
 def folder(tmp_path, monkeypatch):
-    # As a clone's root holds them: every README example names its files from there.
+    # As a clone's root holds them: every example names its files from there.
     shutil.copytree(ROOT / "docs" / "examples", tmp_path / "docs" / "examples")
     shutil.copytree(ROOT / "tests" / "data", tmp_path / "tests" / "data")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
 
-def test_the_readme_has_console_examples():
-    assert sum(len(_examples(b)) for b in BLOCKS) >= 20
+def test_the_readme_and_the_site_have_console_examples():
+    assert sum(len(_examples(b)) for b in BLOCKS.values()) >= 30
+    assert any(where.startswith("README.md:") for where in BLOCKS)
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[f"block{i + 1}" for i in range(len(BLOCKS))])
-def test_readme_console_example(block, folder):
+@pytest.mark.parametrize("block", BLOCKS.values(), ids=BLOCKS.keys())
+def test_console_example(block, folder):
     code = 0
     for command, shown in _examples(block):
         output, code = _run(command, folder, code)
         fresh = "paperplay" in command and "--seed" not in command
         actual = "".join(line + "\n" for line in _normalise(output.splitlines(), fresh))
         expected = _normalise(shown, fresh)
-        assert _pattern(expected).fullmatch(actual), f"$ {command}\n--- README shows:\n" + "\n".join(shown) + \
+        assert _pattern(expected).fullmatch(actual), f"$ {command}\n--- the page shows:\n" + "\n".join(shown) + \
             "\n--- it printed:\n" + output

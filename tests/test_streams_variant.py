@@ -50,7 +50,7 @@ def test_the_variant_file_loads_into_rules():
     ({"bag": [{"value": 3, "count": 20}, {"value": 3, "count": 20}]}, "lists twice"),
     ({"bag": [{"value": 1, "count": 5}, {"value": 2, "count": 5}]}, "holds 10 tiles; expected at least 24"),
     ({"bag": [{"value": 1, "count": 20}]}, "field bag has 1 entry; expected the bag in canonical order (the seeded "
-                                           "draw shuffles it in this order, SPEC §3): at least 2 values"),
+                                           "draw shuffles it in this order): at least 2 values"),
     ({"boxes": 40}, "field boxes is 40"),
     ({"variant": "Big Bag"}, "field variant is \"Big Bag\""),
     ({"colour": "red"}, "unknown field 'colour'"),

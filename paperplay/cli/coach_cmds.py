@@ -212,7 +212,7 @@ def simulate(
     games: Annotated[int, typer.Option("--games", "-g", click_type=opt.WHOLE,
                                        help="How many games (1-100,000).")] = 1000,
     seed: Annotated[str, typer.Option("--seed", "-s", metavar="SEED",
-                                      help="Game i is drawn from seed <SEED>G<i> (SPEC §3).")]
+                                      help="Game i is drawn from seed <SEED>G<i>.")]
     = "LAB",
     jobs: Annotated[int, typer.Option("--jobs", "-j", click_type=opt.WHOLE, help="Worker processes.")] = 1,
     plot: Annotated[Path | None, typer.Option("--plot", help="Draw the score distributions to FILE.png or FILE.pdf.",

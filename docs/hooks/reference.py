@@ -39,6 +39,14 @@ EXAMPLE_OF = {
     "sequence-position": ["pos.json", "pos-nine.json"],
 }
 """Further files of docs/examples/ in each format (every file there is in one)."""
+NOTES = {
+    "streetcar-board": "A Streetcar board state or game log names a board file in its `board` field (a path "
+                       "relative to that file), or holds the board there inline.",
+    "streetcar-tiles": "paperplay's own tile data, `templates/streetcar/tiles.json`, is a file of this kind.",
+    "streetcar-route-cards": "paperplay's own card data, `templates/streetcar/route-cards.json`, is a file of "
+                             "this kind.",
+}
+"""What a format's page says of where its files are used, when no command reads them directly."""
 HELP_WIDTH = 100
 
 
@@ -179,9 +187,24 @@ def format_pages() -> dict[str, tuple[str, str]]:
     return pages
 
 
+def _readers(name: str, schema: dict[str, Any]) -> list[str]:
+    """The commands that read files of the schema: those whose help names it (`see: paperplay schema NAME`),
+    and `verify` for a game record (one with a "game" field)."""
+    found = []
+    for path, command in _walk(_cli()):
+        texts = [command.help or ""] + [getattr(p, "help", None) or "" for p in command.params]
+        names_it = path != ("schema",) and any(re.search(rf"schema {re.escape(name)}\b", t) for t in texts)
+        if names_it or (path == ("verify",) and "game" in schema.get("properties", {})):
+            found.append(f"[`paperplay {' '.join(path)}`](../commands/{'-'.join(path)}.md)")
+    return found
+
+
 def _format_page(name: str, schema: dict[str, Any]) -> str:
+    readers = _readers(name, schema)
     out = [f"# {schema['title']}\n", _escape(schema.get("description", "")) + "\n",
-           f"Schema `{name}`: `paperplay schema {name}` prints it.\n",
+           f"Schema `{name}`: `paperplay schema {name}` prints it."
+           + (f" Read by {', '.join(readers)}." if readers else "") + "\n",
+           *([NOTES[name] + "\n"] if name in NOTES else []),
            "## Fields\n", "| Field | Type | Required | Description |", "|---|---|---|---|"]
     for field, kind, required, text in _fields(schema, schema):
         out.append(f"| `{field}` | {_cell(kind)} | {'yes' if required else ''} | {_cell(text)} |")

@@ -15,6 +15,7 @@ import html
 import json
 import re
 import sys
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,7 @@ NOTES = {
 HELP_WIDTH = 100
 
 
+@cache
 def _cli() -> Any:
     """The click group behind paperplay's typer app."""
     import typer

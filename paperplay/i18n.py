@@ -4,7 +4,7 @@ Page builders take a Translator (never a global switched at run time), so one pr
 the same kit in two languages. English is the source language: its translator returns the
 strings as written. The catalogues are paperplay/locale/<lang>/LC_MESSAGES/paperplay.po (the
 source, edited by translators) and its compiled .mo (shipped); gettext is the standard library,
-Babel is needed only to extract and compile (see the README, "Adding a language").
+Babel is needed only to extract and compile (see docs/contributing.md, "Adding a language").
 
 Rules summaries are game data, one file per language beside the English one:
 templates/<game>/rules.txt (English) and templates/<game>/rules.<lang>.txt.

@@ -1,4 +1,4 @@
-"""Takes the README's screenshots of the host's pages with the system's Chromium.
+"""Takes the documentation's screenshots of the host's pages with the system's Chromium.
 
 Run from the repository: python tests/screenshots.py  (writes docs/streams-projector.png and
 docs/streams-results.png, each a small palette PNG).

@@ -1,5 +1,5 @@
 """Every example in every command's --help runs as written, from a copy of docs/examples (the
-README's inputs), and ends in 0."""
+inputs of the documentation's examples), and ends in 0."""
 
 from __future__ import annotations
 

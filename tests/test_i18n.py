@@ -65,7 +65,7 @@ def test_every_catalogue_is_complete_and_in_step_with_the_code(lang):
     translations = _translations(lang)
     missing = sorted(set(extracted()) - set(translations))
     stale = sorted(set(translations) - set(extracted()))
-    assert missing == [] and stale == [], "run pybabel extract/update (see README, Adding a language)"
+    assert missing == [] and stale == [], "run pybabel extract/update (see docs/contributing.md, Adding a language)"
     for msgid, strings in translations.items():
         message = po[extracted()[msgid] if len(extracted()[msgid]) == 1 else msgid]
         assert not message.fuzzy, msgid

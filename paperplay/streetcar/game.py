@@ -1,7 +1,7 @@
 """Replays a Streetcar game log turn by turn and names the first illegal action (SPEC §6).
 
-The log format is paperplay's own (schema streetcar-log, documented in the README). A `Game` holds
-everything on and around the table; `play_turn` applies one turn or raises `Illegal`. The self-play
+The log format is paperplay's own (schema streetcar-log, documented in docs/guides/streetcar.md). A
+`Game` holds everything on and around the table; `play_turn` applies one turn or raises `Illegal`. The self-play
 generator drives the same `Game`, so what it makes is legal by the referee's own rules.
 """
 

@@ -126,3 +126,11 @@ def test_the_seeds_page_code_gives_paperplays_draws_and_codes():
         assert space["streams_draw"](seed) == [tile_json(t) for t in draw(canonical)]
     assert space["shuffle"](range(10), "test", "ABC") == shuffled(list(range(10)), "test", "ABC") == \
         [1, 9, 2, 8, 7, 0, 5, 3, 6, 4]
+
+
+def test_the_readmes_links_and_pictures_are_files_of_the_repository():
+    targets = re.findall(r"\]\(([^)#]+)\)", text(ROOT / "README.md"))
+    assert len(targets) >= 10
+    for target in targets:
+        assert not target.startswith(("http:", "https:", "/", "..")), target
+        assert (ROOT / target).is_file(), target

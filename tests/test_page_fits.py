@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from paperplay.render.fit import CROP_TAG, overlaps, walk
 from paperplay.render.model import QR, Document, Group, Line, Page, Text, UseForm
-from paperplay.render.parts import CARD_H, CARD_W
+from paperplay.render.parts import CARD_H, CARD_W, CROP_GAP, CROP_MIN, CUT_WIDTH
 from paperplay.seeds import game_code
 from paperplay.streetcar.pages import SQUARE, TOKEN
 
@@ -60,6 +60,43 @@ def _component(tags: tuple[str, ...]) -> str | None:
     return None
 
 
+def cut_line_ends(page: Page) -> tuple[int, list[str]]:
+    """The ends of the page's cut lines (solid CUT_WIDTH lines outside any group, as grid_lines draws
+    them; pieces on one line that meet are one cut) and which of them no crop mark marks: a mark on the
+    cut's line, starting no further than CROP_GAP beyond its end, running away from it for at least
+    CROP_MIN. Returns (ends, lines naming the ends without a mark)."""
+    cuts: dict[tuple[bool, float], list[list[float]]] = {}
+    marks: list[tuple[bool, float, float, float]] = []
+    for item, box, tags in walk(page.items):
+        if not isinstance(item, Line) or item.dash or (box[0] != box[2] and box[1] != box[3]):
+            continue
+        vertical = box[0] == box[2]
+        at, low, high = (box[0], box[1], box[3]) if vertical else (box[1], box[0], box[2])
+        if CROP_TAG in tags:
+            marks.append((vertical, at, low, high))
+        elif not tags and abs(item.width - CUT_WIDTH) < 1e-9:
+            cuts.setdefault((vertical, round(at, 3)), []).append([low, high])
+    ends, unmarked = 0, []
+    for (vertical, at), pieces in cuts.items():
+        joined: list[list[float]] = []
+        for low, high in sorted(pieces):
+            if joined and low <= joined[-1][1] + 1e-6:
+                joined[-1][1] = max(joined[-1][1], high)
+            else:
+                joined.append([low, high])
+        for low, high in joined:
+            for end, outward in ((low, -1), (high, 1)):
+                ends += 1
+                if not any(v == vertical and abs(a - at) < 0.01 and m_high - m_low >= CROP_MIN - 1e-6
+                           and -1e-6 <= ((m_low - end) if outward > 0 else (end - m_high)) <= CROP_GAP + 1e-6
+                           for v, a, m_low, m_high in marks):
+                    line = f"x = {at:.1f}" if vertical else f"y = {at:.1f}"
+                    point = f"y = {end:.1f}" if vertical else f"x = {end:.1f}"
+                    unmarked.append(f"{page.label or 'page'} ({page.width:g} × {page.height:g}): the cut line at "
+                                    f"{line} has no crop mark of 3 mm at its end at {point}")
+    return ends, unmarked
+
+
 def page_problems(doc: Document, page: Page) -> list[str]:
     """What a player would find wrong with one page, as readable lines."""
     items = []
@@ -81,6 +118,7 @@ def page_problems(doc: Document, page: Page) -> list[str]:
             marks.append(box)
             if max(x1 - x0, y1 - y0) < 3.0 - 1e-6:
                 found.append(f"{where}: crop mark {box} is shorter than 3 mm")
+    found += cut_line_ends(page)[1]
     for mark in marks:
         for item, box, _ in texts:
             if overlaps(mark, box):
@@ -164,6 +202,47 @@ def test_each_kit_fits_in_every_language(game, paper, options, lang):
     # (printed below the Sequence rules) onto a sheet of its own
     english = kit(game, "7KQ2M9XD", paper, **options)
     assert [page.label for page in translated.pages] == [page.label for page in english.pages]
+
+
+CUT_PAGES = ([("streetcar", paper, ink, "en") for paper in ("a4", "letter", "a3") for ink in (False, True)]
+             + [("sequence", paper, ink, "en") for paper in ("a4", "letter") for ink in (False, True)]
+             + [("streams", paper, False, "en") for paper in ("a4", "letter")]
+             + [(game, paper, False, lang) for game in ("streetcar", "sequence") for paper in ("a4", "letter")
+                for lang in ("da", "de")])
+
+
+@pytest.mark.parametrize(("game", "paper", "ink_saver", "lang"), CUT_PAGES)
+def test_every_cut_line_ends_in_a_crop_mark_of_3_mm_at_both_ends(game, paper, ink_saver, lang):
+    # The first cut along a mark runs on along the cut line: a cut line with no mark at an end (the
+    # Letter card columns, the Streetcar tiles below the first page's title, a last row of a few tiles)
+    # is cut by eye from there.
+    options = {"ink_saver": ink_saver} if game != "streams" else {}
+    doc = kit(game, "7KQ2M9XD", paper, lang=lang, **options)
+    checked = [cut_line_ends(page) for page in doc.pages]
+    pages_with_cuts = sum(1 for ends, _ in checked if ends)
+    assert pages_with_cuts >= {"streams": 1, "streetcar": 4, "sequence": 12}[game]
+    assert [line for _, unmarked in checked for line in unmarked] == []
+
+
+def test_the_cut_check_finds_an_end_without_a_mark_a_short_one_and_one_too_far():
+    from paperplay.render.fit import CROP_TAG as TAG
+    from paperplay.render.parts import crop_marks, grid_lines
+
+    xs, ys = [50.0, 100.0, 150.0], [50.0, 100.0]
+    marks = crop_marks(xs, ys, 210, 297)
+    assert cut_line_ends(Page(210, 297, (*grid_lines(xs, ys), *marks))) == (10, [])
+    # a last row of one card in a 2 x 2 grid: its cuts end inside the grid's box, and are marked there
+    ys = [50.0, 100.0, 150.0]
+    marked = crop_marks(xs, ys, 210, 297, count=3)
+    assert cut_line_ends(Page(210, 297, (*grid_lines(xs, ys, count=3), *marked)))[1] == []
+    full = crop_marks(xs, ys, 210, 297)  # marks round the whole 2 x 2 box
+    found = cut_line_ends(Page(210, 297, (*grid_lines(xs, ys, count=3), *full)))[1]
+    assert found == ["page (210 × 297): the cut line at x = 150.0 has no crop mark of 3 mm at its end at y = 100.0",
+                     "page (210 × 297): the cut line at y = 150.0 has no crop mark of 3 mm at its end at x = 100.0"]
+    short = Group((Line(50, 45, 50, 47.5, width=0.3),), tag=TAG)  # 2.5 mm
+    far = Group((Line(50, 40, 50, 44, width=0.3),), tag=TAG)  # 6 mm beyond the end
+    for mark in (short, far):
+        assert cut_line_ends(Page(210, 297, (Line(50, 50, 50, 100, width=0.3), mark)))[1][0].endswith("at y = 50.0")
 
 
 def test_the_check_finds_text_on_a_card_and_a_mark_through_text():

@@ -124,9 +124,10 @@ def test_ink_saver_pages_are_greyscale_outlines():
 def test_card_pages_keep_their_qr_code_on_a4_and_letter_fronts_and_backs():
     from paperplay.render.model import QR
 
-    for paper, size in (("a4", 8.0), ("letter", 7.0)):
+    for paper, sheets in (("a4", 2), ("letter", 3)):  # 18 cards nine to a sheet, six on Letter
         pages = [p for p in _streetcar(4, paper).pages if p.label in ("cards", "card backs")]
-        assert len(pages) == 4 and all(any(isinstance(i, QR) and i.size >= size for i in p.items) for p in pages)
+        assert len(pages) == 2 * sheets and all(any(isinstance(i, QR) and i.size >= 8.0 for i in p.items)
+                                                for p in pages)
 
 
 OFFSETS = [(0.0, 0.0), (-2.0, -2.0), (2.0, 1.0), (0.0, -2.0), (5.0, 0.0), (-5.0, 0.0), (0.0, 5.0), (0.0, -5.0),
@@ -139,14 +140,14 @@ def _card_sheet_pages(paper, back_offset=(0.0, 0.0), lang="en"):
     moved by back_offset)."""
     from paperplay.i18n import translator
     from paperplay.render.paper import paper_size
-    from paperplay.render.parts import card_grid
+    from paperplay.render.parts import card_grid, sheet_grid
     from paperplay.sequence.pages import kit_document as sequence_kit
     from paperplay.sequence.rules import make_board, make_deck, number_set, number_set_name
     from paperplay.streetcar.deal import deal
     from paperplay.streetcar.pages import kit_document as streetcar_kit
 
     width, height = paper_size(paper)
-    xs, ys = card_grid(width, height)
+    xs, ys = card_grid(width, height, *sheet_grid(width, height))
     values = number_set("1-48")
     t = translator(lang)
     for doc in (streetcar_kit("S", "CODECODE", deal("S", 4), 2, paper, back_offset=back_offset, t=t),
@@ -165,7 +166,7 @@ def test_card_pages_print_nothing_in_the_5_mm_margin(paper, back_offset):
     from paperplay.render.fit import walk
 
     pages = list(_card_sheet_pages(paper, back_offset))
-    assert len(pages) == 4 + 22
+    assert len(pages) == {"a4": 4 + 22, "letter": 6 + 34}[paper]  # Letter: six cards a sheet (sheet_grid)
     for page, _, _ in pages:
         moved = "back" in page.label and back_offset != (0.0, 0.0)
         # a back is drawn as its bleed layer ("bleed") and its face clipped to the cut ("back")
@@ -297,18 +298,23 @@ def test_deal_slips_fold_so_the_seat_shows_and_the_deal_hides():
 def test_sequence_deck_of_100_needs_no_sheet_for_its_last_card():
     from paperplay.render.model import Group
 
-    for paper in ("a4", "letter"):
+    # A4: 11 sheets of nine and the last card on the rules page. Letter: six a sheet, 16 sheets and the
+    # last four cards on a 17th (the rules page holds one row of three).
+    for paper, sheets, per_sheet, spare in (("a4", 11, 9, 1), ("letter", 17, 6, 0)):
         doc = _sequence(paper)
         fronts = [p for p in doc.pages if any(isinstance(i, Group) and i.tag == "card" for i in p.items)]
         backs = [p for p in doc.pages if any(isinstance(i, Group) and i.tag == "back" for i in p.items)]
         assert sum(isinstance(i, Group) and i.tag == "card" for p in fronts for i in p.items) == 100
         assert sum(isinstance(i, Group) and i.tag == "back" for p in backs for i in p.items) == 100
-        assert len(fronts) == 12 and fronts[-1].label == "rules" and doc.pages[-2].label == "rules backs"
+        on_sheets = [p for p in fronts if p.label != "rules"]
+        assert len(on_sheets) == sheets and len(fronts) == sheets + (spare > 0)
+        assert (fronts[-1].label == "rules" and doc.pages[-2].label == "rules backs") == (spare > 0)
         # One run to print double-sided: every front (the rules page too) on an odd page, its back next.
         numbers = [doc.pages.index(page) + 1 for page in fronts]
         assert all(n % 2 == 1 and doc.pages[n].label.endswith("backs") for n in numbers)
         assert doc.pages[-1].label.startswith("chips")
-        assert all(sum(isinstance(i, Group) and i.tag == "card" for i in p.items) == 9 for p in fronts[:-1])
+        counts = [sum(isinstance(i, Group) and i.tag == "card" for i in p.items) for p in on_sheets]
+        assert counts == [per_sheet] * (sheets - 1) + [100 - spare - per_sheet * (sheets - 1)]
 
 
 def test_rules_summaries_are_data_files_shipped_with_the_package():

@@ -136,8 +136,9 @@ def kit(
 
     Sequence (--players 2|3|4|6, --numbers, --level, --poster, --ink-saver, --back-offset): the
     organiser's page (seed, deck order; with --players, how they play), the board, 100 equation
-    cards nine to a page with mirrored duplex backs, the rules (with the last card and its back),
-    and chips in three colours and shapes (the colours the players use, with --players).
+    cards nine to a page (six on Letter) with mirrored duplex backs, the rules (with the last card
+    and its back on A4), and chips in three colours and shapes (the colours the players use, with
+    --players).
 
     Every kit prints in English, Danish or German (--lang en|da|de; default: the locale's language).
     Options that do not apply to the chosen game are refused.

@@ -93,64 +93,94 @@ def calibration_ruler(x: float, y: float, narrow: bool = False, t: Translator = 
     return items
 
 
+Cut = tuple[float, float, float, float]
+"""A cut line (x1, y1, x2, y2), vertical or horizontal, from its top or left end to its bottom or right end."""
+CUT_WIDTH = 0.3
+"""The width of a printed cut line (grid_lines), in points."""
+MARK_ROOM = CROP_GAP + CROP_MIN + 1.0
+"""The room a grid of components needs beside it for its crop marks, 1 mm clear of anything beyond them."""
+
+
+def grid_cuts(xs: Sequence[float], ys: Sequence[float], count: int | None = None) -> list[Cut]:
+    """The cut lines of a grid (columns between xs, rows between ys) filled row by row with count
+    components (all its cells by default; the last row may hold fewer): a vertical line runs down to
+    the last row with a component beside it, a horizontal one as far as the components above or below
+    it reach. Neighbouring components share a cut."""
+    cols, rows = len(xs) - 1, len(ys) - 1
+    count = cols * rows if count is None else count
+
+    def filled(row: int) -> int:  # the components in a row
+        return min(cols, max(0, count - row * cols)) if 0 <= row < rows else 0
+
+    cuts: list[Cut] = []
+    for c, x in enumerate(xs):
+        low = max((r + 1 for r in range(rows) if filled(r) >= max(c, 1)), default=0)
+        if low:
+            cuts.append((x, ys[0], x, ys[low]))
+    for r, y in enumerate(ys):
+        reach = max(filled(r - 1), filled(r))
+        if reach:
+            cuts.append((xs[0], y, xs[reach], y))
+    return cuts
+
+
 def crop_marks(xs: Sequence[float], ys: Sequence[float], width: float, height: float,
-               margin: float = MARGIN / 2, avoid: Sequence[Box] = (), reach: float | None = None) -> list[Item]:
-    """Crop marks for a grid of cut lines at xs (vertical) and ys (horizontal), in one Group tagged "crop".
+               margin: float = MARGIN / 2, avoid: Sequence[Box] = (), reach: float | None = None,
+               count: int | None = None) -> list[Item]:
+    """Crop marks for the cut lines of a grid (grid_cuts: xs, ys and count), in one Group tagged "crop":
+    one at each end of every cut line, so every cut is marked at both its ends.
 
-    Marks sit outside the grid, from CROP_GAP beyond it (past any bleed) out to the page margin (at
-    least CROP_MIN long where it leaves room, never into it), so the first cut along a mark removes
-    nothing of a component. A mark
-    stops 1 mm short of any box in avoid (the page's texts), so no mark runs through text; with
-    reach, marks are at most that long (where other components lie beside the grid).
+    A mark runs on from its cut line's end, from CROP_GAP beyond it (past any bleed) out to the page
+    margin (at least CROP_MIN long where it leaves room, never into it), so the first cut along a mark
+    removes nothing of a component. A mark stops 1 mm short of any box in avoid (the page's texts,
+    other components), so no mark runs through text; with reach, marks are at most that long (where
+    other components lie beside the grid). A layout leaves MARK_ROOM beside its grids for them.
     """
-    left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
-    marks: list[tuple[Line, tuple[float, float]]] = []
-
-    def outward(near: float, limit: float) -> float | None:
-        # From near (CROP_GAP off the grid) towards the page edge at limit: to the margin, at least
-        # CROP_MIN long where the margin leaves room, never into it; None where less than CROP_ROOM is
-        # left (Letter above and below a 3 x 3 grid of cards: the printed cut lines show those cuts).
-        direction = 1.0 if limit > near else -1.0
-        room = direction * (limit - near)
-        if room < CROP_ROOM:
-            return None
-        length = room if reach is None else min(room, reach)
-        return near + direction * min(max(length, CROP_MIN), room)
-
-    for x in xs:
-        end = outward(top - CROP_GAP, margin)
-        if end is not None:
-            marks.append((Line(x, end, x, top - CROP_GAP, width=0.3), (x, top - CROP_GAP)))
-        end = outward(bottom + CROP_GAP, height - margin)
-        if end is not None:
-            marks.append((Line(x, bottom + CROP_GAP, x, end, width=0.3), (x, bottom + CROP_GAP)))
-    for y in ys:
-        end = outward(left - CROP_GAP, margin)
-        if end is not None:
-            marks.append((Line(end, y, left - CROP_GAP, y, width=0.3), (left - CROP_GAP, y)))
-        end = outward(right + CROP_GAP, width - margin)
-        if end is not None:
-            marks.append((Line(right + CROP_GAP, y, end, y, width=0.3), (right + CROP_GAP, y)))
     lines: list[Item] = []
-    for line, anchor in marks:
-        kept = clear_of(line, avoid, anchor) if avoid else line
+
+    def mark(x: float, y: float, dx: float, dy: float) -> None:
+        # From CROP_GAP beyond the end (x, y) of a cut line, in the direction (dx, dy), towards the page edge.
+        near = (x + dx * CROP_GAP, y + dy * CROP_GAP)
+        limit = (margin if dx < 0 else width - margin) if dx else (margin if dy < 0 else height - margin)
+        room = (limit - near[0]) * dx if dx else (limit - near[1]) * dy
+        if room < CROP_ROOM:  # the margin leaves no room for a mark (a layout that left no MARK_ROOM)
+            return
+        length = min(max(room if reach is None else min(room, reach), CROP_MIN), room)
+        far = (near[0] + dx * length, near[1] + dy * length)
+        line = Line(*min(near, far), *max(near, far), width=0.3)  # drawn down or rightwards
+        kept = clear_of(line, avoid, near) if avoid else line
         if kept is not None:
             lines.append(kept)
+
+    for x1, y1, x2, y2 in grid_cuts(xs, ys, count):
+        if x1 == x2:
+            mark(x1, y1, 0.0, -1.0)
+            mark(x2, y2, 0.0, 1.0)
+        else:
+            mark(x1, y1, -1.0, 0.0)
+            mark(x2, y2, 1.0, 0.0)
     return [Group(tuple(lines), tag=CROP_TAG)]
 
 
-def grid_lines(xs: Sequence[float], ys: Sequence[float], width: float = 0.3, color: str = "#808080") -> list[Item]:
-    """Shared cut lines of a grid of components that touch."""
-    items: list[Item] = []
-    for x in xs:
-        items.append(Line(x, min(ys), x, max(ys), width=width, color=color))
-    for y in ys:
-        items.append(Line(min(xs), y, max(xs), y, width=width, color=color))
-    return items
+def grid_lines(xs: Sequence[float], ys: Sequence[float], width: float = CUT_WIDTH, color: str = "#808080",
+               count: int | None = None) -> list[Item]:
+    """The shared cut lines of a grid of components that touch (grid_cuts: xs, ys and count)."""
+    return [Line(x1, y1, x2, y2, width=width, color=color) for x1, y1, x2, y2 in grid_cuts(xs, ys, count)]
 
 
 CARD_W, CARD_H = 63.0, 88.0
 """Poker-size cards, in mm."""
+
+
+def sheet_grid(width: float, height: float, cols: int = 3, rows: int = 3,
+               card_w: float = CARD_W, card_h: float = CARD_H) -> tuple[int, int]:
+    """How many columns and rows of cards (at most cols × rows) a sheet holds with MARK_ROOM round the
+    grid, less the 1 mm a mark keeps from what lies beyond it, inside the 5 mm margin: room for crop marks
+    of CROP_MIN at both ends of every cut line. A4 and A3 hold 3 × 3 poker cards; Letter (279.4 mm) holds
+    3 × 2: three rows (264 mm) would leave 7.7 mm above and below, too little for the margin, the bleed
+    and a 3 mm mark."""
+    room = 2 * (MARGIN / 2 + MARK_ROOM - 1.0)
+    return (max(1, min(cols, int((width - room) // card_w))), max(1, min(rows, int((height - room) // card_h))))
 
 
 def card_grid(width: float, height: float, cols: int = 3, rows: int = 3,
@@ -176,24 +206,56 @@ def _side_room(xs: Sequence[float], width: float, size: float = 7.0) -> tuple[bo
     return xs[0] - MARGIN / 2 >= need, width - MARGIN / 2 - xs[-1] >= need
 
 
-def _arrange_sides(left: Sequence[str], right: Sequence[str], xs: Sequence[float], ys: Sequence[float],
+Slot = tuple[float, float]
+"""A stretch of a side strip (top, bottom) in mm that holds one side text: a row of cards, or the strip
+above or below the grid (whose ends are crossed by crop marks or lie on the page margin)."""
+SLOT_CLEAR = 1.0
+"""How far a side text keeps from the ends of its slot, in mm."""
+
+
+def _slots(ys: Sequence[float], height: float) -> list[Slot]:
+    """The slots of a grid's side strips, top to bottom: above the grid, its rows, below it."""
+    return [(MARGIN / 2, ys[0]), *zip(ys, ys[1:]), (ys[-1], height - MARGIN / 2)]
+
+
+def _fits_slot(text: str, slot: Slot, size: float = 7.0) -> bool:
+    from paperplay.render.pdf import text_width
+
+    return text_width(text, size) + 2 * SLOT_CLEAR <= slot[1] - slot[0]
+
+
+def _placed(texts: Sequence[str], slots: Sequence[Slot], size: float = 7.0) -> list[str]:
+    """A strip's texts, meant one per row of cards (texts[i] for row i), as one per slot: a text for a
+    row the grid does not have (Letter's two rows) goes to the lowest free slot it fits in."""
+    rows = len(slots) - 2
+    kept = ["", *texts[:rows], *[""] * (rows - len(texts[:rows])), ""]
+    for text in texts[rows:]:
+        if text:
+            free = [i for i, slot in enumerate(slots) if not kept[i] and _fits_slot(text, slot, size)]
+            if not free:
+                raise AssertionError(f"no room beside the cards for the side text {text!r}")
+            kept[free[-1]] = text
+    return kept
+
+
+def _arrange_sides(left: Sequence[str], right: Sequence[str], xs: Sequence[float], slots: Sequence[Slot],
                    width: float, qr: tuple[int, float, float] | None = None,
                    size: float = 7.0) -> tuple[list[str], list[str]]:
-    """side_texts' texts rearranged: a text on a side with no room for it (a --back-offset moved the
-    grid towards it), or one that would run into the QR code in its strip (`qr`: the side, 0 left or
-    1 right, and the code's top and bottom), goes to the nearest free row of its own side, else of the
-    other side, where it fits."""
+    """side_texts' texts (one per slot) rearranged: a text on a side with no room for it (a --back-offset
+    moved the grid towards it), or one that would run into the QR code in its strip (`qr`: the side, 0
+    left or 1 right, and the code's top and bottom), goes to the nearest free slot of its own side, else
+    of the other side, where it fits."""
     from paperplay.render.pdf import text_width
 
     sides = [list(left), list(right)]
     room = _side_room(xs, width, size)
 
-    def fits(text: str, side: int, row: int) -> bool:
-        if not room[side]:
+    def fits(text: str, side: int, slot: int) -> bool:
+        if not room[side] or not _fits_slot(text, slots[slot], size):
             return False
         if qr is None or qr[0] != side:
             return True
-        middle, half = (ys[row] + ys[row + 1]) / 2, text_width(text, size) / 2
+        middle, half = sum(slots[slot]) / 2, text_width(text, size) / 2
         return middle + half < qr[1] - 0.5 or middle - half > qr[2] + 0.5
 
     for side in (0, 1):
@@ -222,11 +284,11 @@ def _ascent(text: str) -> float:
     return 0.93 if any(0x300 <= ord(c) <= 0x315 for c in marks) else 0.76
 
 
-def side_texts(xs: Sequence[float], ys: Sequence[float], width: float, left: Sequence[str], right: Sequence[str],
+def side_texts(xs: Sequence[float], slots: Sequence[Slot], width: float, left: Sequence[str], right: Sequence[str],
                size: float = 7.0) -> list[Item]:
-    """Page texts turned to read up the strips beside a grid of cards: one text per row of the grid,
-    between the crop marks, clear of the cards' bleed (Letter leaves no room above or below a 3 × 3
-    grid). Read upwards, the letters' tops face the page's left edge: on the left their descent is
+    """Page texts turned to read up the strips beside a grid of cards: one text per slot (_slots: the
+    rows of the grid, the strip above and below it), between the crop marks, clear of the cards' bleed;
+    the first row's bold. Read upwards, the letters' tops face the page's left edge: on the left their descent is
     next to the bleed, on the right their ascent. Never nearer the paper's edge than half the page
     margin (only a --back-offset of several mm, moving the grid off the page, brings them there): a
     text with marks above its letters (å) reaches higher and is shrunk to its strip when it must."""
@@ -244,8 +306,7 @@ def side_texts(xs: Sequence[float], ys: Sequence[float], width: float, left: Seq
                 x = max(xs[0] - SIDE_CLEAR - descent, MARGIN / 2 + ascent)
             else:
                 x = min(xs[-1] + SIDE_CLEAR + ascent, width - MARGIN / 2 - descent)
-            items.append(Text(x, (ys[row] + ys[row + 1]) / 2, text, size=fits, align="center", angle=90,
-                              bold=row == 0))
+            items.append(Text(x, sum(slots[row]) / 2, text, size=fits, align="center", angle=90, bold=row == 1))
     return items
 
 
@@ -300,16 +361,18 @@ def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]
                 labels: Callable[[int, bool], tuple[Sequence[str], Sequence[str]]],
                 back_offset: tuple[float, float] = (0.0, 0.0), cols: int = 3, rows: int = 3,
                 payload: str = "") -> list[tuple[list[Item], bool]]:
-    """Lays cards nine to a page, each front page followed by its backs, mirrored for duplex.
+    """Lays cards nine to a page (sheet_grid: six on Letter), each front page followed by its backs,
+    mirrored for duplex.
 
     fronts and backs (one per card) hold items in card coordinates (mm from the top-left corner). The back
     of the card in column c is printed in column cols-1-c (long-edge flip), shifted by back_offset
     because duplex printers drift. labels(page_number, is_back) gives the page's texts for the strip
-    left of the grid and right of it (one per card row, turned to read upwards); a QR code of payload
-    goes on every page (fronts and backs) above the grid where the paper leaves room (A4), else in the
-    right strip's first row (Letter): see _sheet_qr.
+    left of the grid and right of it (one per card row, turned to read upwards; see _placed for a sheet
+    with fewer rows); a QR code of payload goes on every page (fronts and backs) above the grid where the
+    paper leaves room (A4, Letter), else in the right strip's first row: see _sheet_qr.
     Returns (items, is_back) per page.
     """
+    cols, rows = sheet_grid(width, height, cols, rows)
     xs, ys = card_grid(width, height, cols, rows)
     per_page = cols * rows
     pages: list[tuple[list[Item], bool]] = []
@@ -323,29 +386,25 @@ def card_sheets(fronts: list[tuple[Item, ...]], backs: Sequence[tuple[Item, ...]
         front: list[Item] = _bleed_then_cut(placed_fronts, "card")
         back_items: list[Item] = _bleed_then_cut(placed_backs, "back")
         number = start // per_page
-        left, right = labels(number, False)
-        texts = side_texts(xs, ys, width, left, right)
+        slots = _slots(ys, height)
+        left, right = (_placed(texts, slots) for texts in labels(number, False))
+        texts = side_texts(xs, slots, width, left, right)
         code = _sheet_qr(xs, ys, width, payload, height) if payload else []
         # Cut lines and marks only round the cards there are (the last sheet may hold a few).
-        full, part = divmod(len(chunk), cols)
-        used_xs = xs[:min(len(chunk), cols) + 1]
-        used_ys = ys[:full + (1 if part else 0) + 1]
-        if full:
-            front += grid_lines(used_xs, used_ys[:full + 1])
-        if part:
-            front += grid_lines(used_xs[:part + 1], used_ys[full:])
-        front += crop_marks(used_xs, used_ys, width, height)
-        back_left, back_right = labels(number, True)
+        front += grid_lines(xs, ys, count=len(chunk))
+        front += crop_marks(xs, ys, width, height, count=len(chunk))
         pages.append((front + texts + code, False))
         # The backs' texts move with their grid, to stay clear of its bleed; to the other side when the
-        # offset leaves no room on theirs (not into the Letter QR code's row).
+        # offset leaves no room on theirs (not into the QR code's row when it is in a strip).
         back_xs, back_ys = [x + back_offset[0] for x in xs], [y + back_offset[1] for y in ys]
+        back_slots = _slots(back_ys, height)
+        back_left, back_right = (_placed(texts, back_slots) for texts in labels(number, True))
         back_code = _sheet_qr(back_xs, back_ys, width, payload, height, "left" if back_offset[0] > 0 else "right",
                               above=_qr_above(ys)) if payload else []
         qr = next((i for i in back_code if isinstance(i, QR)), None)
         strip = None if qr is None or _qr_above(ys) else (int(qr.x > width / 2), qr.y, qr.y + qr.size)
-        back_left, back_right = _arrange_sides(back_left, back_right, back_xs, back_ys, width, strip)
-        pages.append((back_items + side_texts(back_xs, back_ys, width, back_left, back_right) + back_code, True))
+        back_left, back_right = _arrange_sides(back_left, back_right, back_xs, back_slots, width, strip)
+        pages.append((back_items + side_texts(back_xs, back_slots, width, back_left, back_right) + back_code, True))
     return pages
 
 
@@ -354,7 +413,8 @@ CARD_SHEET_QR = 8.0
 
 
 def _qr_above(ys: Sequence[float]) -> bool:
-    """Whether _sheet_qr puts the code above the grid (A4), not in the right-hand strip (Letter)."""
+    """Whether _sheet_qr puts the code above the grid (A4, Letter), not in the right-hand strip (a grid
+    nearly as tall as the page: three rows of cards on Letter did not leave room)."""
     return ys[0] - BLEED - 1.0 - MARGIN / 2 >= CARD_SHEET_QR
 
 
@@ -362,7 +422,7 @@ def _sheet_qr(xs: Sequence[float], ys: Sequence[float], width: float, payload: s
               side: str = "right", above: bool | None = None) -> list[Item]:
     """card_sheets' QR code, the same on fronts and backs, on a white square (its quiet zone): in the top
     margin between the crop marks of the first two columns, 1 mm clear of the cards' bleed, where the
-    paper leaves room (A4); else (Letter) in the first row of the right-hand strip (or the left-hand one,
+    paper leaves room (A4, Letter); else in the first row of the right-hand strip (or the left-hand one,
     `side`, on backs moved right by --back-offset), as close to the page margin as it goes, its square
     covering the bleed there no nearer than 0.6 mm to the cut. `above` says which of the two the page
     takes (default: from ys; the backs follow their fronts' page). On A4 backs that --back-offset moved

@@ -12,7 +12,7 @@ from paperplay.render.model import QR, Circle, Document, Group, Item, Line, Page
 from paperplay.render.fit import all_boxes
 from paperplay.render.parts import (
     CARD_H, CARD_W, MARGIN, card_page_labels, card_sheets, code_corner, crop_marks, grid_lines, poster_pages,
-    printing_note, qr_payload, text_lines,
+    printing_note, qr_payload, sheet_grid, text_lines,
 )
 from paperplay.render.ink import greyscale_page
 from paperplay.seeds import display_code
@@ -261,10 +261,11 @@ def rules_page(code: str, paper: str, t: Translator = ENGLISH) -> Page:
 def spare_cards(count: int, paper: str, t: Translator = ENGLISH) -> int:
     """How many cards of a deck of count go on the rules page instead of a sheet of their own:
     the last sheet's cards when they are a single row and the rules page has room for it."""
-    rest = count % 9
-    if not 0 < rest <= 3:
-        return 0
     width, height = paper_size(paper)
+    cols, rows = sheet_grid(width, height)
+    rest = count % (cols * rows)
+    if not 0 < rest <= cols:
+        return 0
     return rest if _spare_top(t) + CARD_H + 6.0 <= height - MARGIN / 2 else 0
 
 

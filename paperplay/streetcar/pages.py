@@ -19,10 +19,9 @@ from paperplay.render.parts import (
     BLEED,
     CARD_H,
     CARD_W,
-    CROP_GAP,
-    CROP_MIN,
     MAP_CELL,
     MARGIN,
+    MARK_ROOM,
     QR_SIZE,
     calibration_ruler,
     card_page_labels,
@@ -297,7 +296,8 @@ def card_pages(code: str, paper: str, ink_saver: bool, back_offset: tuple[float,
 
 def _tile_block(ids: Sequence[str], kinds: dict[str, TileKind], left: float, top: float, cols: int,
                 ink_saver: bool) -> tuple[list[Item], list[float], list[float], list[Item]]:
-    """Tiles in rows of cols with shared cut lines: (bleed and tiles, cut xs, cut ys, cut lines).
+    """Tiles in rows of cols with shared cut lines: (bleed and tiles, cut xs, cut ys, cut lines); the
+    last row may hold fewer (crop_marks and grid_lines take len(ids) as their count).
 
     Behind the tiles, each tile's fill runs BLEED mm past its cut, so an off cut at the block's
     edge shows no white (neighbours cover it inside the block)."""
@@ -313,12 +313,7 @@ def _tile_block(ids: Sequence[str], kinds: dict[str, TileKind], left: float, top
     used = min(cols, len(ids))
     xs = [left + c * SQUARE for c in range(used + 1)]
     ys = [top + r * SQUARE for r in range(full + (1 if rest else 0) + 1)]
-    lines: list[Item] = []
-    if full:
-        lines += grid_lines(xs, ys[:full + 1], color="#9a9a9a")
-    if rest:
-        lines += grid_lines(xs[:rest + 1], ys[full:], color="#9a9a9a")
-    return bleed + tiles, xs, ys, lines
+    return bleed + tiles, xs, ys, grid_lines(xs, ys, color="#9a9a9a", count=len(ids))
 
 
 def tile_pages(code: str, paper: str, ink_saver: bool, players: int, t: Translator = ENGLISH) -> list[Page]:
@@ -333,7 +328,7 @@ def tile_pages(code: str, paper: str, ink_saver: bool, players: int, t: Translat
     cols = int((width - 2 * MARGIN) // SQUARE)
     left = (width - cols * SQUARE) / 2
     top = MARGIN + 14
-    bottom = height - MARGIN - QR_SIZE - 1 - CROP_MIN - CROP_GAP  # the crop marks below stay clear of the QR code
+    bottom = height - MARGIN - QR_SIZE - MARK_ROOM  # the crop marks below stay clear of the QR code
     title_colour = "#000000" if ink_saver else ACCENT
     _ = t.gettext
     pages: list[Page] = []
@@ -342,7 +337,7 @@ def tile_pages(code: str, paper: str, ink_saver: bool, players: int, t: Translat
         items: list[Item] = []
         texts: list[Item] = []
         cut: list[Item] = []
-        blocks: list[tuple[list[float], list[float], list[Item]]] = []
+        blocks: list[tuple[list[float], list[float], list[Item], int]] = []  # cut xs, ys, items, tiles
         y = top
         if first:
             texts.append(Text(MARGIN, MARGIN + 6, _("Streetcar tiles: starting hands, then the bag"), size=14,
@@ -351,14 +346,15 @@ def tile_pages(code: str, paper: str, ink_saver: bool, players: int, t: Translat
                 "One row per seat ({n} player): 3 straights and 2 curves each. All other tiles go into the bag.",
                 "One row per seat ({n} players): 3 straights and 2 curves each. All other tiles go into the bag.",
                 players).format(n=players), size=7))
+            y = max(y, max(box[3] for box in all_boxes(texts)) + MARK_ROOM)  # room for the marks above the tiles
             block, xs, ys, cut_lines = _tile_block([t for hand in hands for t in hand], kinds, left, y, 5, ink_saver)
             items += block
             cut += cut_lines
-            blocks.append((xs, ys, block))
+            blocks.append((xs, ys, block, len(hands) * 5))
             for seat in range(players):
                 texts.append(Text(xs[-1] + 5, ys[seat] + SQUARE / 2 + 1.5, _("< seat {n}").format(n=seat + 1), size=9,
                                   bold=True))
-            y = ys[-1] + 2 * (CROP_GAP + CROP_MIN) + 2
+            y = ys[-1] + 2 * MARK_ROOM  # room for both blocks' marks between them
         else:
             texts.append(Text(MARGIN, MARGIN + 6, _("Streetcar tiles: the bag"), size=14, bold=True,
                               color=title_colour))
@@ -368,11 +364,11 @@ def tile_pages(code: str, paper: str, ink_saver: bool, players: int, t: Translat
             block, xs, ys, cut_lines = _tile_block(take, kinds, left, y, cols, ink_saver)
             items += block
             cut += cut_lines
-            blocks.append((xs, ys, block))
+            blocks.append((xs, ys, block, len(take)))
         texts += _corner(code, "tiles", width, height, _("tiles"), t)
-        for xs, ys, block in blocks:
+        for xs, ys, block, count in blocks:
             others = [i for other in blocks if other[2] is not block for i in other[2]]
-            cut += crop_marks(xs, ys, width, height, avoid=all_boxes(texts + others), reach=8.0)
+            cut += crop_marks(xs, ys, width, height, avoid=all_boxes(texts + others), reach=8.0, count=count)
         pages.append(Page(width, height, tuple(items + cut + texts), "player", "tiles"))
         first = False
     return pages

@@ -484,6 +484,7 @@ async def list_sheets(request: Request) -> Response:
 
 
 async def get_sheet(request: Request) -> Response:
+    server: Server = request.app.state.server
     game = game_of(request)
     sheet = sheet_of(request, game)
     need_owner(request, sheet)

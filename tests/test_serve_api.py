@@ -50,7 +50,7 @@ class Running:
         self.thread.start()
         from paperplay.serve.loadtest import wait_until_up
 
-        wait_until_up(self.base)
+        wait_until_up(self.base, workers=False)
         self.client = Client(self.base, self.store.host_key())
 
     def stop(self) -> None:

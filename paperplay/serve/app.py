@@ -53,7 +53,7 @@ Before the reveal no answer holds the seed or a tile not yet called.
                                                 the seed, only after the reveal)
     GET  /api/games/{code}/sheets.pdf     host  scannable sheets, one a player (the published game)
     GET  /api/games/{code}/join.svg       any   the join URL's QR code (SVG)
-    GET  /api/health                      any   -> {"ok": true, "photos_waiting": n}
+    GET  /api/health                      any   -> {"ok": true, "photo_workers_ready": bool, "photos_waiting": n}
 
 Game state: {"code", "game": "streams", "variant" (null: the published game), "lang", "players",
 "turn" (tiles called), "turns" (20), "called": [tiles], "last" (the last tile called, or null),
@@ -447,6 +447,7 @@ async def _hand_in_photo(request: Request, server: Server, game: Game, key: str 
         game = game_of(request)
         total = rules.total_turns(game)
         drawn = rules.called_tiles(game) if game.turn >= total or game.revealed else None
+        sent = time.perf_counter()
         try:
             read = await server.photos.read(path, drawn)
         except TimeoutError:
@@ -456,8 +457,11 @@ async def _hand_in_photo(request: Request, server: Server, game: Game, key: str 
         server.photos.release()
         if path is not None:
             Path(path).unlink(missing_ok=True)
+    # how long the photo waited for a worker and was read (ms), for the benchmark and the browser's tools
+    timing = {"Server-Timing": f"queue;dur={(time.perf_counter() - sent - read['seconds']) * 1000:.0f}, "
+                               f"read;dur={read['seconds'] * 1000:.0f}"}
     if "error" in read:
-        raise ApiError(400, f"photo: {read['error']}")
+        raise ApiError(400, f"photo: {read['error']}", timing)
     if read["code"] != game.code:
         raise ApiError(400, f"photo: shows a sheet of game {display_code(read['code'])}; this is game "
                             f"{display_code(game.code)}")
@@ -465,7 +469,7 @@ async def _hand_in_photo(request: Request, server: Server, game: Game, key: str 
     sheet, new = await run_in_threadpool(server.store.add_sheet, game.code, name, "photo", read["boxes"],
                                          read["sheet"], key, read["crops"])
     server.notify(game.code)
-    return Json(sheet_view(server, game, sheet, token=True), status_code=201 if new else 200)
+    return Json(sheet_view(server, game, sheet, token=True), status_code=201 if new else 200, headers=timing)
 
 
 def _save(source: Any, handle: int) -> None:
@@ -616,7 +620,7 @@ async def join_qr(request: Request) -> Response:
 
 async def health(request: Request) -> Response:
     server: Server = request.app.state.server
-    return Json({"ok": True, "photos_waiting": server.photos.waiting})
+    return Json({"ok": True, "photo_workers_ready": server.photos.ready, "photos_waiting": server.photos.waiting})
 
 
 # --- pages ------------------------------------------------------------------------------------------
@@ -758,6 +762,7 @@ def build_app(server: Server) -> Starlette:
     async def crashed(request: Request, exc: Exception) -> Response:
         return error(500, f"internal error: {type(exc).__name__}: {exc}")
 
+    rules.warm_up()
     app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found, Exception: crashed})
     app.state.server = server
     app.add_middleware(Headers)

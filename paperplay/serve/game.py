@@ -204,6 +204,20 @@ def results(game: Game, sheets: Sequence[SheetRow]) -> dict[str, Any]:
             "ranking": ranking(o.to_json() for o in outcomes if o.verdict is not None)}
 
 
+def warm_up() -> None:
+    """Loads what the first hand-in and the first results need (the sheet schema's validator, the referee),
+    so that the first phones of a burst wait no longer than the last."""
+    import time
+
+    from paperplay.serve.store import Game
+
+    game = Game("P2QPHGPH", "7KQ2M9XD", None, "en", 1, 20, True, 1, time.time())
+    check_document(game, "warm-up", draw(game.seed))
+    results(game, [SheetRow(0, game.code, "warm-up", "", None, "typed", None,
+                            [{"value": tile_json(t), "flagged": False, "why": None} for t in draw(game.seed)],
+                            0.0, 0.0)])
+
+
 def results_page(game: Game, sheets: Sequence[SheetRow]) -> bytes:
     """The results page (paperplay.html.results) of a revealed game, in the game's language."""
     from paperplay.html.results import results_page as page

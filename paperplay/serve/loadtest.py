@@ -6,6 +6,7 @@ library. `python benchmarks/run.py serve` prints the figures of `measure`.
 
 from __future__ import annotations
 
+import functools
 import http.client
 import json
 import os
@@ -131,16 +132,19 @@ def start_server(db: Path, *args: str, cwd: Path | None = None) -> tuple[subproc
     return process, base, key
 
 
-def wait_until_up(base: str, seconds: float = 30.0) -> None:
+def wait_until_up(base: str, seconds: float = 60.0, workers: bool = True) -> None:
+    """Waits until the server answers (and, with `workers`, until its photo workers have started)."""
     client = Client(base, timeout=2)
     deadline = time.monotonic() + seconds
     while True:
         try:
-            if client.get("/api/health").status == 200:
+            answer = client.get("/api/health")
+            if answer.status == 200 and (answer.json()["photo_workers_ready"] or not workers):
                 return
         except OSError:
-            if time.monotonic() > deadline:
-                raise
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{base} is not up after {seconds:.0f} s")
         time.sleep(0.05)
 
 
@@ -227,9 +231,9 @@ def measure(base: str, key: str, pid: int | None, typed: int = 30, photos: Seque
     tiles = [tile_json(t) for t in draw(seed)]
     for turn in range(1, len(tiles)):  # all but the last: the last is called during the photo burst
         client.post(f"/api/games/{code}/call", host=True)
-    out: dict[str, Any] = {"typed": [], "photos": [], "calls": [], "statuses": []}
+    out: dict[str, Any] = {"typed": [], "photos": [], "calls": [], "statuses": [], "queued": [], "read": []}
     if typed:
-        answers = at_once([lambda i=i: client.typed(code, f"phone {i}", tiles) for i in range(typed)])
+        answers = at_once([functools.partial(client.typed, code, f"phone {i}", tiles) for i in range(typed)])
         for answer in answers:
             if isinstance(answer, BaseException):
                 raise answer
@@ -237,25 +241,26 @@ def measure(base: str, key: str, pid: int | None, typed: int = 30, photos: Seque
             out["typed"].append(answer.seconds)
     if photos:
         client.post(f"/api/games/{code}/call", host=True)  # the last tile: the photos are matched to the draw
-        spare = [client.post("/api/games", {"players": 1}, host=True).json()["code"] for _ in range(4)]
         stop = threading.Event()
 
         def host_calls() -> None:
-            """The host calls the next tile of another game every 100 ms, as long as the burst lasts."""
-            turns = [(other, turn) for other in spare for turn in range(1, len(tiles) + 1)]
-            for other, turn in turns:
-                if stop.is_set():
-                    return
-                answer = client.post(f"/api/games/{other}/call", {"turn": turn}, host=True)
-                if answer.status != 200:
-                    raise RuntimeError(f"calling a tile: {answer.status} {answer.body[:200]!r}")
-                out["calls"].append(answer.seconds)
-                stop.wait(0.1)
+            """The host calls the next tile of another game every 100 ms as long as the burst lasts (a new
+            game when one has all its tiles called)."""
+            while not stop.is_set():
+                other = client.post("/api/games", {"players": 1}, host=True).json()["code"]
+                for turn in range(1, len(tiles) + 1):
+                    if stop.is_set():
+                        return
+                    answer = client.post(f"/api/games/{other}/call", {"turn": turn}, host=True)
+                    if answer.status != 200:
+                        raise RuntimeError(f"calling a tile: {answer.status} {answer.body[:200]!r}")
+                    out["calls"].append(answer.seconds)
+                    stop.wait(0.1)
 
         caller = threading.Thread(target=host_calls)
         caller.start()
         try:
-            answers = at_once([lambda data=data: client.photo(code, data) for data in photos])
+            answers = at_once([functools.partial(client.photo, code, data) for data in photos])
         finally:
             stop.set()
             caller.join()
@@ -264,6 +269,9 @@ def measure(base: str, key: str, pid: int | None, typed: int = 30, photos: Seque
                 raise answer
             out["statuses"].append(answer.status)
             out["photos"].append(answer.seconds)
+            timing = dict(part.split(";dur=") for part in answer.headers.get("server-timing", "").split(", ") if part)
+            out["queued"].append(float(timing.get("queue", "nan")) / 1000)
+            out["read"].append(float(timing.get("read", "nan")) / 1000)
     out["code"] = code
     out["peak_rss"] = peak_rss(pid) if pid is not None else None
     return out

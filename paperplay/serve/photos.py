@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,11 +43,12 @@ def read_in_worker(path: str, drawn: Sequence[Tile] | None) -> dict[str, Any]:
     from paperplay.scan.pipeline import read_photo
     from paperplay.scan.reader import ScanError, load_gray
 
+    started = time.perf_counter()
     try:
         gray = load_gray(Path(path))  # the header checks first: size, pixels, scans
         scan = read_photo(Path(path), drawn, gray=gray)
     except ScanError as exc:
-        return {"error": str(exc)}
+        return {"error": str(exc), "seconds": time.perf_counter() - started}
     boxes = []
     for reading in scan.boxes:
         boxes.append({"value": tile_json(reading.value), "flagged": bool(reading.flagged),
@@ -58,7 +60,12 @@ def read_in_worker(path: str, drawn: Sequence[Tile] | None) -> dict[str, Any]:
     for crop in scan.crops:
         ok, data = cv2.imencode(".png", crop)
         crops.append(data.tobytes() if ok else b"")
-    return {"code": scan.code, "sheet": scan.sheet, "blank": list(scan.blank), "boxes": boxes, "crops": crops}
+    return {"code": scan.code, "sheet": scan.sheet, "blank": list(scan.blank), "boxes": boxes, "crops": crops,
+            "seconds": time.perf_counter() - started}
+
+
+def _ready() -> bool:
+    return True
 
 
 class Full(Exception):
@@ -74,11 +81,24 @@ class PhotoReader:
         self._pool: Any = None
         self._count = 0
         self._lock = threading.Lock()
+        self._ready = 0
 
     def start(self) -> None:
+        """Starts the workers; each loads the reader as it starts (`ready` counts those done)."""
         from paperplay.spawnpool import spawn_pool
 
         self._pool = spawn_pool(self.workers, _start_worker)
+        for _ in range(self.workers):
+            self._pool.apply_async(_ready, callback=self._one_ready)
+
+    def _one_ready(self, _: bool) -> None:
+        with self._lock:
+            self._ready += 1
+
+    @property
+    def ready(self) -> bool:
+        """Whether the workers have started (a photo sent before waits for them)."""
+        return self._pool is not None and self._ready >= self.workers
 
     def close(self) -> None:
         if self._pool is not None:

@@ -229,14 +229,14 @@ class Store:
             game = _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone())
             if game.revealed:
                 raise Conflict("code: the game is revealed; sheets can no longer be handed in")
-            same = db.execute("SELECT id FROM sheets WHERE game=? AND name_key=?", (code, name_key(name))).fetchone()
-            if same is not None:
-                raise Conflict(f"name: {name!r} has handed in a sheet already; choose another name (or correct "
-                               "that sheet)")
             if printed is not None:
                 other = db.execute("SELECT name FROM sheets WHERE game=? AND printed=?", (code, printed)).fetchone()
                 if other is not None:
                     raise Conflict(f"photo: shows sheet {printed}, which {other[0]!r} has handed in already")
+            same = db.execute("SELECT id FROM sheets WHERE game=? AND name_key=?", (code, name_key(name))).fetchone()
+            if same is not None:
+                raise Conflict(f"name: {name!r} has handed in a sheet already; choose another name (or correct "
+                               "that sheet)")
             if db.execute("SELECT count(*) FROM sheets WHERE game=?", (code,)).fetchone()[0] >= MAX_SHEETS:
                 raise Conflict(f"code: the game has {MAX_SHEETS} sheets; no more can be handed in")
             now = time.time()

@@ -178,8 +178,14 @@ def type_sheet(phone: Any, name: str, cells: list[Any]) -> None:
     phone.wait_for_selector("#sheet:not([hidden])")
 
 
+def wait_text(tab: Any, selector: str, text: str) -> None:
+    """Waits until the element's text is `text` (the pages fill in what the server says)."""
+    tab.wait_for_function("([selector, text]) => document.querySelector(selector).textContent === text",
+                          arg=[selector, text])
+
+
 def shown_boxes(phone: Any) -> list[str]:
-    return phone.eval_on_selector_all("#boxes li span", "spans => spans.map(s => s.getAttribute('data-v'))")
+    return phone.eval_on_selector_all("#read li span", "spans => spans.map(s => s.getAttribute('data-v'))")
 
 
 def ranking_rows(tab: Any, selector: str = "#ranking li") -> list[tuple[int, str, int]]:
@@ -213,7 +219,7 @@ def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = Non
         assert host.get_attribute("#kit-link", "href") == f"/api/games/{CODE}/kit.pdf?key={served.key}"
 
         projector = tabs.open(served.base + projector_url, {"width": 1280, "height": 720})
-        assert projector.inner_text("#turn") == "turn 0/20"
+        wait_text(projector, "#turn", "turn 0/20")
         assert projector.inner_text("#address") == join_url.removeprefix("http://")
         assert projector.is_visible(".qr-box svg.qr")
 
@@ -226,9 +232,10 @@ def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = Non
             host.click("#next")
             host.wait_for_function("turn => document.getElementById('order').children.length === turn", arg=turn)
             if turn in (1, 9, 20):
-                projector.wait_for_function("text => document.getElementById('turn').textContent === text",
-                                            arg=f"turn {turn}/20")
+                wait_text(projector, "#turn", f"turn {turn}/20")
                 assert projector.get_attribute("#tile", "data-v") == typed_tile(TILES[turn - 1])
+            if turn == 9 and shots:
+                projector.screenshot(path=str(shots / "projector-live.png"))
         seen["host_called"] = host.eval_on_selector_all("#order li", "li => li.map(i => i.getAttribute('data-v'))")
         assert host.is_disabled("#next")
         projector.wait_for_function("() => document.getElementById('order').children.length === 20")
@@ -240,7 +247,7 @@ def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = Non
         ann.set_input_files("#photo", files=[{"name": "sheet.jpg", "mimeType": "image/jpeg", "buffer": photo}])
         ann.wait_for_selector("#sheet:not([hidden])", timeout=60_000)
         seen["ann_read"] = shown_boxes(ann)
-        seen["ann_flagged"] = ann.eval_on_selector_all("#boxes li.flag small", "s => s.map(n => +n.textContent)")
+        seen["ann_flagged"] = ann.eval_on_selector_all("#read li.flag small", "s => s.map(n => +n.textContent)")
         seen["ann_crops"] = ann.eval_on_selector_all("#flags img.crop", "imgs => imgs.map(i => i.naturalWidth)")
         if shots:
             ann.screenshot(path=str(shots / "player.png"), full_page=False)
@@ -249,22 +256,27 @@ def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = Non
             ann.click(f"#check-{box} button.choice[data-v='{typed_tile(ANN[box - 1])}']")
             ann.wait_for_selector(f"#check-{box}", state="detached")
         seen["ann_after"] = shown_boxes(ann)
-        seen["ann_flags_left"] = ann.eval_on_selector_all("#boxes li.flag", "items => items.length")
+        seen["ann_flags_left"] = ann.eval_on_selector_all("#read li.flag", "items => items.length")
 
         # Bob types his boxes; his name is shown as text everywhere.
         type_sheet(bob, BOB_NAME, BOB)
-        seen["bob_flags"] = bob.eval_on_selector_all("#boxes li.flag", "items => items.length")
+        seen["bob_flags"] = bob.eval_on_selector_all("#read li.flag", "items => items.length")
+        if shots:
+            bob.screenshot(path=str(shots / "player-dark.png"))
         seen["bob_hello"] = bob.inner_text("#hello")
 
         # Cleo types 21 for a 12: that box is flagged (21 was not called), and one tap on 12 fixes it.
         typed = CLEO[:]
         typed[CLEO_WRONG] = 21
         type_sheet(cleo, "Cleo", typed)
-        seen["cleo_flagged"] = cleo.eval_on_selector_all("#boxes li.flag small", "s => s.map(n => +n.textContent)")
+        seen["cleo_flagged"] = cleo.eval_on_selector_all("#read li.flag small", "s => s.map(n => +n.textContent)")
         seen["cleo_choices"] = cleo.eval_on_selector_all(
             f"#check-{CLEO_WRONG + 1} button.choice", "buttons => buttons.map(b => b.getAttribute('data-v'))")
-        host.wait_for_function("() => document.querySelectorAll('#handed > li .flags').length >= 1")
+        host.wait_for_function("() => document.querySelectorAll('#handed > li').length === 3"
+                               " && document.querySelectorAll('#handed > li .flags').length === 1")
         seen["host_flags"] = host.inner_text("#handed")
+        if shots:
+            host.screenshot(path=str(shots / "host.png"), full_page=True)
         cleo.click(f"#check-{CLEO_WRONG + 1} button.choice[data-v='12']")
         cleo.wait_for_selector(f"#check-{CLEO_WRONG + 1}", state="detached")
         seen["cleo_after"] = shown_boxes(cleo)
@@ -275,8 +287,6 @@ def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = Non
         seen["projector_handed"] = projector.eval_on_selector_all("#handed li", "li => li.map(i => i.textContent)")
         host.wait_for_function("() => document.querySelectorAll('#handed > li .sure').length === 3")
         seen["host_in"] = host.inner_text("#count")
-        if shots:
-            host.screenshot(path=str(shots / "host.png"), full_page=True)
 
         # A reload keeps a phone's sheet (its token is in localStorage).
         bob.reload()
@@ -297,7 +307,10 @@ def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = Non
             seen[f"{name}_mine"] = phone.inner_text("#ranking li.mine .name")
         if shots:
             projector.screenshot(path=str(shots / "projector.png"), full_page=False)
-            seen["ann_result_png"] = ann.screenshot(full_page=True)
+            ann.screenshot(path=str(shots / "player-result.png"))
+            bob.screenshot(path=str(shots / "player-result-dark.png"))
+            projector.emulate_media(color_scheme="dark")
+            projector.screenshot(path=str(shots / "projector-dark.png"))
     finally:
         seen["errors"] = list(tabs.errors)
         tabs.close()
@@ -352,7 +365,7 @@ def test_a_wrong_box_is_flagged_and_fixed_by_its_player(night):
     assert f"box {CLEO_WRONG + 1}: 21 (21 has not been called)" in night["host_flags"]
     assert night["cleo_after"] == [typed_tile(t) for t in CLEO]
     assert night["cleo_status"].startswith(f"Box {CLEO_WRONG + 1} is now 12.")
-    assert night["host_in"] == "· 3 of 3 sheets handed in"
+    assert night["host_in"] == "· 3 of 3"
 
 
 def test_the_revealed_ranking_is_paperplay_scores(night, served, tmp_path):
@@ -388,7 +401,9 @@ def main() -> None:
     executable = find_chromium()
     if executable is None:
         sys.exit("no Chromium found: apt-get install chromium")
-    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
+    keep = os.environ.get("PAPERPLAY_SHOTS_KEEP")  # a folder for every screenshot, to look at them
+    with tempfile.TemporaryDirectory() as scratch, sync_playwright() as playwright:
+        folder = keep or scratch
         served = start_server(Path(folder) / "games.db")
         browser = launch(playwright, executable)
         try:
@@ -398,10 +413,8 @@ def main() -> None:
             stop_server(served)
         if night["errors"]:
             sys.exit("the pages logged errors: " + "; ".join(night["errors"]))
-        for name in ("host", "player", "projector"):
+        for name in ("host", "player", "projector", "projector-live"):
             shrink((Path(folder) / f"{name}.png").read_bytes(), DOCS / f"serve-{name}.png")
-        if os.environ.get("PAPERPLAY_SHOTS_ALL"):
-            shrink(night["ann_result_png"], DOCS / "serve-player-result.png")
 
 
 if __name__ == "__main__":

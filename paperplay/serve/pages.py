@@ -2,11 +2,14 @@
 
 Each is one self-contained page as paperplay's other pages are (paperplay.html.page: inline CSS and
 script allowed by hash, no external URL). What changes during the evening comes from the server's
-API, which the pages' scripts (templates/html/serve-*.js) ask every second or two; so their CSP also
-lets them talk to their own server (connect-src 'self') and show the images they are given or take
-(img-src data: blob:: the crops of flagged boxes, a photo before it is sent). Words are rendered in
-the game's language through the gettext catalogue (English where the catalogue has none yet); a
-name a player types only ever reaches a page as data, and the scripts show it as text.
+API, which the pages' scripts (templates/html/serve-*.js) follow (each asks for the game's state, and the server
+answers when it changes); so their CSP also lets them talk to their own server (connect-src 'self')
+and show its images (img-src: the crops of flagged boxes). A name a player types only ever reaches a
+page as data, and the scripts show it as text.
+
+The pages speak English for now: their words go through gettext (say = t.gettext) but are not marked
+for the catalogue yet; to translate them, mark them with _() / N_(), extract, and pass the game's
+translator (render's `lang`) instead of ENGLISH.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 
 from paperplay.html.page import STAR_SYMBOL, asset, document, text
 from paperplay.html.results import boxes_symbol
-from paperplay.i18n import LANGUAGES, Translator, translator
+from paperplay.i18n import ENGLISH, LANGUAGES, Translator
 from paperplay.seeds import display_code
 
 PAGES = ("host", "player", "projector")
@@ -29,11 +32,12 @@ _CSP_LIVE = "connect-src 'self'; img-src 'self' data: blob:; "
 def render(name: str, **ctx: Any) -> str:
     """Returns one of the game night's pages as HTML text.
 
-    - ``host``: ``key`` (the host's key, sent with every host call), ``lang`` (the page's language,
-      English by default), ``variants`` (the variant names the new-game form offers).
+    - ``host``: ``key`` (the host's key, sent with every host call), ``lang`` (the language the new-game
+      form offers first), ``variants`` (the variant names it offers).
     - ``player``: ``code`` (the game), ``lang`` (the game's language).
-    - ``projector``: ``code``, ``key``, ``join_url`` (the address the join QR code holds, with the
-      host's address as the phones reach it), ``lang``.
+    - ``projector``: ``code``, ``key`` (the host's key, or "": then the projector cannot call tiles and
+      shows the ranking without the sheets' boxes), ``join_url`` (the address the join QR code holds, with
+      the host's address as the phones reach it), ``lang``.
     """
     builders: dict[str, Callable[..., str]] = {"host": host_page, "player": player_page, "projector": projector_page}
     if name not in builders:
@@ -114,11 +118,12 @@ _HOST_WORDS = {
     **_COMMON,
     "creating": "Starting the game…", "calling": "Calling…", "called_all": "All 20 tiles are called.",
     "first": "Press “Next tile” for the first tile.", "none_in": "No sheet handed in yet.",
-    "in": "{n} of {players} sheets handed in", "flagged": "{n} box to check", "flagged_n": "{n} boxes to check",
+    "in": "{n} of {players}", "flagged": "{n} box to check", "flagged_n": "{n} boxes to check",
     "box_is": "box {box}: {value}", "player": "{n} player", "players_n": "{n} players",
     "checked": "all boxes sure", "typed": "typed", "photo": "photo",
     "confirm_reveal": "Reveal the results to everyone? Sheets can no longer be handed in or changed.",
     "confirm_new": "Leave game {code} and start a new one? (Its pages keep working.)",
+    "reveal_hint": "When every sheet is in, reveal the results on the projector and the phones.",
     "revealed": "The results are revealed: they show on the projector and on every phone.",
     "lost": "Game {code} is no longer on this server; start a new one.",
 }
@@ -126,30 +131,30 @@ _HOST_WORDS = {
 
 def host_page(key: str = "", lang: str | None = None, variants: list[str] | None = None) -> str:
     """The host's page: a new game, its kit, the caller's controls, the sheets handed in and the reveal."""
-    t = translator(lang)
-    _ = t.gettext
+    t = ENGLISH  # see the module's docstring: the pages' words are not in the catalogue yet
+    say = t.gettext
     from paperplay.streams.rules import shipped_variants
 
-    languages = "".join(f'<option value="{code}"{" selected" if code == t.lang else ""}>{text(name)}</option>'
+    languages = "".join(f'<option value="{code}"{" selected" if code == (lang or "en") else ""}>{text(name)}</option>'
                         for code, name in LANGUAGES.items())
     options = "".join(f'<option value="{text(v)}">{text(v)}</option>' for v in (variants or shipped_variants()))
     w = {key_: text(value) for key_, value in {
-        "title": _("Streams game night"), "new": _("New game"), "players": _("Players"),
-        "seed": _("Seed"), "seed_hint": _("Leave it empty for a new game; type a seed to play a known one again."),
-        "lang": _("Language"), "variant": _("Variant"), "start": _("Start the game"),
-        "game": _("Game"), "join": _("Players join at"), "kit": _("Download the kit (PDF)"),
-        "sheets": _("Download the scannable sheets (PDF)"), "projector": _("Open the projector view"),
-        "projector_hint": _("Show it on the big screen: the tile called, the join code, then the results."),
-        "caller": _("Caller"), "next": _("Next tile"), "called": _("Called so far"),
-        "handed": _("Sheets handed in"), "reveal": _("Reveal the results"),
-        "reveal_hint": _("When every sheet is in, reveal the results on the projector and the phones."),
-        "ranking": _("Ranking"), "another": _("New game…"),
-        "foot": _("Keep this page to yourself: its address holds the host's key. Made with paperplay."),
+        "title": say("Streams game night"), "new": say("New game"), "players": say("Players"),
+        "seed": say("Seed"), "seed_hint": say("Leave it empty for a new game; type a seed to play a known one again."),
+        "lang": say("Language"), "lang_hint": say("The kit prints in it."), "variant": say("Variant"),
+        "start": say("Start the game"),
+        "game": say("Game"), "join": say("Players join at"), "kit": say("Download the kit (PDF)"),
+        "sheets": say("Download the scannable sheets (PDF)"), "projector": say("Open the projector view"),
+        "projector_hint": say("Show it on the big screen: the tile called, the join code, then the results."),
+        "caller": say("Caller"), "next": say("Next tile"), "called": say("Called so far"),
+        "handed": say("Sheets handed in"), "reveal": say("Reveal the results"),
+        "reveal_hint": say(_HOST_WORDS["reveal_hint"]),
+        "ranking": say("Ranking"), "another": say("New game…"),
+        "foot": say("Keep this page to yourself: its address holds the host's key. Made with paperplay."),
     }.items()}
     body = f"""{STAR_SYMBOL}
 <header class="top">
 <h1>{w["title"]}</h1>
-<p class="meta" id="meta"></p>
 </header>
 <main>
 <section class="card" id="new" aria-labelledby="new-title">
@@ -162,14 +167,16 @@ def host_page(key: str = "", lang: str | None = None, variants: list[str] | None
  maxlength="20" aria-describedby="seed-hint">
 <small id="seed-hint">{w["seed_hint"]}</small></p>
 <p><label for="lang">{w["lang"]}</label>
-<select id="lang" name="lang">{languages}</select></p>
+<select id="lang" name="lang" aria-describedby="lang-hint">{languages}</select>
+<small id="lang-hint">{w["lang_hint"]}</small></p>
 <p><label for="variant">{w["variant"]}</label>
 <select id="variant" name="variant">{options}</select></p>
 <p class="wide"><button type="submit" class="primary">{w["start"]}</button></p>
 <p class="wide error" id="new-error" role="alert"></p>
 </form>
 </section>
-<div id="game" hidden>
+<div id="game" class="columns" hidden>
+<div>
 <section class="card" aria-labelledby="game-title">
 <h2 id="game-title">{w["game"]} <b id="code"></b> <span id="game-meta" class="muted"></span></h2>
 <p>{w["join"]} <a id="join-link" class="address"></a></p>
@@ -193,6 +200,8 @@ def host_page(key: str = "", lang: str | None = None, variants: list[str] | None
 <h3>{w["called"]}</h3>
 <ol class="order" id="order"></ol>
 </section>
+</div>
+<div>
 <section class="card" aria-labelledby="handed-title">
 <h2 id="handed-title">{w["handed"]} <span id="count" class="muted"></span></h2>
 <ul class="handed" id="handed"></ul>
@@ -209,11 +218,12 @@ def host_page(key: str = "", lang: str | None = None, variants: list[str] | None
 <p><button type="button" id="another">{w["another"]}</button></p>
 <p class="error" id="game-error" role="alert"></p>
 </div>
+</div>
 </main>
 <footer class="foot">{w["foot"]}</footer>"""
     data = {"page": "host", "key": key, "text": _words(t, _HOST_WORDS)}
-    return _assemble(t, _("Streams game night · host"), "host", body, data,
-                     _("The host's page of a Streams game night"))
+    return _assemble(t, say("Streams game night · host"), "host", body, data,
+                     say("The host's page of a Streams game night"))
 
 
 # --- the player's page (a phone) ------------------------------------------------------------------
@@ -234,20 +244,21 @@ _PLAYER_WORDS = {
 def player_page(code: str, lang: str | None = None) -> str:
     """A player's page, phone first: join with a name, hand in the sheet by photo or by typing the boxes,
     check the flagged boxes, then the score and the ranking after the reveal."""
-    t = translator(lang)
-    _ = t.gettext
+    t = ENGLISH  # see the module's docstring: the pages' words are not in the catalogue yet
+    say = t.gettext
     shown = display_code(code)
     boxes = "".join(f'<li><label for="c{n}">{n}</label><input id="c{n}" class="cell" type="text" inputmode="tel" '
                     f'maxlength="3" autocomplete="off" enterkeyhint="{"next" if n < BOXES else "done"}"></li>'
                     for n in range(1, BOXES + 1))
     w = {key: text(value) for key, value in {
-        "game": _("game"), "title": _("Hand in your sheet"), "name": _("Your name"),
-        "photo": _("Take a photo of your sheet"),
-        "photo_hint": _("Lay the sheet flat in good light, with its QR code and all four corner marks in the "
+        "game": say("game"), "title": say("Hand in your sheet"), "name": say("Your name"),
+        "photo": say("Take a photo of your sheet"),
+        "photo_hint": say("Lay the sheet flat in good light, with its QR code and all four corner marks in the "
                         "picture."),
-        "or": _("or"), "type": _("Type the 20 boxes"), "type_hint": _("Each box's number, in order; the wild as *."),
-        "send": _("Hand in"), "sheet": _("Your sheet"), "score": _("Your score"), "ranking": _("Ranking"),
-        "foot": _("Your sheet is kept in this browser: reload the page and it is still here."),
+        "or": say("or"), "type": say("Type the 20 boxes"),
+        "type_hint": say("Each box's number, in order; the wild as *."),
+        "send": say("Hand in"), "sheet": say("Your sheet"), "score": say("Your score"), "ranking": say("Ranking"),
+        "foot": say("Your sheet is kept in this browser: reload the page and it is still here."),
     }.items()}
     body = f"""{STAR_SYMBOL}{boxes_symbol(BOXES)}
 <header class="top">
@@ -276,7 +287,7 @@ def player_page(code: str, lang: str | None = None) -> str:
 </section>
 <section class="card" id="sheet" hidden aria-labelledby="sheet-title">
 <h2 id="sheet-title" tabindex="-1">{w["sheet"]}</h2>
-<ol class="boxes" id="boxes"></ol>
+<ol class="read" id="read"></ol>
 <p class="status" id="sheet-status" role="status" aria-live="polite" tabindex="-1"></p>
 <div id="flags"></div>
 <p class="error" id="sheet-error" role="alert"></p>
@@ -292,8 +303,8 @@ def player_page(code: str, lang: str | None = None) -> str:
 </main>
 <footer class="foot">{w["foot"]}</footer>"""
     data = {"page": "player", "code": code, "boxes": BOXES, "text": _words(t, _PLAYER_WORDS)}
-    return _assemble(t, _("Streams · game {code}").format(code=shown), "player", body, data,
-                     _("Hand in your Streams sheet"))
+    return _assemble(t, say("Streams · game {code}").format(code=shown), "player", body, data,
+                     say("Hand in your Streams sheet"))
 
 
 # --- the projector's page (the big screen) --------------------------------------------------------
@@ -310,18 +321,19 @@ _PROJECTOR_WORDS = {
 def projector_page(code: str, key: str = "", join_url: str = "", lang: str | None = None) -> str:
     """The projector's page: the tile called (as `paperplay call --html` shows it), the join QR code and
     address, the sheets as they arrive, and the results once revealed."""
-    t = translator(lang)
-    _ = t.gettext
+    t = ENGLISH  # see the module's docstring: the pages' words are not in the catalogue yet
+    say = t.gettext
     shown = display_code(code)
     address = short_address(join_url)
     w = {key_: text(value) for key_, value in {
-        "game": _("game"), "join": _("Join on your phone"), "called": _("Called so far"),
-        "handed": _("Sheets handed in"), "ranking": _("Ranking"), "sheets": _("Sheets"),
-        "legend": _("Each series of two or more boxes is bracketed, with its points under it."),
-        "full": _("Full screen"),
-        "foot": _("Space or → calls the next tile; F: full screen. Made with paperplay."),
+        "game": say("game"), "join": say("Join on your phone"), "called": say("Called so far"),
+        "handed": say("Sheets handed in"), "ranking": say("Ranking"), "sheets": say("Sheets"),
+        "legend": say("Each series of two or more boxes is bracketed, with its points under it."),
+        "full": say("Full screen"),
+        "foot": say("Space or → calls the next tile; F: full screen. Made with paperplay.") if key
+        else say("F: full screen. Made with paperplay."),
     }.items()}
-    qr = qr_svg(join_url, _("QR code of the join address {address}").format(address=address)) if join_url else ""
+    qr = qr_svg(join_url, say("QR code of the join address {address}").format(address=address)) if join_url else ""
     body = f"""{STAR_SYMBOL}{boxes_symbol(BOXES)}
 <header class="bar">
 <p class="game">Streams · {w["game"]} <b id="code">{shown}</b> <span id="variant"></span></p>
@@ -355,5 +367,5 @@ def projector_page(code: str, key: str = "", join_url: str = "", lang: str | Non
 </section>
 <footer class="foot">{w["foot"]}</footer>"""
     data = {"page": "projector", "code": code, "key": key, "text": _words(t, _PROJECTOR_WORDS)}
-    return _assemble(t, _("Streams · game {code} · projector").format(code=shown), "projector", body,
-                     data, _("The projector's page of a Streams game night"), caller=True)
+    return _assemble(t, say("Streams · game {code} · projector").format(code=shown), "projector", body,
+                     data, say("The projector's page of a Streams game night"), caller=True)

@@ -47,7 +47,7 @@
     el("join").hidden = true;
     el("sheet").hidden = false;
     el("hello").textContent = P.tr("hello", {name: mine.name || ""});
-    var list = el("boxes");
+    var list = el("read");
     list.textContent = "";
     mine.boxes.forEach(function (b) {
       var item = document.createElement("li");
@@ -247,7 +247,9 @@
     } else {
       el("result-title").hidden = true;
     }
-    if (mine) {
+    if (own) {
+      el("sheet").hidden = true;  // the train above shows the sheet, with its series
+    } else if (mine) {
       mine.boxes.forEach(function (b) { b.flagged = false; });
       showSheet();
       P.say(el("sheet-status"), "");

@@ -65,6 +65,8 @@
   // The results page, live: the ranking, then each sheet's train with its series.
   function reveal(document_, cells) {
     P.ranking(el("ranking"), document_.ranking || []);
+    el("ranking").classList.toggle("few", (document_.ranking || []).length <= 5);
+    el("turn").textContent = P.tr("results");
     if (!(document_.ranking || []).length) { el("ranking").textContent = P.tr("no_ranking"); }
     var trains = el("trains");
     trains.textContent = "";

@@ -288,6 +288,12 @@ def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = Non
         host.wait_for_function("() => document.querySelectorAll('#handed > li .sure').length === 3")
         seen["host_in"] = host.inner_text("#count")
 
+        # A sure box can be asked again: a tap opens its question, and tapping its own value keeps it.
+        bob.click("#box-3 button")
+        seen["bob_opened"] = bob.eval_on_selector_all("#flags .check legend", "l => l.map(x => x.textContent)")
+        bob.click(f"#check-3 button.choice[data-v='{typed_tile(BOB[2])}']")
+        bob.wait_for_selector("#check-3", state="detached")
+
         # A reload keeps a phone's sheet (its token is in localStorage).
         bob.reload()
         bob.wait_for_selector("#sheet:not([hidden])")
@@ -298,6 +304,7 @@ def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = Non
         projector.wait_for_function("() => document.querySelectorAll('#trains .train').length === 3")
         seen["projector_ranking"] = ranking_rows(projector)
         seen["projector_trains"] = projector.eval_on_selector_all("#trains .name", "n => n.map(x => x.textContent)")
+        seen["projector_game"] = projector.inner_text(".game")
         host.wait_for_selector("#results:not([hidden])")
         seen["host_ranking"] = ranking_rows(host)
         for name, phone in (("ann", ann), ("bob", bob), ("cleo", cleo)):
@@ -355,6 +362,7 @@ def test_a_photo_is_read_and_its_flagged_boxes_are_confirmed_with_one_tap(night)
 def test_a_typed_sheet_keeps_its_name_as_text_and_survives_a_reload(night):
     assert night["bob_flags"] == 0
     assert night["bob_hello"] == f"Hello, {BOB_NAME}"
+    assert night["bob_opened"] == ["What did you write in box 3?"]
     assert night["bob_reloaded"] == [typed_tile(t) for t in BOB]
     assert BOB_NAME in night["projector_handed"]
 
@@ -375,6 +383,7 @@ def test_the_revealed_ranking_is_paperplay_scores(night, served, tmp_path):
     assert night["projector_ranking"] == expected
     assert night["host_ranking"] == expected
     assert night["projector_trains"] == [name for _, name, _ in expected]
+    assert night["projector_game"] == f"Streams · game {CODE} · seed {display_code(SEED)}"
     totals = {r["player"]: r["total"] for r in scored["results"]}
     assert (night["ann_total"], night["bob_total"], night["cleo_total"]) == (totals["Ann"], totals[BOB_NAME],
                                                                              totals["Cleo"])

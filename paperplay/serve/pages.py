@@ -109,6 +109,7 @@ _COMMON = {
     "points": "{n} points", "point": "{n} point", "valid": "valid", "not_valid": "not valid",
     "boxes_label": "Boxes: {numbers}. Series: {series}.", "series_label": "boxes {start}-{end}: {points} points",
     "wild_is": "the wild counts as {value}", "no_ranking": "No valid sheet to rank.",
+    "variant": "variant {name}", "seed": "seed {seed}",
 }
 
 
@@ -232,8 +233,8 @@ _PLAYER_WORDS = {
     **_COMMON,
     "need_name": "Write your name first.", "sending": "Sending your sheet…", "reading": "Reading your photo…",
     "need_box": "Box {box}: write a number, or * for the wild.", "bad_box": "Box {box}: {value} is not a number.",
-    "all_sure": "Every box is read. Wait for the host to reveal the results.",
-    "check": "Check the boxes marked below: tap what you wrote.", "box": "Box {box}",
+    "all_sure": "Every box is read (tap one to change it). Wait for the host to reveal the results.",
+    "check": "Check the boxes marked below: tap what you wrote.", "box": "Box {box}", "unsure": "not sure",
     "what": "What did you write in box {box}?", "other": "Something else", "ok": "OK",
     "saved": "Box {box} is now {value}.", "waiting": "Waiting for the reveal…", "place": "Place {place} of {n}",
     "not_ranked": "Your sheet is not valid, so it is not ranked.", "closed": "The results are out: sheets can no "

@@ -39,6 +39,11 @@
     if (game === null || state.code !== game.code) { return true; }  // another game was started meanwhile
     game.players = state.players;
     caller(state.called, state.turns, state.revealed);
+    var meta = [P.plural(state.players, "player", "players_n")];
+    if (state.variant) { meta.push(P.tr("variant", {name: state.variant})); }
+    if (state.seed) { meta.push(P.tr("seed", {seed: state.seed})); }
+    el("game-meta").textContent = "· " + meta.join(" · ");
+    el("sheets-link").parentNode.hidden = state.variant !== null;  // scannable sheets are the published game's
     var sheets = state.handed_in;
     el("count").textContent = "· " + P.tr("in", {n: sheets.length, players: game.players});
     el("reveal").disabled = state.revealed === true;

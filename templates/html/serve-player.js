@@ -9,6 +9,7 @@
   var done = false;
   var called = [];  // the tiles called so far (the game's state says)
   var pendingKey = null;  // a hand-in's Idempotency-Key, kept while its answer may have been lost
+  var opened = null;  // a sure box the player tapped to change
 
   function errorAt(id, message) { P.say(el(id), message); }
 
@@ -53,20 +54,33 @@
       var item = document.createElement("li");
       item.id = "box-" + b.box;
       if (b.flagged) { item.className = "flag"; }
+      // Each box is a button: a tap asks again what it holds (a sure box can be wrong too).
+      var button = document.createElement("button");
+      button.type = "button";
+      button.disabled = done;
       var number = document.createElement("small");
       number.textContent = String(b.box);
       var value = document.createElement("span");
       P.fillTile(value, b.value);
-      item.appendChild(number);
-      item.appendChild(value);
-      item.setAttribute("aria-label", P.tr("box", {box: b.box}) + ": " + (b.value === "*" ? P.tr("wild") : b.value));
+      button.appendChild(number);
+      button.appendChild(value);
+      button.setAttribute("aria-label", P.tr("box", {box: b.box}) + ": " + (b.value === "*" ? P.tr("wild") : b.value)
+                          + (b.flagged ? " (" + P.tr("unsure") + ")" : ""));
+      button.addEventListener("click", function () {
+        opened = b.box;
+        showSheet();
+        var card = el("check-" + b.box);
+        if (card) { card.querySelector("button").focus(); }
+      });
+      item.appendChild(button);
       list.appendChild(item);
     });
-    var flagged = mine.boxes.filter(function (b) { return b.flagged; });
+    var checks = mine.boxes.filter(function (b) { return b.flagged || b.box === opened; });
+    var flagged = checks.filter(function (b) { return b.flagged; });
     P.say(el("sheet-status"), flagged.length ? P.tr("check") : (done ? "" : P.tr("all_sure")));
     var flags = el("flags");
     flags.textContent = "";
-    flagged.forEach(function (b) { flags.appendChild(flagCard(b)); });
+    if (!done) { checks.forEach(function (b) { flags.appendChild(flagCard(b)); }); }
   }
 
   function tileButton(value, box) {
@@ -74,7 +88,11 @@
     button.type = "button";
     button.className = "choice";
     P.fillTile(button, value);
-    button.addEventListener("click", function () { fix(box, value); });
+    button.addEventListener("click", function () {
+      var b = mine.boxes[box - 1];
+      if (!b.flagged && b.value === value) { opened = null; showSheet(); return; }  // kept as it was
+      fix(box, value);
+    });
     return button;
   }
 
@@ -144,6 +162,7 @@
     Array.prototype.forEach.call(buttons, function (b) { b.disabled = true; });
     P.api("PUT", P.gamePath(code, "/sheets/" + encodeURIComponent(mine.id)), {cells: cells},
           {"X-Paperplay-Token": mine.token}).then(function (sheet) {
+      opened = null;
       keep(sheet);
       showSheet();
       P.say(el("sheet-status"), P.tr("saved", {box: box, value: value}) + " "

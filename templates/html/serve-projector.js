@@ -11,7 +11,10 @@
     var total = game.turns;
     var turn = tiles.length;
     el("turn").textContent = P.tr("turn", {turn: turn, total: total});
-    if (game.variant && game.variant !== "standard") { el("variant").textContent = "· " + game.variant; }
+    var meta = [];
+    if (game.variant) { meta.push(P.tr("variant", {name: game.variant})); }
+    if (game.seed) { meta.push(P.tr("seed", {seed: game.seed})); }  // revealed with the results
+    el("variant").textContent = meta.length ? "· " + meta.join(" · ") : "";
     if (turn !== shown.turn) {
       var tile = el("tile");
       if (turn === 0) {

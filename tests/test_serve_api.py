@@ -329,6 +329,7 @@ BAD_SHEETS = [
     ({"name": "  ", "cells": TILES}, "name: is empty"),
     ({"name": "A" * 41, "cells": TILES}, "name: has 41 letters; expected at most 40"),
     ({"name": "Ann\nBob", "cells": TILES}, "name: holds the character U+000A"),
+    ({"name": "Ann\u202eboB", "cells": TILES}, "name: holds the character U+202E"),
     ({"name": "Ann", "cells": TILES, "total": 9}, "total: unknown field; expected name, cells"),
 ]
 
@@ -517,3 +518,39 @@ def test_a_database_of_another_kind_is_refused(tmp_path):
         db.execute("INSERT INTO meta VALUES ('schema', '99')")
     with pytest.raises(sqlite3.DatabaseError, match="schema version 99"):
         Store(other)
+
+
+def test_writes_that_arrive_together_are_committed_together_each_on_its_own_terms(tmp_path):
+    from paperplay.serve.store import Conflict, Store
+
+    store = Store(tmp_path / "games.db")
+    code = game_code("streams", canonical_seed(SEED))
+    store.create_game(code, canonical_seed(SEED), None, "en", 40)
+    batches = []
+    run = store._run
+    store._run = lambda batch: (batches.append(len(batch)), run(batch))[1]
+    boxes = [{"value": t, "flagged": False, "why": None} for t in TILES]
+    names = [f"p{i}" for i in range(24)] + ["P0"]  # the last is p0 again: refused alone
+    gate = threading.Barrier(len(names))
+    outcomes: dict[str, object] = {}
+
+    def hand_in(name: str) -> None:
+        gate.wait()
+        try:
+            outcomes[name] = store.add_sheet(code, name, "typed", boxes)[0].id
+        except Conflict as exc:
+            outcomes[name] = exc
+
+    threads = [threading.Thread(target=hand_in, args=(name,)) for name in names]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    refused = [name for name, got in outcomes.items() if isinstance(got, Conflict)]
+    assert len(refused) == 1 and refused[0] in ("p0", "P0")
+    assert sorted(s.name.lower() for s in store.sheets(code)) == sorted(f"p{i}" for i in range(24))
+    assert sum(batches) == len(names)
+    store.close()
+    reopened = Store(tmp_path / "games.db")
+    assert len(reopened.sheets(code)) == 24
+    reopened.close()

@@ -5,6 +5,7 @@ load figures (a light run here; the full one with -m slow and in benchmarks/run.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -64,6 +65,38 @@ def test_the_first_line_is_the_host_page_and_ctrl_c_ends_with_130(tmp_path):
     assert again.returncode == 143
 
 
+def serve_examples() -> list[str]:
+    import typer
+
+    from paperplay.cli.app import app
+
+    text = typer.main.get_command(app).commands["serve"].help  # type: ignore[attr-defined]
+    return [line.strip() for line in text.splitlines() if line.strip().startswith("paperplay serve")]
+
+
+@pytest.mark.parametrize("example", serve_examples())
+def test_each_help_example_serves_until_ctrl_c(tmp_path, example):
+    import shlex
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-m", *shlex.split(example)], cwd=tmp_path, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = process.stdout.readline().decode()
+    if not first.startswith("Host page: "):  # the example's port is taken on this computer
+        out, err = process.communicate(timeout=20)
+        assert "which another program is using" in err.decode(), (first, err)
+        pytest.skip(f"{example}: its port is in use here")
+    base = first.removeprefix("Host page: ").split("/host?key=")[0]
+    from paperplay.serve.loadtest import wait_until_up
+
+    wait_until_up(base, workers=False)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=20)
+    assert process.returncode == 130, err
+    db = re.search(r"--db (\S+)", example)
+    assert (tmp_path / (db[1] if db else "paperplay-games.db")).is_file()
+
+
 def test_bad_options_are_one_line_and_exit_2(tmp_path):
     folder = tmp_path / "folder"
     folder.mkdir()
@@ -81,6 +114,8 @@ def test_bad_options_are_one_line_and_exit_2(tmp_path):
         (["--port", str(port), "--db", str(tmp_path / "g.db")],
          f"paperplay: error: --port: is {port}, which another program is using; give another, e.g. --port {port + 1}"),
         (["--workers", "0"], "paperplay: error: --workers: is 0; expected 1-16"),
+        (["--db", str(tmp_path / "nowhere" / "g.db")], f"paperplay: error: --db: {tmp_path / 'nowhere' / 'g.db'}: "
+         f"its folder {tmp_path / 'nowhere'} does not exist"),
     ]
     try:
         for args, message in cases:

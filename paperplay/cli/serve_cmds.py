@@ -73,8 +73,13 @@ def _open_store(path: Path) -> object:
 
     if path.is_dir():
         raise InputError(f"{printable(str(path))}: is a folder; expected the game database's file name", field="db")
+    if not path.parent.is_dir():
+        raise InputError(f"{printable(str(path))}: its folder {printable(str(path.parent))} does not exist; make it "
+                         "first, or give another file name", field="db")
     try:
         return Store(path)
+    except sqlite3.OperationalError as exc:  # a file it may not read or write, a full disk
+        raise InputError(f"{printable(str(path))}: cannot be used as the game database ({exc})", field="db") from None
     except sqlite3.DatabaseError as exc:
         raise InputError(f"{printable(str(path))}: is not a paperplay game database ({exc}); give another file "
                          "name (a new one is made)", field="db") from None

@@ -23,6 +23,8 @@ NAME_LIMIT = 40
 """The longest player's name (letters): a name line of the results page, a row of the host's list."""
 _WILD_WORDS = (WILD_TEXT, "x", "X")
 CORRECTED = "corrected by hand"
+_DIRECTION_CONTROLS = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Characters that turn the text after them around: a name holding one would garble the lists it is in."""
 
 
 def input_error(field: str, message: str) -> InputError:
@@ -70,7 +72,8 @@ def check_name(value: Any) -> str:
         raise input_error("name", "is empty; expected the player's name")
     if len(name) > NAME_LIMIT:
         raise input_error("name", f"has {len(name)} letters; expected at most {NAME_LIMIT}")
-    bad = next((c for c in name if unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp", "Co", "Cn")), None)
+    bad = next((c for c in name if unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp", "Co", "Cn")
+                or c in _DIRECTION_CONTROLS), None)
     if bad is not None:
         raise input_error("name", f"holds the character U+{ord(bad):04X}; expected letters, digits and punctuation")
     return name

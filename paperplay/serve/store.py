@@ -1,7 +1,8 @@
 """The game night's database: one SQLite file (WAL) holding the host's key, the games and the sheets.
 
-Every change is one transaction, committed (synchronous=FULL) before the server answers: a sheet
-acknowledged to a phone is on disk, whatever happens to the server after. A hand-in that carries an
+Every change is committed (synchronous=FULL) before the server answers: a sheet acknowledged to a
+phone is on disk, whatever happens to the server after. Changes that arrive together are committed
+together (one disk sync for a burst of phones, see Store._change). A hand-in that carries an
 idempotency key is stored once under it; a retry with the same key finds it and gets the same answer.
 Only the standard library: the serve command imports the web parts, this module needs none of them.
 """
@@ -13,13 +14,14 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 SCHEMA_VERSION = 1
+_T = TypeVar("_T")
 MAX_GAMES = 1000
 """Games one database holds (a game night has a few; the bound keeps a stray script from filling the disk)."""
 MAX_SHEETS = 200
@@ -107,11 +109,13 @@ def name_key(name: str) -> str:
 
 
 class Store:
-    """The database, used from any thread (one connection, one lock: each call is a few milliseconds)."""
+    """The database, used from any thread: one connection writes (group commits), each thread reads on its own."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the writer's: held through a (group) commit
+        self._queue_lock = threading.Lock()
+        self._pending: list[_Pending] = []
         self._readers = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=10)
@@ -149,6 +153,50 @@ class Store:
                 raise
             self._db.execute("COMMIT")
 
+    def _change(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        """Runs `work` in a write transaction and returns once it is committed (on disk).
+
+        Group commit: the writes that arrive while a commit is under way wait for the lock; the first
+        to get it runs every waiting one, each in a savepoint of its own (one that fails is undone
+        alone), and commits them together, one disk sync for a burst of phones instead of one each.
+        """
+        mine = _Pending(work)
+        with self._queue_lock:
+            self._pending.append(mine)
+        with self._lock:
+            if not mine.done:
+                with self._queue_lock:
+                    batch, self._pending = self._pending, []
+                self._run(batch)
+        if mine.error is not None:
+            raise mine.error
+        return mine.result
+
+    def _run(self, batch: list[_Pending]) -> None:
+        db = self._db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            for item in batch:
+                db.execute("SAVEPOINT one")
+                try:
+                    item.result = item.work(db)
+                    db.execute("RELEASE one")
+                except Exception as exc:  # noqa: BLE001 - handed to the writer that asked
+                    db.execute("ROLLBACK TO one")
+                    db.execute("RELEASE one")
+                    item.error = exc
+            db.execute("COMMIT")
+        except BaseException as exc:  # the commit itself failed (a full disk): none of them is stored
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            for item in batch:
+                item.error = item.error or (exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            for item in batch:
+                item.done = True
+
     def _read(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row]:
         """A query on this thread's own connection: readers never wait for a writer's commit (WAL)."""
         reader = getattr(self._readers, "db", None)
@@ -168,7 +216,7 @@ class Store:
     # --- games ----------------------------------------------------------------------------------
 
     def create_game(self, code: str, seed: str, variant: str | None, lang: str, players: int) -> Game:
-        with self._write() as db:
+        def work(db: sqlite3.Connection) -> Game:
             if db.execute("SELECT 1 FROM games WHERE code=?", (code,)).fetchone() is not None:
                 raise Conflict(f"seed: gives game code {code}, which this server has already; leave out the seed "
                                "for a new game, or open that game")
@@ -177,9 +225,9 @@ class Store:
                                "another --db")
             db.execute("INSERT INTO games (code, seed, variant, lang, players, created) VALUES (?, ?, ?, ?, ?, ?)",
                        (code, seed, variant, lang, players, time.time()))
-        game = self.game(code)
-        assert game is not None
-        return game
+            return _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone())
+
+        return self._change(work)
 
     def game(self, code: str) -> Game | None:
         rows = self._read("SELECT * FROM games WHERE code=?", (code,))
@@ -192,7 +240,7 @@ class Store:
         """Calls the next turn; returns the game and whether a tile was called now. With `expected` (the
         turn the host means to call), a turn called already is answered again (a retried request), and
         one further ahead is refused."""
-        with self._write() as db:
+        def work(db: sqlite3.Connection) -> tuple[Game, bool]:
             game = _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone())
             if expected is not None and expected <= game.turn:
                 return game, False
@@ -203,13 +251,16 @@ class Store:
             if expected is not None and expected != game.turn + 1:
                 raise Conflict(f"turn: is {expected}; the next turn to call is {game.turn + 1}")
             db.execute("UPDATE games SET turn=turn+1, version=version+1 WHERE code=?", (code,))
-            called = _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone())
-        return called, True
+            return _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone()), True
+
+        return self._change(work)
 
     def reveal(self, code: str) -> Game:
-        with self._write() as db:
+        def work(db: sqlite3.Connection) -> Game:
             db.execute("UPDATE games SET revealed=1, version=version+1 WHERE code=? AND revealed=0", (code,))
             return _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone())
+
+        return self._change(work)
 
     # --- sheets ---------------------------------------------------------------------------------
 
@@ -221,7 +272,7 @@ class Store:
                   idempotency: str | None = None, crops: Sequence[bytes] = ()) -> tuple[SheetRow, bool]:
         """Stores a handed-in sheet (and its boxes' images); returns it and whether it is new (False: a
         retry of the same idempotency key, answered with the sheet stored the first time)."""
-        with self._write() as db:
+        def work(db: sqlite3.Connection) -> tuple[SheetRow, bool]:
             if idempotency is not None:
                 row = db.execute("SELECT * FROM sheets WHERE game=? AND idempotency=?", (code, idempotency)).fetchone()
                 if row is not None:
@@ -249,8 +300,9 @@ class Store:
             db.executemany("INSERT INTO crops VALUES (?, ?, ?)",
                            [(sheet_id, box, png) for box, png in enumerate(crops, start=1)])
             db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
-            row = db.execute("SELECT * FROM sheets WHERE id=?", (sheet_id,)).fetchone()
-        return _sheet(row), True
+            return _sheet(db.execute("SELECT * FROM sheets WHERE id=?", (sheet_id,)).fetchone()), True
+
+        return self._change(work)
 
     def sheet(self, code: str, sheet_id: int) -> SheetRow | None:
         rows = self._read("SELECT * FROM sheets WHERE game=? AND id=?", (code, sheet_id))
@@ -260,7 +312,7 @@ class Store:
         return [_sheet(row) for row in self._read("SELECT * FROM sheets WHERE game=? ORDER BY id", (code,))]
 
     def update_boxes(self, code: str, sheet_id: int, boxes: list[dict[str, Any]], host: bool = False) -> SheetRow:
-        with self._write() as db:
+        def work(db: sqlite3.Connection) -> SheetRow:
             game = _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone())
             if game.revealed and not host:
                 raise Conflict("code: the game is revealed; only the host can still correct a sheet")
@@ -269,15 +321,31 @@ class Store:
             db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
             return _sheet(db.execute("SELECT * FROM sheets WHERE id=?", (sheet_id,)).fetchone())
 
+        return self._change(work)
+
     def delete_sheet(self, code: str, sheet_id: int) -> None:
-        with self._write() as db:
+        def work(db: sqlite3.Connection) -> None:
             db.execute("DELETE FROM crops WHERE sheet=?", (sheet_id,))
             db.execute("DELETE FROM sheets WHERE game=? AND id=?", (code, sheet_id))
             db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
 
+        self._change(work)
+
     def crop(self, sheet_id: int, box: int) -> bytes | None:
         rows = self._read("SELECT png FROM crops WHERE sheet=? AND box=?", (sheet_id, box))
         return bytes(rows[0][0]) if rows else None
+
+
+class _Pending:
+    """A write waiting for the next group commit."""
+
+    __slots__ = ("work", "result", "error", "done")
+
+    def __init__(self, work: Callable[[sqlite3.Connection], Any]) -> None:
+        self.work = work
+        self.result: Any = None
+        self.error: Exception | None = None
+        self.done = False
 
 
 def _game(row: sqlite3.Row) -> Game:

@@ -249,6 +249,22 @@ def test_pdfs_and_the_join_qr_code(running):
     assert qr.status == 200 and qr.body.lstrip().startswith(b"<?xml") and b"<svg" in qr.body
 
 
+def test_the_kit_holds_no_seed_before_the_reveal():
+    import dataclasses
+    import time
+
+    from paperplay.serve.app import kit_document
+    from paperplay.serve.store import Game
+
+    game = Game(game_code("streams", canonical_seed(SEED)), canonical_seed(SEED), None, "de", 3, 0, False, 1,
+                time.time())
+    for revealed in (False, True):
+        doc = kit_document(dataclasses.replace(game, revealed=revealed))
+        texts = " ".join([doc.title, doc.subject, *(t for page in doc.pages for t in doc.texts(page))])
+        assert (SEED in texts or canonical_seed(SEED) in texts) is revealed
+        assert CODE in texts
+
+
 def test_pages_are_served_with_their_policy(running):
     client = running.client
     new_game(client)
@@ -554,3 +570,10 @@ def test_writes_that_arrive_together_are_committed_together_each_on_its_own_term
     reopened = Store(tmp_path / "games.db")
     assert len(reopened.sheets(code)) == 24
     reopened.close()
+
+
+def test_only_the_serve_command_loads_the_web_server():
+    check = ("import sys, paperplay.cli.app; "
+             "print(sorted({m.split('.')[0] for m in sys.modules} & {'starlette', 'uvicorn', 'multipart', 'cv2'}))")
+    result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=ROOT)
+    assert result.stdout.strip() == "[]", result.stderr

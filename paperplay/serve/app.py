@@ -233,7 +233,7 @@ async def json_body(request: Request, optional: bool = False) -> dict[str, Any]:
 def only_fields(data: dict[str, Any], allowed: tuple[str, ...]) -> None:
     for name in data:
         if name not in allowed:
-            raise ApiError(400, f"{rules._shown(name)[1:-1]}: unknown field; expected {', '.join(allowed)}")
+            raise ApiError(400, f"{rules.shown(name)[1:-1]}: unknown field; expected {', '.join(allowed)}")
 
 
 def game_of(request: Request) -> Game:
@@ -245,7 +245,7 @@ def game_of(request: Request) -> Game:
         code = ""
     found = server.store.game(code) if len(code) == 8 else None
     if found is None:
-        raise ApiError(404, f"code: no game {rules._shown(text)} on this server")
+        raise ApiError(404, f"code: no game {rules.shown(text)} on this server")
     return found
 
 
@@ -254,7 +254,7 @@ def sheet_of(request: Request, game: Game) -> SheetRow:
     text = request.path_params["sheet"]
     found = server.store.sheet(game.code, int(text)) if text.isdigit() and len(text) < 12 else None
     if found is None:
-        raise ApiError(404, f"id: no sheet {rules._shown(text)} in game {display_code(game.code)}")
+        raise ApiError(404, f"id: no sheet {rules.shown(text)} in game {display_code(game.code)}")
     return found
 
 
@@ -317,7 +317,7 @@ async def create_game(request: Request) -> Response:
     seed = data.get("seed")
     if seed is not None:
         if not isinstance(seed, str):
-            raise ApiError(400, f"seed: is {rules._shown(seed)}; expected a seed as text, e.g. 7KQ2-M9XD")
+            raise ApiError(400, f"seed: is {rules.shown(seed)}; expected a seed as text, e.g. 7KQ2-M9XD")
         try:
             seed = canonical_seed(seed)
         except InputError as exc:
@@ -348,7 +348,7 @@ async def get_game(request: Request) -> Response:
     wait = request.query_params.get("wait")
     if wait is not None:
         if not wait.isdigit() or len(wait) > 12:
-            raise ApiError(400, f"wait: is {rules._shown(wait)}; expected the version of the state last seen")
+            raise ApiError(400, f"wait: is {rules.shown(wait)}; expected the version of the state last seen")
         deadline = time.monotonic() + WAIT_LIMIT
         while game.version == int(wait) and time.monotonic() < deadline:
             try:
@@ -368,7 +368,7 @@ async def call_tile(request: Request) -> Response:
     turn = data.get("turn")
     total = rules.total_turns(game)
     if turn is not None and (not isinstance(turn, int) or isinstance(turn, bool) or not 1 <= turn <= total):
-        raise ApiError(400, f"turn: is {rules._shown(turn)}; expected the turn to call, 1-{total}")
+        raise ApiError(400, f"turn: is {rules.shown(turn)}; expected the turn to call, 1-{total}")
     game, _ = await run_in_threadpool(server.store.call, game.code, total, turn)
     server.notify(game.code)
     called = rules.called_tiles(game)
@@ -538,7 +538,7 @@ async def box_image(request: Request) -> Response:
     box = request.path_params["box"]
     png = server.store.crop(sheet.id, int(box)) if box.isdigit() and len(box) < 4 else None
     if png is None:
-        raise ApiError(404, f"box: sheet {sheet.id} has no image of box {rules._shown(box)}")
+        raise ApiError(404, f"box: sheet {sheet.id} has no image of box {rules.shown(box)}")
     return Response(png, media_type="image/png")
 
 
@@ -571,15 +571,20 @@ async def kit_pdf(request: Request) -> Response:
     return _pdf(data, f"streams-{game.code}-kit.pdf")
 
 
-def _kit(game: Game) -> bytes:
+def kit_document(game: Game) -> Any:
+    """The game's kit (paperplay kit streams): until the reveal without the caller's sheet, which holds
+    the seed and the draw (the server calls the tiles)."""
     from paperplay.games import find_game
-    from paperplay.render.pdf import render_bytes
 
     doc = find_game("streams").module().kit(game.seed, {"players": game.players, "variant": game.variant,
                                                          "lang": game.lang})
-    if not game.revealed:  # the caller's sheet holds the seed and the draw: the server calls the tiles
-        doc = type(doc)(doc.title, doc.pages[1:], doc.forms, doc.subject)
-    return render_bytes(doc)
+    return doc if game.revealed else type(doc)(doc.title, doc.pages[1:], doc.forms, doc.subject)
+
+
+def _kit(game: Game) -> bytes:
+    from paperplay.render.pdf import render_bytes
+
+    return render_bytes(kit_document(game))
 
 
 async def sheets_pdf(request: Request) -> Response:
@@ -757,7 +762,7 @@ def build_app(server: Server) -> Starlette:
     async def not_found(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status_code", 404)
         what = "no such page" if status == 404 else f"{request.method} is not allowed here"
-        return error(status, f"path: {what} ({rules._shown(request.url.path)[1:-1]})")
+        return error(status, f"path: {what} ({rules.shown(request.url.path)[1:-1]})")
 
     async def crashed(request: Request, exc: Exception) -> Response:
         return error(500, f"internal error: {type(exc).__name__}: {exc}")

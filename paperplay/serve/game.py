@@ -44,7 +44,7 @@ def check_variant(value: Any) -> str | None:
         return None
     known = shipped_variants()
     if not isinstance(value, str) or value.lower() not in known:
-        raise input_error("variant", f"is {_shown(value)}; expected one of {', '.join(known)}")
+        raise input_error("variant", f"is {shown(value)}; expected one of {', '.join(known)}")
     return None if value.lower() == "standard" else value.lower()
 
 
@@ -52,13 +52,13 @@ def check_lang(value: Any) -> str:
     if value is None:
         return "en"
     if not isinstance(value, str) or value not in LANGUAGES:
-        raise input_error("lang", f"is {_shown(value)}; expected one of {', '.join(LANGUAGES)}")
+        raise input_error("lang", f"is {shown(value)}; expected one of {', '.join(LANGUAGES)}")
     return value
 
 
 def check_players(value: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_PLAYERS:
-        raise input_error("players", f"is {_shown(value)}; expected a whole number 1-{MAX_PLAYERS}")
+        raise input_error("players", f"is {shown(value)}; expected a whole number 1-{MAX_PLAYERS}")
     return value
 
 
@@ -66,7 +66,7 @@ def check_name(value: Any) -> str:
     """A player's name: 1-40 letters, no control characters; spaces at either end are dropped and
     accents composed (it is data everywhere: the pages show it as text)."""
     if not isinstance(value, str):
-        raise input_error("name", f"is {_shown(value)}; expected the player's name as text")
+        raise input_error("name", f"is {shown(value)}; expected the player's name as text")
     name = unicodedata.normalize("NFC", value).strip()
     if not name:
         raise input_error("name", "is empty; expected the player's name")
@@ -87,14 +87,14 @@ def check_tile(value: Any, field: str, rules: StreamsRules) -> Tile:
         value = int(value.strip())
     if isinstance(value, int) and not isinstance(value, bool) and rules.lowest <= value <= rules.highest:
         return value
-    raise input_error(field, f"is {_shown(value)}; expected an integer {rules.lowest}-{rules.highest}, or \"*\" for "
+    raise input_error(field, f"is {shown(value)}; expected an integer {rules.lowest}-{rules.highest}, or \"*\" for "
                              "the wild")
 
 
 def check_cells(value: Any, rules: StreamsRules, field: str = "cells") -> list[Tile]:
     """A typed sheet's boxes: a list of the variant's number of boxes (20), first box first."""
     if not isinstance(value, list):
-        raise input_error(field, f"is {_shown(value)}; expected a list of {rules.boxes} boxes, e.g. [11, 3, \"*\", …]")
+        raise input_error(field, f"is {shown(value)}; expected a list of {rules.boxes} boxes, e.g. [11, 3, \"*\", …]")
     if len(value) != rules.boxes:
         raise input_error(field, f"has {len(value)} boxes; expected {rules.boxes}")
     return [check_tile(v, f"{field}[{i}]", rules) for i, v in enumerate(value)]
@@ -105,17 +105,17 @@ def check_corrections(value: Any, rules: StreamsRules) -> dict[int, Tile]:
     if isinstance(value, list):
         return dict(enumerate(check_cells(value, rules), start=1))
     if not isinstance(value, dict) or not value:
-        raise input_error("cells", f"is {_shown(value)}; expected the {rules.boxes} boxes as a list, or boxes by "
+        raise input_error("cells", f"is {shown(value)}; expected the {rules.boxes} boxes as a list, or boxes by "
                                    "number, e.g. {\"7\": 12}")
     out = {}
     for key, tile in value.items():
         if not (isinstance(key, str) and key.isdigit() and 1 <= int(key) <= rules.boxes):
-            raise input_error("cells", f"names box {_shown(key)}; expected box numbers 1-{rules.boxes}")
+            raise input_error("cells", f"names box {shown(key)}; expected box numbers 1-{rules.boxes}")
         out[int(key)] = check_tile(tile, f"cells[{key}]", rules)
     return out
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     """A client's value in a message: short, one line."""
     from paperplay.messages import shorten
 

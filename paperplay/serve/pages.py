@@ -127,6 +127,7 @@ _HOST_WORDS = {
     "reveal_hint": "When every sheet is in, reveal the results on the projector and the phones.",
     "revealed": "The results are revealed: they show on the projector and on every phone.",
     "lost": "Game {code} is no longer on this server; start a new one.",
+    "game_line": "game {code} · {players} · turn {turn}/{turns}", "is_revealed": "revealed",
 }
 
 
@@ -150,7 +151,7 @@ def host_page(key: str = "", lang: str | None = None, variants: list[str] | None
         "caller": say("Caller"), "next": say("Next tile"), "called": say("Called so far"),
         "handed": say("Sheets handed in"), "reveal": say("Reveal the results"),
         "reveal_hint": say(_HOST_WORDS["reveal_hint"]),
-        "ranking": say("Ranking"), "another": say("New game…"),
+        "ranking": say("Ranking"), "another": say("New game…"), "games": say("Or open a game of this server"),
         "foot": say("Keep this page to yourself: its address holds the host's key. Made with paperplay."),
     }.items()}
     body = f"""{STAR_SYMBOL}
@@ -175,6 +176,10 @@ def host_page(key: str = "", lang: str | None = None, variants: list[str] | None
 <p class="wide"><button type="submit" class="primary">{w["start"]}</button></p>
 <p class="wide error" id="new-error" role="alert"></p>
 </form>
+<div id="games" hidden>
+<h3>{w["games"]}</h3>
+<ul class="games" id="games-list"></ul>
+</div>
 </section>
 <div id="game" class="columns" hidden>
 <div>

@@ -8,10 +8,38 @@
 
   function withKey(path) { return path + (path.indexOf("?") < 0 ? "?" : "&") + "key=" + encodeURIComponent(P.key); }
 
+  function open(chosen) {
+    game = {code: chosen.code, join_url: chosen.join_url, players: chosen.players};
+    P.save(storeKey, game);
+    P.say(el("new-error"), "");
+    start();
+    el("next").focus();
+  }
+
+  // The games this server holds, newest first: the host opens one again from another browser.
+  function listGames() {
+    P.api("GET", "/api/games").then(function (answer) {
+      var list = el("games-list");
+      list.textContent = "";
+      answer.games.slice().reverse().forEach(function (state) {
+        var item = document.createElement("li");
+        var button = document.createElement("button");
+        button.type = "button";
+        button.textContent = P.tr("game_line", {code: state.code, players: P.plural(state.players, "player", "players_n"),
+                                                turn: state.turn, turns: state.turns})
+          + (state.revealed ? " · " + P.tr("is_revealed") : "");
+        button.addEventListener("click", function () { open(state); });
+        item.appendChild(button);
+        list.appendChild(item);
+      });
+      el("games").hidden = answer.games.length === 0;
+    }, function () { el("games").hidden = true; });
+  }
+
   function show() {
     el("new").hidden = game !== null;
     el("game").hidden = game === null;
-    if (game === null) { return; }
+    if (game === null) { listGames(); return; }
     el("code").textContent = game.code;
     el("game-meta").textContent = game.players ? "· " + P.plural(game.players, "player", "players_n") : "";
     var join = el("join-link");
@@ -138,16 +166,15 @@
     if (seed) { request.seed = seed; }
     P.say(el("new-error"), P.tr("creating"));
     P.api("POST", "/api/games", request).then(function (answer) {
-      game = {code: answer.code, join_url: answer.join_url, players: players};
-      P.save(storeKey, game);
-      P.say(el("new-error"), "");
-      start();
-      el("next").focus();
+      open({code: answer.code, join_url: answer.join_url, players: players});
     }, function (error) { P.say(el("new-error"), error.message); });
   });
 
+  var lastCall = 0;
   el("next").addEventListener("click", function () {
-    if (busy || game === null) { return; }
+    // A double click or a held Enter calls one tile, not the next ones too.
+    if (busy || game === null || Date.now() - lastCall < 700) { return; }
+    lastCall = Date.now();
     busy = true;
     el("next").disabled = true;
     P.say(el("note"), P.tr("calling"));

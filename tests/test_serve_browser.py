@@ -212,6 +212,8 @@ def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = Non
         host.click("#new-form button[type=submit]")
         host.wait_for_function("() => document.getElementById('new-error').textContent.startsWith('seed: ')")
         seen["bad_seed"] = host.inner_text("#new-error")
+        if shots:
+            host.screenshot(path=str(shots / "host-new.png"))
         host.fill("#seed", SEED)
         host.click("#new-form button[type=submit]")
         host.wait_for_selector("#game:not([hidden])")
@@ -230,6 +232,10 @@ def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = Non
         ann = tabs.open(join_url, PHONE)
         bob = tabs.open(join_url, PHONE, dark=True)
         cleo = tabs.open(join_url, PHONE)
+        if shots:
+            cleo.click("#typing summary")
+            cleo.screenshot(path=str(shots / "player-join.png"), full_page=True)
+            cleo.click("#typing summary")
 
         # The caller: each tile on the host page, live on the projector.
         for turn in range(1, 21):
@@ -487,7 +493,7 @@ def main() -> None:
     keep = os.environ.get("PAPERPLAY_SHOTS_KEEP")  # a folder for every screenshot, to look at them
     with tempfile.TemporaryDirectory() as scratch, sync_playwright() as playwright:
         folder = keep or scratch
-        served = start_server(Path(folder) / "games.db")
+        served = start_server(Path(scratch) / "games.db")
         browser = launch(playwright, executable)
         try:
             night = evening(browser, served, sheet_photo(ANN), shots=Path(folder))

@@ -1,7 +1,7 @@
 """Prints paperplay's speed and size figures on this machine (not a test: nothing here fails).
 
 Run: python benchmarks/run.py            (all figures; the coach group takes several minutes)
-     python benchmarks/run.py streams    (only the Streams ones; also sequence, streetcar, coach, pages)
+     python benchmarks/run.py streams    (only the Streams ones; also sequence, streetcar, coach, pages, serve)
 """
 
 from __future__ import annotations
@@ -220,7 +220,38 @@ def pages() -> None:
                   f"{out.stat().st_size:,} bytes   (targets < 0.5 s, < 50 KB)")
 
 
-SUITES = {"streams": streams, "sequence": sequence, "streetcar": streetcar, "coach": coach, "pages": pages}
+def serve() -> None:
+    """The game night server under a room's load: 30 typed hand-ins at once, then 8 photos at once while
+    the host calls tiles (needs the serve extra, pypdfium2 and a handwriting font for the photos)."""
+    import signal
+
+    from paperplay.serve.loadtest import figures, measure, start_server, synthetic_photos
+
+    print("Game night server (paperplay serve)")
+    photos = synthetic_photos("LOADTEST", 8, 30)
+    with tempfile.TemporaryDirectory() as folder:
+        process, base, key = start_server(Path(folder) / "games.db")
+        try:
+            result = measure(base, key, process.pid, typed=30, photos=photos)
+        finally:
+            process.send_signal(signal.SIGINT)
+            process.communicate(timeout=30)
+    load = os.getloadavg()[0]
+    print(f"  30 typed sheets at once         {figures(result['typed'])}   (target: each < 1 s)")
+    print(f"  8 photos at once                {figures(result['photos'])}   (target: each < 3 s)")
+    print(f"    of which waiting for a worker {figures(result['queued'])}")
+    print(f"    of which reading              {figures(result['read'])}")
+    print(f"  host's next tile meanwhile      {figures(result['calls'])}   ({len(result['calls'])} calls; "
+          "target: each < 100 ms)")
+    print(f"  peak RSS, server and workers    {result['peak_rss'] / 2**20:.0f} MB   "
+          f"({os.cpu_count()} cores, load average {load:.1f} at the end)")
+    bad = [s for s in result["statuses"] if s != 201]
+    if bad:
+        print(f"  answers other than 201: {bad}")
+
+
+SUITES = {"streams": streams, "sequence": sequence, "streetcar": streetcar, "coach": coach, "pages": pages,
+          "serve": serve}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(SUITES)

@@ -17,6 +17,8 @@ EXAMPLES = Path(__file__).parent.parent / "docs" / "examples"
 SLOW = ("montecarlo",)
 """Examples that play hundreds of Monte Carlo games (minutes on CI): run with -m slow."""
 NEEDS_PHOTOS = ("paperplay scan ",)
+RUN_UNTIL_STOPPED = ("paperplay serve",)
+"""Examples that serve until Ctrl-C: tests/test_serve_process.py runs each and stops it."""
 
 
 def help_examples() -> list[tuple[str, str]]:
@@ -34,7 +36,7 @@ def help_examples() -> list[tuple[str, str]]:
 
 CASES = [pytest.param(example, id=f"{name}: {example[10:60]}",
                       marks=[pytest.mark.slow] if any(s in example for s in SLOW) else [])
-         for name, example in help_examples() if not example.startswith(NEEDS_PHOTOS)]
+         for name, example in help_examples() if not example.startswith(NEEDS_PHOTOS + RUN_UNTIL_STOPPED)]
 
 
 def test_every_command_shows_an_example():

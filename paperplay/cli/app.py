@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 import typer
 
 from paperplay import __version__, interrupts
-from paperplay.cli import coach_cmds, draw_cmds, print_cmds, referee_cmds, scan_cmds
+from paperplay.cli import coach_cmds, draw_cmds, print_cmds, referee_cmds, scan_cmds, serve_cmds
 from paperplay.cli import options as opt
 from paperplay.errors import InputError, debugging
 from paperplay.messages import did_you_mean, one_line
@@ -52,7 +52,7 @@ def _root(
 
 
 # Each command module registers its commands; --help lists them in this order.
-for _module in (print_cmds, draw_cmds, referee_cmds, coach_cmds, scan_cmds):
+for _module in (print_cmds, draw_cmds, referee_cmds, coach_cmds, scan_cmds, serve_cmds):
     _module.register(app)
 
 

@@ -79,6 +79,7 @@ SHORT_HELP = {
     "simulate": "Plays seeded Streams games to compare strategies.",
     "review": "Replays a finished Streams game against the coach.",
     "scan": "Reads filled-in Streams sheets from photos.",
+    "serve": "Runs a game night server: host, phones, projector.",
 }
 """Each command's line in `paperplay --help` (click cuts a docstring's first sentence off at 45 letters)."""
 

@@ -1,0 +1,163 @@
+"""The serve command: the game night server on the host's laptop (needs the serve extra)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from paperplay.cli import options as opt
+from paperplay.cli.common import SHORT_HELP, guarded
+from paperplay.errors import InputError
+from paperplay.messages import printable
+
+INSTALL = ("paperplay serve needs the serve extra (Starlette, uvicorn, python-multipart, and the scan extra for "
+           "photos): in paperplay's folder, pip install '.[serve]' (or pip install 'paperplay[serve]' where it "
+           "comes from a package index)")
+DEFAULT_DB = Path("paperplay-games.db")
+DEFAULT_PORT = 8000
+
+
+def _need_extra() -> None:
+    try:
+        import cv2  # noqa: F401
+        import multipart  # type: ignore[import-untyped]  # noqa: F401
+        import numpy  # noqa: F401
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+        import zxingcpp  # noqa: F401
+    except ImportError:
+        raise InputError(INSTALL) from None
+
+
+def lan_address() -> str | None:
+    """This computer's address on the local network (the one its default route uses), or None without one.
+    Connecting a UDP socket sends nothing: it only picks the route."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.168.255.255", 9))
+            address = probe.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith(("127.", "0.")) else str(address)
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise InputError(f"is {port}, which another program is using; give another, e.g. --port {port + 1}",
+                             field="port") from None
+        if exc.errno == errno.EACCES:
+            raise InputError(f"is {port}; ports below 1024 need administrator rights: give one of 1024-65535",
+                             field="port") from None
+        raise InputError(f"is {port}; it cannot be opened ({exc.strerror})", field="port") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _open_store(path: Path) -> object:
+    import sqlite3
+
+    from paperplay.serve.store import Store
+
+    if path.is_dir():
+        raise InputError(f"{printable(str(path))}: is a folder; expected the game database's file name", field="db")
+    if not path.parent.is_dir():
+        raise InputError(f"{printable(str(path))}: its folder {printable(str(path.parent))} does not exist; make it "
+                         "first, or give another file name", field="db")
+    try:
+        return Store(path)
+    except sqlite3.OperationalError as exc:  # a file it may not read or write, a full disk
+        raise InputError(f"{printable(str(path))}: cannot be used as the game database ({exc})", field="db") from None
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"{printable(str(path))}: is not a paperplay game database ({exc}); give another file "
+                         "name (a new one is made)", field="db") from None
+    except OSError as exc:
+        raise InputError(f"{printable(str(path))}: cannot be opened ({exc.strerror})", field="db") from None
+
+
+def serve(
+    lan: Annotated[bool, typer.Option("--lan", help="Let phones on the room's Wi-Fi reach it (default: this "
+                                      "computer only).")] = False,
+    port: Annotated[int, typer.Option("--port", "-p", click_type=opt.WHOLE, help="The port to listen on "
+                                      "(0: any free one).")] = DEFAULT_PORT,
+    db: Annotated[Path, typer.Option("--db", metavar="FILE", click_type=opt.FILE,
+                                     help="The game database (SQLite), made if missing; give the same one again "
+                                          "to carry on after a restart.")] = DEFAULT_DB,
+    workers: Annotated[int | None, typer.Option("--workers", click_type=opt.WHOLE, help="Processes that read "
+                                                "photos (default: one a core, at most 4).",
+                                                show_default=False)] = None,
+) -> None:
+    """Runs a game night: the host's page, the players' phones, the projector.
+
+    Prints the host page's link first (it holds a secret key: keep it to yourself), then serves
+    until Ctrl-C. On the host page, start a game: the projector page shows the join link and its
+    QR code; players hand in their sheets from their phones (typed, or a photo of a scannable
+    sheet), the host calls the tiles, reveals the game, and everyone sees the ranking. Everything
+    is kept in --db: stopped mid-game, run the same command again and carry on (the link still works).
+
+    Examples:
+
+    \b
+      paperplay serve --lan
+      paperplay serve --lan --port 8080 --db friday.db
+      paperplay serve --db friday.db
+    """
+    if not 0 <= port <= 65535:
+        raise InputError(f"is {port}; expected a port 1024-65535 (or 0: any free one)", field="port")
+    if workers is not None and not 1 <= workers <= 16:
+        raise InputError(f"is {workers}; expected 1-16", field="workers")
+    _need_extra()
+    import uvicorn
+
+    from paperplay.serve.app import Server, build_app
+    from paperplay.serve.photos import PhotoReader
+    from paperplay.serve.store import Store
+
+    store = _open_store(db)
+    assert isinstance(store, Store)
+    sock = _listen("0.0.0.0" if lan else "127.0.0.1", port)
+    port = sock.getsockname()[1]
+    address = lan_address() if lan else "127.0.0.1"
+    base = f"http://{address or '127.0.0.1'}:{port}"
+    count = workers or max(1, min(4, os.cpu_count() or 1))
+    photos = PhotoReader(count, limit=8 * count)
+    server = Server(store, photos, base)
+    typer.echo(f"Host page: {base}/host?key={store.host_key()}")
+    typer.echo("  (the link holds the host's key: open it on this computer, keep it off the projector)")
+    if lan and address is None:
+        typer.echo("  No network found: players can join once this computer is on the room's Wi-Fi; restart then.")
+    elif lan:
+        typer.echo(f"Players join on the same Wi-Fi at {base}/join/<game code> (the projector page shows the QR code).")
+    else:
+        typer.echo("Only this computer can reach it; with --lan, the phones on the room's Wi-Fi can too.")
+    typer.echo(f"Games are kept in {printable(str(db))}: Ctrl-C stops; the same command carries on later.")
+    sys.stdout.flush()
+    photos.start()
+    config = uvicorn.Config(build_app(server), log_level="warning", access_log=False, lifespan="off",
+                            timeout_graceful_shutdown=3, limit_concurrency=400, server_header=False)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        photos.close()
+        store.close()
+        sock.close()
+        import shutil
+
+        shutil.rmtree(server.spool, ignore_errors=True)
+    raise KeyboardInterrupt  # the server ends only when stopped (Ctrl-C, SIGTERM): exit 130 or 143
+
+
+def register(app: typer.Typer) -> None:
+    app.command(cls=opt.OnceCommand, short_help=SHORT_HELP["serve"])(guarded(serve))

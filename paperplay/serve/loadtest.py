@@ -1,0 +1,277 @@
+"""Drives a running game night server as a room of phones would: its tests and its benchmark use it.
+
+Only the standard library (http.client, threads): what it measures is the server, not a client
+library. `python benchmarks/run.py serve` prints the figures of `measure`.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    seconds: float
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+class Client:
+    """A client of one server (base URL); `key` is sent as the host's key when given."""
+
+    def __init__(self, base: str, key: str | None = None, timeout: float = 60.0) -> None:
+        parts = urlsplit(base)
+        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
+        self.key = key
+        self.timeout = timeout
+        self.seen: list[bytes] = []
+        self._lock = threading.Lock()
+
+    def request(self, method: str, path: str, json_body: Any = None, body: bytes | None = None,
+                headers: dict[str, str] | None = None, host: bool = False, chunked: bool = False) -> Answer:
+        sent = dict(headers or {})
+        if json_body is not None:
+            body = json.dumps(json_body).encode()
+            sent.setdefault("Content-Type", "application/json")
+        if host and self.key is not None:
+            sent["X-Paperplay-Key"] = self.key
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+        started = time.perf_counter()
+        try:
+            if chunked and body is not None:
+                connection.putrequest(method, path)
+                for name, value in sent.items():
+                    connection.putheader(name, value)
+                connection.putheader("Transfer-Encoding", "chunked")
+                connection.endheaders()
+                try:
+                    for at in range(0, len(body), 65536):
+                        piece = body[at:at + 65536]
+                        connection.send(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+                    connection.send(b"0\r\n\r\n")
+                except OSError:  # the server answered (413) and closed before the rest was sent
+                    pass
+            else:
+                connection.request(method, path, body=body, headers=sent)
+            response = connection.getresponse()
+            data = response.read()
+            answer = Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, data,
+                            time.perf_counter() - started)
+        finally:
+            connection.close()
+        with self._lock:
+            self.seen.append(data)
+        return answer
+
+    def get(self, path: str, host: bool = False, **kw: Any) -> Answer:
+        return self.request("GET", path, host=host, **kw)
+
+    def post(self, path: str, json_body: Any = None, host: bool = False, **kw: Any) -> Answer:
+        return self.request("POST", path, json_body=json_body, host=host, **kw)
+
+    def photo(self, code: str, data: bytes, name: str | None = None, key: str | None = None) -> Answer:
+        fields = {"name": name} if name is not None else {}
+        body, kind = multipart(fields, {"photo": ("sheet.jpg", data, "image/jpeg")})
+        headers = {"Content-Type": kind}
+        if key is not None:
+            headers["Idempotency-Key"] = key
+        return self.request("POST", f"/api/games/{code}/sheets", body=body, headers=headers)
+
+    def typed(self, code: str, name: str, cells: Sequence[Any], key: str | None = None) -> Answer:
+        headers = {"Idempotency-Key": key} if key is not None else {}
+        return self.post(f"/api/games/{code}/sheets", {"name": name, "cells": list(cells)}, headers=headers)
+
+
+def multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes, str]]) -> tuple[bytes, str]:
+    """A multipart/form-data body and its Content-Type."""
+    boundary = uuid.uuid4().hex
+    parts = []
+    for name, value in fields.items():
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'.encode()
+                     + value.encode() + b"\r\n")
+    for name, (filename, data, kind) in files.items():
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
+                     f"Content-Type: {kind}\r\n\r\n".encode() + data + b"\r\n")
+    return b"".join(parts) + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+def start_server(db: Path, *args: str, cwd: Path | None = None) -> tuple[subprocess.Popen[bytes], str, str]:
+    """Starts `paperplay serve --port 0 --db DB` as its own process; returns it, the base URL and the key
+    (from its first line, `Host page: <url>`)."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    process = subprocess.Popen([sys.executable, "-m", "paperplay", "serve", "--port", "0", "--db", str(db), *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env)
+    assert process.stdout is not None
+    first = process.stdout.readline().decode().strip()
+    if not first.startswith("Host page: "):
+        process.kill()
+        raise RuntimeError(f"paperplay serve said {first!r}; stderr: {process.stderr.read().decode()[-2000:]}"
+                           if process.stderr else first)
+    url = first.removeprefix("Host page: ")
+    base, _, key = url.partition("/host?key=")
+    wait_until_up(base)
+    return process, base, key
+
+
+def wait_until_up(base: str, seconds: float = 60.0, workers: bool = True) -> None:
+    """Waits until the server answers (and, with `workers`, until its photo workers have started)."""
+    client = Client(base, timeout=2)
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            answer = client.get("/api/health")
+            if answer.status == 200 and (answer.json()["photo_workers_ready"] or not workers):
+                return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{base} is not up after {seconds:.0f} s")
+        time.sleep(0.05)
+
+
+def at_once(jobs: Sequence[Callable[[], Answer]]) -> list[Answer | BaseException]:
+    """Runs the jobs in threads released together; each one's answer (or the exception it raised)."""
+    gate = threading.Barrier(len(jobs))
+    results: list[Answer | BaseException] = [RuntimeError("not run")] * len(jobs)
+
+    def run(index: int) -> None:
+        gate.wait()
+        try:
+            results[index] = jobs[index]()
+        except BaseException as exc:  # noqa: BLE001 - handed back to the caller
+            results[index] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(jobs))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def peak_rss(pid: int) -> int:
+    """The peak resident memory (bytes) of a process and its children, summed (Linux /proc)."""
+    total = 0
+    pending = [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                total += int(line.split()[1]) * 1024
+        pending += [int(c) for c in children]
+    return total
+
+
+def synthetic_photos(seed: str, count: int, players: int) -> list[bytes]:
+    """Photos of filled-in scannable sheets 1..count of a seed's game, written as drawn (needs the scan
+    extra, pypdfium2 and a handwriting font)."""
+    import numpy as np
+
+    from paperplay.scan.synth import TRAIN_FONTS, fill_sheet, font_files, make_hand, photograph, rendered_page
+    from paperplay.seeds import game_code
+    from paperplay.streams.rules import draw
+    from paperplay.streams.scansheet import layout
+
+    fonts = font_files(TRAIN_FONTS)
+    photos = []
+    for sheet in range(1, count + 1):
+        rng = np.random.default_rng([35, sheet])
+        hand = make_hand(rng, fonts, None, font_share=1.0)
+        page, _ = fill_sheet(rendered_page("a4", game_code("streams", seed), sheet, players), layout("a4").cells,
+                             list(draw(seed)), hand, rng)
+        photos.append(photograph(page, rng)[0])
+    return photos
+
+
+def figures(seconds: Sequence[float]) -> str:
+    ordered = sorted(seconds)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return (f"p50 {statistics.median(ordered) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, "
+            f"max {ordered[-1] * 1000:.0f} ms")
+
+
+def measure(base: str, key: str, pid: int | None, typed: int = 30, photos: Sequence[bytes] = (),
+            seed: str = "LOADTEST") -> dict[str, Any]:
+    """Plays the two bursts against a server: `typed` phones handing in typed sheets at once, then the
+    photos at once while the host calls tiles every 50 ms. Returns the latencies (seconds)."""
+    from paperplay.seeds import game_code
+    from paperplay.streams.rules import draw, tile_json
+
+    client = Client(base, key)
+    players = max(typed, len(photos), 1)
+    created = client.post("/api/games", {"players": players, "seed": seed}, host=True)
+    if created.status != 201:
+        raise RuntimeError(f"creating the game: {created.status} {created.body[:200]!r}")
+    code = created.json()["code"]
+    assert code.replace("-", "") == game_code("streams", seed)
+    tiles = [tile_json(t) for t in draw(seed)]
+    for turn in range(1, len(tiles)):  # all but the last: the last is called during the photo burst
+        client.post(f"/api/games/{code}/call", host=True)
+    out: dict[str, Any] = {"typed": [], "photos": [], "calls": [], "statuses": [], "queued": [], "read": []}
+    if typed:
+        answers = at_once([functools.partial(client.typed, code, f"phone {i}", tiles) for i in range(typed)])
+        for answer in answers:
+            if isinstance(answer, BaseException):
+                raise answer
+            out["statuses"].append(answer.status)
+            out["typed"].append(answer.seconds)
+    if photos:
+        client.post(f"/api/games/{code}/call", host=True)  # the last tile: the photos are matched to the draw
+        stop = threading.Event()
+
+        def host_calls() -> None:
+            """The host calls the next tile of another game every 100 ms as long as the burst lasts (a new
+            game when one has all its tiles called)."""
+            while not stop.is_set():
+                other = client.post("/api/games", {"players": 1}, host=True).json()["code"]
+                for turn in range(1, len(tiles) + 1):
+                    if stop.is_set():
+                        return
+                    answer = client.post(f"/api/games/{other}/call", {"turn": turn}, host=True)
+                    if answer.status != 200:
+                        raise RuntimeError(f"calling a tile: {answer.status} {answer.body[:200]!r}")
+                    out["calls"].append(answer.seconds)
+                    stop.wait(0.1)
+
+        caller = threading.Thread(target=host_calls)
+        caller.start()
+        try:
+            answers = at_once([functools.partial(client.photo, code, data) for data in photos])
+        finally:
+            stop.set()
+            caller.join()
+        for answer in answers:
+            if isinstance(answer, BaseException):
+                raise answer
+            out["statuses"].append(answer.status)
+            out["photos"].append(answer.seconds)
+            timing = dict(part.split(";dur=") for part in answer.headers.get("server-timing", "").split(", ") if part)
+            out["queued"].append(float(timing.get("queue", "nan")) / 1000)
+            out["read"].append(float(timing.get("read", "nan")) / 1000)
+    out["code"] = code
+    out["peak_rss"] = peak_rss(pid) if pid is not None else None
+    return out

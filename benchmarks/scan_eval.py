@@ -1,14 +1,19 @@
 """The held-out evaluation of `paperplay scan` (not a test: it prints figures and never fails).
 
-Run: python benchmarks/scan_eval.py                 (200 photos, seed 2026: the README's figures)
-     python benchmarks/scan_eval.py --photos 50 --keep /tmp/wrong   (keeps the photos read wrong)
+Run: python benchmarks/scan_eval.py                 (60 photos in each condition easy, phone, hard; seed 2026)
+     python benchmarks/scan_eval.py --conditions mixed --photos 200   (the mixed photos of the README's figures)
+     python benchmarks/scan_eval.py --conditions hard --photos 50 --keep /tmp/wrong   (keeps the photos read wrong)
+     python benchmarks/scan_eval.py --source fonts  (held-out fonts only; digits: held-out load_digits only)
 
 Needs the scan and test extras (pip install '.[scan,test]') and the held-out font packages
 (apt-get install fonts-sjfonts fonts-humor-sans fonts-bwht). Photos are synthetic: held-out
 hands (fonts never trained on, load_digits samples 1300..1796) on scannable sheets of random
-games, photographed with perspective, rotation, portrait and landscape framing, blur, noise,
-uneven light and JPEG (paperplay/scan/synth.py). The time per photo covers decoding the JPEG,
-registration, reading and matching (not start-up, not generating the photo).
+games, photographed in three conditions (paperplay/scan/synth.py, photograph_as): easy (flat,
+scanner-like), phone (tilt up to 8°, perspective, any of four orientations, uneven light, blur,
+JPEG 55-92) and hard (1280-2048 px photos, stronger blur, perspective and shadow, some at about
+2 pixels a millimetre); mixed is the earlier single condition (synth.photograph). The time per
+photo covers decoding the JPEG, registration, reading and matching (not start-up, not generating
+the photo).
 """
 
 from __future__ import annotations
@@ -20,25 +25,46 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from paperplay.scan.evaluate import evaluate  # noqa: E402
+from paperplay.scan.evaluate import SOURCES, TABLE_HEAD, evaluate  # noqa: E402
+from paperplay.scan.synth import CONDITIONS  # noqa: E402
+
+MIXED = "mixed"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--photos", type=int, default=200)
+    parser.add_argument("--photos", type=int, default=60, help="photos in each condition")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--conditions", default=",".join(CONDITIONS),
+                        help=f"comma-separated, of {', '.join((*CONDITIONS, MIXED))}")
+    parser.add_argument("--source", choices=sorted(SOURCES), default="heldout", help="where the writers' digits "
+                        "come from")
     parser.add_argument("--keep", type=Path, help="folder for the photos not read, or read wrong and not flagged")
     parser.add_argument("--verbose", action="store_true", help="list every photo with a failure")
     args = parser.parse_args()
+    conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
+    for condition in conditions:
+        if condition not in (*CONDITIONS, MIXED):
+            parser.error(f"--conditions: {condition!r}; expected some of {', '.join((*CONDITIONS, MIXED))}")
     started = time.perf_counter()
-    figures = evaluate(args.photos, args.seed, args.keep)
-    print(f"paperplay scan on {args.photos} held-out synthetic photos (seed {args.seed}):")
-    for line in figures.lines():
-        print("  " + line)
-    print(f"  (whole evaluation, photo generation included: {time.perf_counter() - started:.0f} s)")
-    if args.verbose:
-        for failure in figures.failures:
-            print("  " + failure)
+    print(f"paperplay scan on {args.photos} held-out synthetic photos per condition (seed {args.seed}, "
+          f"source {args.source}):")
+    results = {}
+    for condition in conditions:
+        keep = args.keep / condition if args.keep else None
+        results[condition] = evaluate(args.photos, args.seed, keep, condition=None if condition == MIXED else condition,
+                                      source=args.source)
+    print(TABLE_HEAD)
+    for condition, figures in results.items():
+        print(figures.row(condition))
+    for condition, figures in results.items():
+        print(f"{condition}:")
+        for line in figures.lines():
+            print("  " + line)
+        if args.verbose:
+            for failure in figures.failures:
+                print("    " + failure)
+    print(f"(whole evaluation, photo generation included: {time.perf_counter() - started:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -131,13 +131,66 @@ def test_matching_flags_a_number_that_was_never_drawn():
     np = need("numpy")
     from paperplay.scan.match import box_probabilities, read_boxes
 
-    # Box 2 clearly reads 29, but the draw has 12 where the sheet has 29: matching puts 12 there, and flags it.
+    # Box 2 clearly reads 29, but the draw has 12 where the sheet has 29: matching puts 12 there, but a sure
+    # free reading is not overruled by a weak matched one: the box keeps 29 (the referee then reports a tile
+    # that was not drawn), flagged, with 12 offered.
     probs = box_probabilities(_cells("1", "5", "2", "9", None, "3"))
     readings = read_boxes(probs, [3, 12, 15], threshold=0.5)
-    assert [r.value for r in readings] == [15, 12, 3]
+    assert [r.value for r in readings] == [15, 29, 3]
     assert [r.flagged for r in readings] == [False, True, False]
-    assert readings[1].free == 29
+    assert readings[1].free == 29 and readings[1].matched == 12 and readings[1].why == "read 29, the draw fits 12"
     assert np.isclose(probs.sum(axis=1), 1).all()
+
+
+def test_a_weak_free_reading_gives_way_to_a_sure_placement():
+    np = need("numpy")
+    from paperplay.scan.match import VALUES, read_boxes
+
+    # Box 1 reads 13 at 55 % and 12 at 40 %; the draw has 12 and 20, and box 2 is surely 20: 12 is placed in
+    # box 1 with a wide margin (any other placement is far less likely), so it is used and not flagged.
+    probs = np.full((2, len(VALUES)), 1e-4)
+    probs[0, VALUES.index(13)], probs[0, VALUES.index(12)] = 0.55, 0.40
+    probs[1, VALUES.index(20)] = 0.99
+    probs /= probs.sum(axis=1, keepdims=True)
+    readings = read_boxes(probs, [12, 20], threshold=0.98)
+    assert [r.value for r in readings] == [12, 20] and readings[0].free == 13
+    assert [r.flagged for r in readings] == [False, False]
+
+
+def test_a_placement_with_a_narrow_margin_is_flagged():
+    np = need("numpy")
+    from paperplay.scan.match import VALUES, read_boxes
+
+    # Boxes 1 and 2 both look like 16 or 26 about evenly; the draw has both: either placement fits as well.
+    probs = np.full((3, len(VALUES)), 1e-4)
+    probs[0, VALUES.index(16)], probs[0, VALUES.index(26)] = 0.5, 0.45
+    probs[1, VALUES.index(16)], probs[1, VALUES.index(26)] = 0.45, 0.5
+    probs[2, VALUES.index(5)] = 0.99
+    probs /= probs.sum(axis=1, keepdims=True)
+    readings = read_boxes(probs, [16, 26, 5], threshold=0.98)
+    assert [r.value for r in readings] == [16, 26, 5]
+    assert [r.flagged for r in readings] == [True, True, False]
+    assert readings[0].why == "unsure: 16 or another drawn tile"
+
+
+def test_assignment_margins_match_brute_force():
+    np = need("numpy")
+    from paperplay.scan.match import VALUES, assignment
+
+    rng = np.random.default_rng(11)
+    for n in (2, 3, 4, 5, 6):
+        for _ in range(15):
+            probs = rng.dirichlet(np.full(len(VALUES), 0.3), size=n)
+            tiles = list(rng.choice(8, size=n))  # values 1-8, repeats allowed (11-19 are in the bag twice)
+            matched, margins = assignment(probs, tiles)
+            perms = list(itertools.permutations(range(n)))
+            costs = {p: -sum(np.log(probs[b, tiles[p[b]]]) for b in range(n)) for p in perms}
+            best = min(costs.values())
+            assert abs(-sum(np.log(probs[b, matched[b]]) for b in range(n)) - best) < 1e-9
+            for b in range(n):
+                others = [costs[p] for p in perms if tiles[p[b]] != matched[b]]
+                expected = min(others) - best if others else np.inf
+                assert margins[b] == expected or abs(margins[b] - expected) < 1e-7
 
 
 def test_an_unsure_box_shows_its_certainty_rounded_down():
@@ -621,7 +674,7 @@ def test_a_qr_code_paperplay_did_not_print_is_refused_before_reading(monkeypatch
     need("numpy")
     from paperplay.scan import reader
 
-    monkeypatch.setattr(reader, "find_qr", lambda gray: (payload, None))
+    monkeypatch.setattr(reader, "find_qr", lambda gray, quick=False: (payload, None))
     with pytest.raises(reader.ScanError) as exc:
         reader.register(None)
     assert said in str(exc.value)
@@ -637,7 +690,7 @@ def test_a_qr_code_as_paperplay_prints_it_passes_and_its_code_is_read_in_any_cas
 
 
 def test_a_photo_too_coarse_to_read_is_refused_with_its_resolution(tmp_path, scan_stack, cli):
-    # Read at about 2 px/mm, boxes came out wrong with confidence and unflagged: refused instead.
+    # Below 2 px/mm the digits' strokes blur into each other: refused.
     import cv2
 
     from paperplay.scan.reader import MIN_PX_PER_MM, load_gray, pixels_per_mm, register
@@ -646,28 +699,28 @@ def test_a_photo_too_coarse_to_read_is_refused_with_its_resolution(tmp_path, sca
     resolution = pixels_per_mm(register(load_gray(photo)))
     assert resolution > MIN_PX_PER_MM
     image = cv2.imread(str(photo))
-    factor = 2.0 / resolution
+    factor = 1.7 / resolution
     coarse = tmp_path / "coarse.png"
     cv2.imwrite(str(coarse), cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA))
     result = cli("scan", str(coarse), "--seed", SEED, "--out", str(tmp_path / "o"))
     said = re.search(r"coarse\.png: the sheet is only about (\d\.\d) pixels per millimetre in the photo; the reader "
-                     r"needs at least 2\.5 \(take the photo closer", result.stderr)
-    assert result.exit_code == 2 and said and 1.5 <= float(said[1]) <= 2.2, result.stderr
+                     r"needs at least 2 \(take the photo closer", result.stderr)
+    assert result.exit_code == 2 and said and 1.4 <= float(said[1]) <= 1.9, result.stderr
     assert cli("scan", str(photo), "--seed", SEED, "--out", str(tmp_path / "o")).exit_code in (0, 1)
 
 
 @pytest.mark.parametrize("resolution, said", [
-    (2.46, "the sheet is only about 2.4 pixels per millimetre in the photo"),
+    (1.96, "the sheet is only about 1.9 pixels per millimetre in the photo"),
     (0.04, "the sheet is only about 0.0 pixels per millimetre in the photo"),
     (float("nan"), "the sheet's pixels per millimetre in the photo cannot be measured")])
 def test_a_coarse_photo_is_never_said_to_have_the_resolution_it_needs(monkeypatch, resolution, said):
     from paperplay.scan import reader
 
     monkeypatch.setattr(reader, "pixels_per_mm", lambda page: resolution)
-    with pytest.raises(reader.ScanError, match=f"^{re.escape(said)}; the reader needs at least 2.5 "):
+    with pytest.raises(reader.ScanError, match=f"^{re.escape(said)}; the reader needs at least 2 "):
         reader.check_resolution(None)
-    monkeypatch.setattr(reader, "pixels_per_mm", lambda page: 2.5)
-    reader.check_resolution(None)
+    monkeypatch.setattr(reader, "pixels_per_mm", lambda page: 2.0)
+    assert reader.check_resolution(None) == 2.0
 
 
 def test_one_sheet_in_two_photos_is_read_once_and_a_note_without_a_draw_says_scored_as_read(tmp_path, two_photos,
@@ -772,7 +825,7 @@ def test_the_organisers_page_is_refused_without_showing_its_seed(monkeypatch, sc
     from paperplay.scan import reader
 
     payload = "PAPERPLAY/1 streams seed=7KQ2M9XD draw=11,3,5"
-    monkeypatch.setattr(reader, "find_qr", lambda gray: (payload, None))
+    monkeypatch.setattr(reader, "find_qr", lambda gray, quick=False: (payload, None))
     with pytest.raises(reader.ScanError) as caught:
         reader.register(np.zeros((10, 10), np.uint8))
     assert "the organiser's" in str(caught.value) and "7KQ2" not in str(caught.value)
@@ -835,9 +888,10 @@ def test_a_photo_of_two_sheets_is_refused_naming_both(tmp_path, two_photos):
                                      "per photo")
 
 
-@pytest.mark.parametrize("orientation", [2, 6, 7])
+@pytest.mark.parametrize("orientation", [2, 3, 4, 5, 6, 7, 8])
 def test_a_photo_reads_the_same_whatever_its_exif_orientation_says(tmp_path, two_photos, orientation):
-    # A mirroring tag (2, 7: a selfie setting) made the decoder mirror the sheet: no corner marks found.
+    # The orientation is applied (turned as a phone shows the photo); a mirroring tag (2, 4, 5, 7: a selfie
+    # setting) shows the sheet mirrored, and its corner marks place it all the same.
     from PIL import Image
 
     tagged = tmp_path / "tagged.jpg"
@@ -850,3 +904,36 @@ def test_a_photo_reads_the_same_whatever_its_exif_orientation_says(tmp_path, two
     assert plain.returncode == read.returncode == 0, read.stderr
     values = [[b["value"] for b in json.loads(r.stdout)["scans"][0]["boxes"]] for r in (plain, read)]
     assert values[0] == values[1]
+
+
+def test_writer_adaptation_reads_an_unsure_cell_as_the_writer_writes_that_digit():
+    np = need("numpy")
+    from paperplay.scan.adapt import adapt
+
+    rng = np.random.default_rng(2)
+    one, seven = rng.normal(size=16), rng.normal(size=16)
+    # cells 0-3: this writer's sure 1s and 7s; cell 4 looks like their 7, cell 5 like their 1; the reader
+    # itself cannot tell either (1 or 7 at 50 % each)
+    embeddings = np.array([one, one + 0.1, seven, seven - 0.1, seven + 0.2, one - 0.2])
+    cells = np.full((6, 12), 1e-3)
+    cells[:, 1] = cells[:, 7] = 0.5
+    cells /= cells.sum(axis=1, keepdims=True)
+    adapted = adapt(cells, embeddings, {0: 1, 1: 1, 2: 7, 3: 7})
+    assert adapted[4].argmax() == 7 and adapted[5].argmax() == 1
+    assert np.allclose(adapted[:4], cells[:4]) and np.allclose(adapted.sum(axis=1), 1)
+    assert np.array_equal(adapt(cells, embeddings, {}), cells)  # nothing learnt: nothing changes
+
+
+def test_only_sure_boxes_label_cells_for_writer_adaptation():
+    need("numpy")
+    from paperplay.scan.adapt import cell_labels
+    from paperplay.scan.match import BoxReading
+    from paperplay.streams.rules import WILD
+
+    cells = _cells("2", "7", None, "5", "*", None, "1", "3", "1", "8")
+    readings = [BoxReading(1, 27, 0.99, 27, 0.99999, False, ""),  # sure: labels both cells
+                BoxReading(2, 5, 0.99, 5, 0.99999, False, ""),  # a one-digit number: its units cell only
+                BoxReading(3, WILD, 0.99, WILD, 0.99999, False, ""),  # the star, in the tens cell here
+                BoxReading(4, 13, 0.6, 13, 0.9, False, ""),  # a narrow margin: not sure enough
+                BoxReading(5, 18, 0.99, 18, 0.99999, True, "read 18, the draw fits 16")]  # flagged
+    assert cell_labels(cells, readings) == {0: 2, 1: 7, 3: 5, 4: 10}

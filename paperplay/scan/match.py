@@ -21,9 +21,6 @@ from paperplay.streams.rules import WILD, Tile, tile_text
 VALUES: tuple[Tile, ...] = (*range(1, 31), WILD)
 """What a box can hold, in this order (index 30 is the wild)."""
 FLOOR = 1e-6
-EVEN = 0.5
-"""A matched box is also flagged when its own reading gives the placed tile less than an even chance
-(chosen with the threshold on validation sources: python -m paperplay.scan.train --tune)."""
 
 
 @cache
@@ -105,51 +102,82 @@ class BoxReading:
     matched_p: float | None
     flagged: bool
     why: str
+    kept_free: bool = False
+    """A sure free reading kept against a weak matched tile (read_boxes)."""
 
     @property
     def value(self) -> Tile:
-        return self.matched if self.matched is not None else self.free
+        """The tile the box is scored with."""
+        return self.matched if self.matched is not None and not self.kept_free else self.free
 
 
-def swap_confidence(probs: Any, matched: Sequence[int]) -> Any:
-    """How sure the placement is of each box's tile: against every placement that swaps its tile
-    with another box's (different) tile, 1 / (1 + sum of their likelihood ratios)."""
-    logp = np.log(probs)
-    a = logp[:, list(matched)]  # a[j, k]: log p of box j holding the tile placed in box k
-    own = np.diag(a)
-    delta = own[:, None] + own[None, :] - a - a.T  # how much less likely the swap of j and k is
-    same = np.equal.outer(np.asarray(matched), np.asarray(matched))
-    ratios = np.where(same, 0.0, np.exp(-np.clip(delta, -50, 50)))
-    return 1.0 / (1.0 + ratios.sum(axis=1))
+MARGIN = 5.0
+"""A matched box is flagged when the best placement of the draw that puts another tile in it is less than
+this much less likely (in nats: e^5, about 150 times) than the best placement of all (the assignment's
+margin for that box). Chosen on the validation sources (python -m paperplay.scan.train --tune)."""
+SURE_FREE = 0.99
+"""A free reading at least this sure is not overruled by the draw: where the matched tile differs, the box is
+flagged, and it keeps the free reading unless its own reading gives the matched tile at least WEAK."""
+WEAK = 0.05
+BIG = 1e6
 
 
-def read_boxes(probs: Any, drawn: Sequence[Tile] | None, threshold: float,
-               blank: Sequence[int] = ()) -> list[BoxReading]:
-    """Free readings, matched ones (with a draw), and a flag on every box that a person should check:
-    a `blank` box (1-based: nothing written in it), free and matched readings disagree, or the reading
-    is less sure than `threshold` (free: its probability; matched: its confidence against swapping
-    tiles with another box, or the box's own probability of the placed tile below EVEN)."""
+def assignment(probs: Any, tiles: Sequence[int]) -> tuple[list[int], Any]:
+    """The most likely placement of the drawn tiles (indexes into VALUES) in the boxes, and each box's
+    margin: how much less likely (nats) the best placement is that puts any other value in that box."""
+    cost = -np.log(probs[:, list(tiles)].T)  # rows: drawn tiles, columns: boxes
+    rows = hungarian(cost)
+    matched = [0] * len(probs)
+    for tile_row, box in enumerate(rows):
+        matched[box] = tiles[tile_row]
+    best = float(sum(cost[r, b] for r, b in enumerate(rows)))
+    values = np.asarray(tiles)
+    margins = np.zeros(len(probs))
+    for box, value in enumerate(matched):
+        other = values != value
+        if not other.any():  # every drawn tile is this value: no other placement exists
+            margins[box] = np.inf
+            continue
+        forbidden = cost.copy()
+        forbidden[~other, box] = BIG
+        again = hungarian(forbidden)
+        margins[box] = float(sum(forbidden[r, b] for r, b in enumerate(again))) - best
+    return matched, margins
+
+
+def read_boxes(probs: Any, drawn: Sequence[Tile] | None, threshold: float, blank: Sequence[int] = (),
+               unreadable: Sequence[int] = (), margin: float = MARGIN) -> list[BoxReading]:
+    """Free readings, matched ones (with a draw), and a flag on every box that a person should check.
+
+    Flagged: a `blank` box (1-based: nothing written in it); a box with an `unreadable` inked cell;
+    without a draw, a free reading less sure than `threshold`; with a draw, a box whose assignment margin
+    is under `margin`, or whose free reading is sure (SURE_FREE) and differs from the matched tile (then
+    the free reading is kept where the box's own reading gives the matched tile less than WEAK)."""
     free_idx = probs.argmax(axis=1)
     matched: list[int] | None = None
-    sure = probs.max(axis=1)
+    margins = None
     if drawn is not None:
-        tiles = [VALUES.index(t) for t in drawn]
-        cost = -np.log(probs[:, tiles].T)  # rows: drawn tiles, columns: boxes
-        matched = [0] * len(probs)
-        for tile_row, box in enumerate(hungarian(cost)):
-            matched[box] = tiles[tile_row]
-        sure = swap_confidence(probs, matched)
+        matched, margins = assignment(probs, [VALUES.index(t) for t in drawn])
     readings = []
     for b, f in enumerate(free_idx):
-        m = None if matched is None else matched[b]
+        free_p = float(probs[b, f])
         why = ""
         if b + 1 in blank:
             why = "nothing written"
-        elif m is not None and m != f:
+        elif b + 1 in unreadable:
+            why = "a written digit could not be read"
+        if matched is None or margins is None:
+            if not why and free_p < threshold:
+                why = f"unsure ({math.floor(100 * free_p + 1e-9)}%)"  # rounded down: 0.57 is 57 %
+            readings.append(BoxReading(b + 1, VALUES[f], free_p, None, None, bool(why), why))
+            continue
+        m = matched[b]
+        keep_free = m != f and free_p >= SURE_FREE and probs[b, m] < WEAK
+        if not why and m != f and free_p >= SURE_FREE:
             why = f"read {tile_text(VALUES[f])}, the draw fits {tile_text(VALUES[m])}"
-        elif sure[b] < threshold or (m is not None and probs[b, m] < EVEN):
-            # rounded down: a 97.7 % reading is not shown as the 98 % that would not have been flagged
-            why = f"unsure ({math.floor(100 * min(sure[b], probs[b, f if m is None else m]) + 1e-9)}%)"  # 0.57: 57
-        readings.append(BoxReading(b + 1, VALUES[f], float(probs[b, f]), None if m is None else VALUES[m],
-                                   None if m is None else float(sure[b]), bool(why), why))
+        elif not why and margins[b] < margin:
+            why = (f"unsure: {tile_text(VALUES[m])} or another drawn tile" if m == f else
+                   f"read {tile_text(VALUES[f])}, the draw fits {tile_text(VALUES[m])}")
+        sure = 1.0 / (1.0 + math.exp(-min(float(margins[b]), 50.0)))
+        readings.append(BoxReading(b + 1, VALUES[f], free_p, VALUES[m], sure, bool(why), why, bool(keep_free)))
     return readings

@@ -36,6 +36,26 @@ def _models() -> tuple[tuple[Params, float], ...]:
     return tuple(models)
 
 
+def read_cells(features: Any, amounts: Any) -> tuple[Any, Any]:
+    """Class probabilities (n × 12) of n cells, as probabilities() gives them, and each cell's embedding:
+    the networks' last hidden layers, each scaled to length 1 and put side by side (for writer adaptation:
+    paperplay.scan.adapt)."""
+    models = _models()
+    assert models, "no digit reader weights (paperplay/scan/digits*.npz)"
+    x = np.asarray(features, dtype=np.float32)
+    p, parts = 0.0, []
+    for params, temperature in models:
+        logits, cache = forward(params, x, keep=True)
+        p = p + softmax(logits / temperature)
+        hidden = cache[-1]
+        parts.append(hidden / np.maximum(np.linalg.norm(hidden, axis=1, keepdims=True), 1e-6))
+    p = p / len(models)
+    blank = np.asarray(amounts) <= 0
+    p[blank] = 0.0
+    p[blank, EMPTY] = 1.0
+    return p, np.hstack(parts)
+
+
 def probabilities(features: Any, amounts: Any) -> Any:
     """Class probabilities (n × 12) of n cells, averaged over the committed networks (digits*.npz);
     a cell without any ink is empty for certain."""

@@ -7,17 +7,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from paperplay.scan.match import BoxReading, box_probabilities, read_boxes
-from paperplay.scan.model import EMPTY, probabilities
-from paperplay.scan.reader import (SHIFTS, ScanError, box_crops, cell_features, check_resolution, load_gray, register,
-                                   train_band)
+from paperplay.scan.adapt import WEIGHT, adapt, cell_labels
+from paperplay.scan.match import MARGIN, BoxReading, box_probabilities, read_boxes
+from paperplay.scan.model import EMPTY, read_cells
+from paperplay.scan.reader import (SHIFTS, ScanError, box_crops, cell_features, cell_strokes, check_resolution,
+                                   load_gray, register, train_band)
 from paperplay.streams.rules import Tile
 from paperplay.streams.scansheet import layout
 
 THRESHOLD = 0.98
-"""A box whose reading (free: its probability; matched: its confidence against swapping its tile
-with another box's) is less sure than this is flagged for a person to check. Chosen with match.EVEN
-on the validation sources (python -m paperplay.scan.train --tune), never on the held-out test set."""
+"""Without a draw to match to, a box whose free reading is less sure than this is flagged for a person
+to check (with a draw, the assignment's margin decides: match.MARGIN)."""
+INKED = 0.15
+"""A cell whose tallest stroke is at least this fraction of the cell's height has something written in it:
+it is never read as empty, whatever the digit reader says (a thin 1 or a faint tens digit was)."""
+READABLE = 0.5
+"""A box with an inked cell that no class fits with at least this probability is flagged."""
 
 BLANK = 0.9
 """A box whose two cells are both empty with at least this probability has nothing written in it:
@@ -37,6 +42,11 @@ class Scan:
     crops: list[Any]
     blank: list[int]
     """Boxes (1-based) with nothing written in them (BLANK): also flagged."""
+    qr_read: bool = True
+    """False: the sheet was placed by its corner marks, but its QR code could not be read (code and sheet
+    are empty: the game comes from the draw given, the player from the photo's name)."""
+    px_per_mm: float = 0.0
+    """The photo's resolution across the train of boxes (reader.pixels_per_mm)."""
 
     @property
     def flagged(self) -> list[BoxReading]:
@@ -71,14 +81,51 @@ def _read(photo: Path, drawn: Sequence[Tile] | None, threshold: float, gray: Any
     if gray is None:
         gray = load_gray(photo)
     page = register(gray)
-    check_resolution(page)
+    resolution = check_resolution(page)
     geo = layout(page.paper)
     band, origin = train_band(gray, page)
-    cells = sum(probabilities(*cell_features(band, origin, geo, shift=shift)) for shift in SHIFTS) / len(SHIFTS)
-    blank = [b + 1 for b in range(len(cells) // 2) if cells[2 * b][EMPTY] * cells[2 * b + 1][EMPTY] >= BLANK]
+    probs, boxes, blank = read_band(band, origin, geo, drawn, threshold)
+    return Scan(photo, page.fields.get("code", ""), page.fields.get("sheet", ""), page.paper, page.marks_found, probs,
+                boxes, box_crops(band, origin, geo), blank, page.qr_read, resolution)
+
+
+def read_band(band: Any, origin: tuple[float, float], geo: Any, drawn: Sequence[Tile] | None,
+              threshold: float = THRESHOLD) -> tuple[Any, list[BoxReading], list[int]]:
+    """Reads the 20 boxes of a rectified train band: (box probabilities 20 × 31, readings, blank boxes)."""
+    return decide(*read_cells_of(band, origin, geo), drawn, threshold)
+
+
+def read_cells_of(band: Any, origin: tuple[float, float], geo: Any) -> tuple[Any, Any, Any]:
+    """The 40 cells of a band as the digit reader sees them: class probabilities (40 × 12) and embeddings,
+    each the mean of five readings (SHIFTS), and how tall each cell's tallest stroke is (reader.cell_strokes)."""
+    reads = [read_cells(*cell_features(band, origin, geo, shift=shift)) for shift in SHIFTS]
+    return (sum(p for p, _ in reads) / len(reads), sum(e for _, e in reads) / len(reads),
+            cell_strokes(band, origin, geo))
+
+
+def decide(cells: Any, embeddings: Any, strokes: Any, drawn: Sequence[Tile] | None, threshold: float = THRESHOLD,
+           margin: float = MARGIN, inked_at: float = INKED, weight: float = WEIGHT
+           ) -> tuple[Any, list[BoxReading], list[int]]:
+    """The boxes' readings from their cells' (read_cells_of): a cell with a written stroke (`inked_at`) is
+    never read as empty, and a box with such a cell that no class fits well (READABLE) is flagged; with a
+    draw, the sheet's sure boxes then teach the reader this writer's hand (paperplay.scan.adapt, `weight`)
+    and the boxes are read again. Returns (box probabilities 20 × 31, readings, blank boxes)."""
+    inked = strokes >= inked_at
+    cells = cells.copy()
+    cells[inked, EMPTY] = 0.0
+    cells = cells / cells.sum(axis=1, keepdims=True)
+    boxes_n = len(cells) // 2
+    blank = [b + 1 for b in range(boxes_n)
+             if not inked[2 * b] and not inked[2 * b + 1] and cells[2 * b][EMPTY] * cells[2 * b + 1][EMPTY] >= BLANK]
+    unreadable = [b + 1 for b in range(boxes_n)
+                  if any(inked[c] and cells[c].max() < READABLE for c in (2 * b, 2 * b + 1))]
     probs = box_probabilities(cells)
-    return Scan(photo, page.fields.get("code", ""), page.fields["sheet"], page.paper, page.marks_found, probs,
-                read_boxes(probs, drawn, threshold, blank), box_crops(band, origin, geo), blank)
+    boxes = read_boxes(probs, drawn, threshold, blank, unreadable, margin)
+    if drawn is not None and weight > 0:
+        cells = adapt(cells, embeddings, cell_labels(cells, boxes), weight)
+        probs = box_probabilities(cells)
+        boxes = read_boxes(probs, drawn, threshold, blank, unreadable, margin)
+    return probs, boxes, blank
 
 
 def blank_message(blank: Sequence[int]) -> str:

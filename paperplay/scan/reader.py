@@ -8,6 +8,7 @@ layout says it is.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import re
@@ -42,13 +43,18 @@ class ScanError(Exception):
 
 @dataclass
 class Page:
-    """A registered photo: the QR code's fields and the homography from page mm to photo pixels."""
+    """A registered photo: the QR code's fields (none when it could not be read) and the homography from
+    page mm to photo pixels."""
 
     fields: dict[str, str]
     paper: str
     homography: Any
     marks_found: int
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def qr_read(self) -> bool:
+        return bool(self.fields)
 
 
 MAX_PIXELS = 120_000_000
@@ -132,8 +138,9 @@ def _native_stderr_silenced() -> Iterator[None]:
 
 
 def load_gray(path: Path) -> Any:
-    """Reads a JPEG/PNG photo as grey pixels, shrunk to LONG_SIDE at most (its EXIF orientation is not
-    applied: the QR code orients the page)."""
+    """Reads a JPEG/PNG photo as grey pixels, turned as its EXIF orientation says (as a phone shows it),
+    shrunk to LONG_SIDE at most. A mirroring orientation (a selfie setting) shows the sheet mirrored: the
+    corner marks place it all the same (marks.find_sheet)."""
     import cv2
 
     try:
@@ -159,9 +166,7 @@ def load_gray(path: Path) -> Any:
     if scans > MAX_SCANS:
         raise ScanError(f"is a JPEG of {scans:,} scans; expected a photo (at most {MAX_SCANS})")
     with _native_stderr_silenced():  # libpng prints its own line for a damaged PNG; ScanError says it once
-        # the pixels as stored: the QR code orients the page, and a mirroring EXIF tag (a selfie setting)
-        # would show the sheet mirrored, its corner marks not found
-        image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE | cv2.IMREAD_IGNORE_ORIENTATION) if data.size else None
+        image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if data.size else None  # EXIF orientation applied
     if image is None or image.size == 0:
         raise ScanError("is not an image that can be read (expected a JPEG or PNG photo)")
     h, w = image.shape
@@ -188,26 +193,31 @@ def _qr_candidates(gray: Any) -> Any:
     yield cv2.addWeighted(big, 2.5, cv2.GaussianBlur(big, (0, 0), 3), -1.5, 0)
 
 
-def find_qr(gray: Any) -> tuple[str, Any]:
-    """Returns the paperplay QR code's text and its four corners in the photo (top-left first, clockwise)."""
+def _decode(image: Any, rotate: bool = True) -> list[Any]:
+    """The paperplay QR codes zxing-cpp finds in an image."""
     import zxingcpp
 
+    return [result for result in zxingcpp.read_barcodes(image, formats=zxingcpp.BarcodeFormat.QRCode,
+                                                        try_rotate=rotate, try_downscale=rotate)
+            if result.text.startswith("PAPERPLAY/1 ")]
+
+
+def find_qr(gray: Any, quick: bool = False) -> tuple[str, Any]:
+    """Returns the paperplay QR code's text and its four corners in the photo (top-left first, clockwise).
+    `quick`: the photo as it is only (not cleaned up in a few ways, each tried in turn)."""
     h = gray.shape[0]
-    for candidate in _qr_candidates(gray):
+    for candidate in itertools.islice(_qr_candidates(gray), 1 if quick else None):
         factor = h / candidate.shape[0]
-        ours = [result for result in zxingcpp.read_barcodes(candidate, formats=zxingcpp.BarcodeFormat.QRCode,
-                                                            try_rotate=True, try_downscale=True)
-                if result.text.startswith("PAPERPLAY/1 ")]
+        ours = _decode(candidate)
         sheets = sorted({parse_payload(result.text).get("sheet", "?") for result in ours})
         if len(sheets) > 1:  # only one would be read, the others silently left out
             raise ScanError(f"shows {len(sheets)} sheets ({', '.join(sheets)}); photograph one sheet per photo")
         if ours:
-            p = ours[0].position
-            corners = np.array([[p.top_left.x, p.top_left.y], [p.top_right.x, p.top_right.y],
-                                [p.bottom_right.x, p.bottom_right.y], [p.bottom_left.x, p.bottom_left.y]],
-                               dtype=np.float64) * factor
-            return ours[0].text, corners
-    raise ScanError("no paperplay QR code found (is the whole sheet in the photo, sharp and evenly lit?)")
+            return ours[0].text, _corners(ours[0]) * factor
+    raise ScanError(QR_NOT_FOUND)
+
+
+QR_NOT_FOUND = "no paperplay QR code found (is the whole sheet in the photo, sharp and evenly lit?)"
 
 
 SHEET_FIELD = re.compile(r"([1-9][0-9]{0,2})/([1-9][0-9]{0,2})")
@@ -282,8 +292,6 @@ def _place(gray: Any, qr_corners: Any, geo: Layout) -> tuple[Any, int, float] | 
     """The homography page mm -> photo pixels from the corner marks that best agree with the QR code.
 
     Returns (homography, marks used, how far the QR corners are from where it puts them, in mm)."""
-    import itertools
-
     import cv2
 
     page_qr = _qr_page_corners(geo)
@@ -323,9 +331,8 @@ def _place(gray: Any, qr_corners: Any, geo: Layout) -> tuple[Any, int, float] | 
     return None if best is None else best[:3]
 
 
-def register(gray: Any) -> Page:
-    """Finds the sheet in a photo: its QR fields and the homography from page mm to photo pixels."""
-    text, qr_corners = find_qr(gray)
+def check_payload(text: str) -> dict[str, str]:
+    """The fields of a scannable Streams sheet's QR code (ScanError for any other code)."""
     fields = parse_payload(text)
     if not text.startswith("PAPERPLAY/1 ") or fields.get("game") != "streams" or "sheet" not in fields:
         if "seed=" in text:  # the organiser's page: its code holds the seed, which is not to be shown
@@ -336,27 +343,118 @@ def register(gray: Any) -> Page:
     if fields.get("scan") != "1":
         raise ScanError("is a classic Streams sheet; only sheets printed with --scannable can be read "
                         "(paperplay sheets --scannable)")
-    best: Page | None = None
-    best_error = None
-    for paper in ("a4", "letter"):
-        placed = _place(gray, qr_corners, layout(paper))
-        if placed is None:
-            continue
-        h, found, error = placed
-        if best_error is None or error + (4 - found) < best_error:
-            best, best_error = Page(fields, paper, h, found), error + (4 - found)
-    if best is None or best_error is None:
+    return fields
+
+
+NOT_FOUND = ("no paperplay sheet found: fewer than 3 of its 4 corner marks, and no QR code (is the whole sheet in "
+             "the photo, sharp and evenly lit?)")
+
+
+def register(gray: Any) -> Page:
+    """Finds the sheet in a photo: its QR fields and the homography from page mm to photo pixels.
+
+    A QR code found in the photo as it is comes first: it says at once that a photo holds two sheets,
+    or a classic sheet; it places the page, and the four corner marks looked for near where it puts
+    them make the placement exact. Otherwise the corner marks place the page by themselves
+    (marks.find_sheet: three of them are enough) and the QR code is read where it is printed. A sheet
+    whose marks are found but whose QR code cannot be read is registered without fields (Page.qr_read
+    is False); a photo without three of the marks is refused."""
+    from paperplay.scan.marks import find_sheet
+
+    try:
+        text, qr_corners = find_qr(gray, quick=True)
+    except ScanError as exc:
+        if exc.args[0] != QR_NOT_FOUND:
+            raise  # two sheets in one photo
+        text, qr_corners = "", None
+    fields = check_payload(text) if text else {}
+    by_qr = _place_by_qr(gray, fields, qr_corners) if fields else None
+    if by_qr is not None and by_qr[0].marks_found == 4 and by_qr[1] <= EXACT:
+        return by_qr[0]
+    placed = find_sheet(gray)
+    if placed is not None:
+        if not fields:
+            fields, homography = _qr_at_its_place(gray, placed)
+            return Page(fields, placed.paper, homography, placed.found)
+        homography = placed.homography
+        if placed.inferred is not None and not placed.mirrored:
+            homography = _with_qr(placed, qr_corners)
+        return Page(fields, placed.paper, homography, placed.found)
+    if not text:
+        try:
+            text, qr_corners = find_qr(gray)
+        except ScanError as exc:
+            raise ScanError(NOT_FOUND if exc.args[0] == QR_NOT_FOUND else exc.args[0]) from None
+        fields = check_payload(text)
+        by_qr = _place_by_qr(gray, fields, qr_corners)
+    if by_qr is None:
         raise ScanError("found fewer than 3 of the 4 corner marks (keep the whole sheet in the photo)")
-    if best_error > 4.0:
+    if by_qr[1] > 4.0:
         raise ScanError("the corner marks do not agree with the QR code (is the sheet flat, and all in the photo?)")
+    return by_qr[0]
+
+
+EXACT = 1.0
+"""A placement by the QR code and four marks whose QR corners are at most this far (mm) from where the
+marks put them is taken without looking further."""
+
+
+def _place_by_qr(gray: Any, fields: dict[str, str], qr_corners: Any) -> tuple[Page, float] | None:
+    """The page placed by its QR code's corners and the marks near where they put them, with its error (mm,
+    and 1 for each mark not found); None without three marks."""
+    best: tuple[Page, float] | None = None
+    for paper in ("a4", "letter"):
+        qr_placed = _place(gray, qr_corners, layout(paper))
+        if qr_placed is None:
+            continue
+        h, found, error = qr_placed
+        if best is None or error + (4 - found) < best[1]:
+            best = Page(fields, paper, h, found), error + (4 - found)
     return best
 
 
-MIN_PX_PER_MM = 2.5
-"""The fewest photo pixels per page millimetre, across the train of boxes, that scan reads. The reader was
-trained on 4.5-10 px/mm; at 1.8-2.2 px/mm (a photo shrunk to a third, turned 1°) it cut boxes from the
-wrong places and read them wrong with confidence, unflagged, while 2.4 and 2.9 px/mm still read every
-box right (flagging the doubtful ones). A phone photo of a whole page gives 10-15."""
+def _qr_at_its_place(gray: Any, placed: Any) -> tuple[dict[str, str], Any]:
+    """The QR code read where the layout prints it, on a page placed by its marks: its fields ({} when it
+    cannot be read) and the homography (with three marks found, made exact by the QR code's corners)."""
+    from paperplay.scan.marks import qr_images
+
+    geo = layout(placed.paper)
+    for image, to_mm in qr_images(gray, placed.homography, geo):
+        ours = _decode(image, rotate=False)
+        if not ours:
+            continue
+        fields = check_payload(ours[0].text)
+        homography = placed.homography
+        if placed.inferred is not None:  # where the code really is in the photo: exact where the 4th mark is not
+            homography = _with_qr(placed, _project(homography @ to_mm, _corners(ours[0])))
+        return fields, homography
+    return {}, placed.homography
+
+
+def _corners(result: Any) -> Any:
+    """A decoded QR code's four corners (top-left first, clockwise)."""
+    p = result.position
+    return np.array([[p.top_left.x, p.top_left.y], [p.top_right.x, p.top_right.y],
+                     [p.bottom_right.x, p.bottom_right.y], [p.bottom_left.x, p.bottom_left.y]], np.float64)
+
+
+def _with_qr(placed: Any, photo_qr: Any) -> Any:
+    """The homography of a page placed by three marks, fitted again to them and to the QR code's corners in
+    the photo."""
+    import cv2
+
+    geo = layout(placed.paper)
+    marks = np.array([m for k, m in enumerate(geo.marks) if k != placed.inferred])
+    refined, _ = cv2.findHomography(np.vstack([marks, _qr_page_corners(geo)]),
+                                    np.vstack([_project(placed.homography, marks), photo_qr]))
+    return placed.homography if refined is None else refined
+
+
+MIN_PX_PER_MM = 2.0
+"""The fewest photo pixels per page millimetre, across the train of boxes, that scan reads (digits about
+20 pixels tall). Placed by the corner marks, the cells land within 0.15 mm of their place at 1.8-2.5 px/mm
+(synthetic photos, benchmarks/scan_eval.py --conditions hard); below 2 the QR code and the digits' strokes
+blur into each other. A phone photo of a whole page gives 10-15."""
 
 
 def pixels_per_mm(page: Page) -> float:
@@ -378,8 +476,8 @@ def pixels_per_mm(page: Page) -> float:
     return min(scales)
 
 
-def check_resolution(page: Page) -> None:
-    """Refuses a photo too coarse to read (see MIN_PX_PER_MM)."""
+def check_resolution(page: Page) -> float:
+    """Refuses a photo too coarse to read (see MIN_PX_PER_MM); returns its resolution."""
     resolution = pixels_per_mm(page)
     if not resolution >= MIN_PX_PER_MM:  # NaN too (a degenerate homography): never read as fine
         # rounded down, so that 2.46 reads "about 2.4", not "about 2.5 ... needs at least 2.5"
@@ -387,6 +485,7 @@ def check_resolution(page: Page) -> None:
                  if math.isfinite(resolution) else "the sheet's pixels per millimetre in the photo cannot be measured")
         raise ScanError(f"{found}; the reader needs at least {MIN_PX_PER_MM:g} (take the photo closer, or at a "
                         "higher resolution)")
+    return resolution
 
 
 def train_band(gray: Any, page: Page) -> tuple[Any, tuple[float, float]]:
@@ -456,6 +555,29 @@ def cell_features(band: Any, origin: tuple[float, float], geo: Layout, inset: fl
             features.append(vector)
             amounts.append(amount)
     return np.array(features, dtype=np.float32), np.array(amounts, dtype=np.float32)
+
+
+STROKE_DARKNESS = 0.25
+"""Writing is at least this much darker than the paper (the sheet's pale bands are about 0.1)."""
+
+
+def cell_strokes(band: Any, origin: tuple[float, float], geo: Layout, inset: float = INSET) -> Any:
+    """How tall the tallest stroke of each cell is (40 values, tens then units of each box), as a fraction of
+    the cell's height: the evidence that something is written in it, whatever the digit reader makes of it."""
+    import cv2
+
+    tallest = []
+    for tens, units in geo.cells:
+        for rect in (tens, units):
+            crop = _crop(band, rect, origin, inset)
+            ink = clean_edges(ink_mask(crop))
+            # ink as dark as writing, not only darker than the rest of the cell (the pale quiet zone's edge is)
+            grey = crop.astype(np.float32)
+            dark = 1.0 - grey / max(float(np.percentile(grey, 90)), 1.0)
+            written = ((ink > 0.5) & (dark >= STROKE_DARKNESS)).astype(np.uint8)
+            count, _, stats, _ = cv2.connectedComponentsWithStats(written, connectivity=8)
+            tallest.append(stats[1:, cv2.CC_STAT_HEIGHT].max() / max(1, ink.shape[0]) if count > 1 else 0.0)
+    return np.array(tallest, dtype=np.float32)
 
 
 def box_crops(band: Any, origin: tuple[float, float], geo: Layout) -> list[Any]:

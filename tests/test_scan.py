@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -937,3 +938,134 @@ def test_only_sure_boxes_label_cells_for_writer_adaptation():
                 BoxReading(4, 13, 0.6, 13, 0.9, False, ""),  # a narrow margin: not sure enough
                 BoxReading(5, 18, 0.99, 18, 0.99999, True, "read 18, the draw fits 16")]  # flagged
     assert cell_labels(cells, readings) == {0: 2, 1: 7, 3: 5, 4: 10}
+
+
+def _checked_scan(qr_read=True):
+    """A Scan of 20 boxes read from made-up probabilities: box 3 read 18 where the draw fits 3, box 7 read 29
+    where the draw fits 7, box 20 the wild; grey crops."""
+    import numpy as np
+
+    from paperplay.scan.match import VALUES, read_boxes
+    from paperplay.scan.pipeline import Scan
+    from paperplay.streams.rules import WILD
+
+    drawn = [*range(1, 13), 13, 14, 15, 16, 17, 19, 20, WILD]
+    truth = list(drawn)
+    probs = np.full((20, len(VALUES)), 1e-4)
+    for box, tile in enumerate(truth):
+        probs[box, VALUES.index(tile)] = 1.0
+    probs[2, VALUES.index(3)], probs[2, VALUES.index(18)] = 0.05, 0.9  # box 3: read 18, the draw fits 3
+    probs[6, VALUES.index(7)], probs[6, VALUES.index(29)] = 0.2, 1.0  # box 7: read 29, the draw fits 7
+    probs /= probs.sum(axis=1, keepdims=True)
+    boxes = read_boxes(probs, drawn, 0.98)
+    crops = [np.full((40, 30), 200, np.uint8) for _ in range(20)]
+    return Scan(Path("ann.jpg"), "P2QPHGPH" if qr_read else "", "1/4" if qr_read else "", "a4", 4, probs, boxes,
+                crops, [], qr_read), drawn
+
+
+def test_the_check_page_offers_each_flagged_box_its_candidates_and_saves_the_corrected_sheet(page, tmp_path):
+    need("numpy")
+    from paperplay.cli.scan_cmds import _contact_sheet
+
+    scan, drawn = _checked_scan()
+    flagged = [b.box for b in scan.boxes if b.flagged]
+    assert 3 in flagged and 7 in flagged
+    sheet = {"game": "streams", "code": "P2QP-HGPH", "player": "sheet 1/4", "seed": "7KQ2-M9XD",
+             "cells": ["*" if v == 0 else v for v in scan.cells]}
+    path = tmp_path / "ann.check.html"
+    path.write_bytes(_contact_sheet(scan, scan.cells, sheet, "ann"))
+    page.goto(path.as_uri())
+    assert page.is_visible("li:last-child b svg.star")  # the wild as a star, not as 0
+    assert "20: 0" not in page.inner_text("main")
+    box7 = page.locator('li[data-box="7"] .pick button')
+    assert box7.evaluate_all("bs => bs.map(b => b.dataset.v)")[:2] == ["7", "29"]  # matched, free, others
+    box3 = page.locator('li[data-box="3"] .pick button')
+    assert "18" in box3.evaluate_all("bs => bs.map(b => b.dataset.v)")
+    page.click('li[data-box="7"] .pick button[data-v="29"]')  # the player wrote 29: one click
+    line = page.input_value("#line")
+    cells = [str(v) for v in sheet["cells"]]
+    cells[6] = "29"
+    assert line == f'paperplay score --cells "{" ".join(cells)}" --seed 7KQ2-M9XD'
+    assert page.get_attribute('li[data-box="7"] .pick button[data-v="29"]', "aria-pressed") == "true"
+    assert page.inner_text('li[data-box="7"] b') == "7: 29"
+    page.fill('li[data-box="3"] .pick input', "x")  # a typed wild
+    page.press('li[data-box="3"] .pick input', "Enter")
+    page.locator('li[data-box="3"] .pick input').blur()
+    assert page.is_visible('li[data-box="3"] b svg.star')
+    with page.expect_download() as info:
+        page.click("#save")
+    saved = json.loads(Path(info.value.path()).read_text())
+    assert info.value.suggested_filename == "ann.json"
+    assert saved["cells"][6] == 29 and saved["cells"][2] == "*" and saved["seed"] == "7KQ2-M9XD"
+    assert {k: v for k, v in saved.items() if k != "cells"} == {k: v for k, v in sheet.items() if k != "cells"}
+    left = page.inner_text("#left")
+    assert left == ("Every flagged box is checked." if len(flagged) == 2 else
+                    f"{len(flagged) - 2} flagged box{'es' if len(flagged) != 3 else ''} left to check.")
+    page.click("#copy")
+    page.wait_for_function("document.getElementById('said').textContent !== ''")
+    assert page.inner_text("#said") in ("Copied.", "Selected: copy it with Ctrl+C.")
+
+
+def _painted(tmp_path, photo, name, qr=True, marks=()):
+    """The photo with its QR code blurred into one grey square, as in a small, shaken photo (and the corner
+    marks numbered in `marks`, 0-3 from the page's top left, painted over with paper)."""
+    import cv2
+    import numpy as np
+
+    from paperplay.scan.reader import _project, load_gray, register
+
+    image = cv2.imread(str(photo))
+    page = register(load_gray(photo))
+    geo = layout(page.paper)
+    qx, qy, qs = geo.qr
+    def polygon(shape):
+        return [np.round(_project(page.homography, shape)).astype(np.int32)]
+
+    if qr:
+        square = polygon([(qx, qy), (qx + qs, qy), (qx + qs, qy + qs), (qx, qy + qs)])
+        inside = np.zeros(image.shape[:2], np.uint8)
+        cv2.fillPoly(inside, square, 1)
+        cv2.fillPoly(image, square, [int(v) for v in image[inside > 0].mean(axis=0)])
+    paper = [int(v) for v in np.percentile(image.reshape(-1, 3), 90, axis=0)]
+    for k in marks:
+        cx, cy = geo.marks[k]
+        cv2.fillPoly(image, polygon([(cx - 5, cy - 5), (cx + 5, cy - 5), (cx + 5, cy + 5), (cx - 5, cy + 5)]), paper)
+    path = tmp_path / name
+    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    return path
+
+
+def test_a_sheet_whose_qr_code_cannot_be_read_is_read_from_its_marks_with_the_seed(tmp_path, two_photos, cli):
+    photo = _painted(tmp_path, two_photos[0], "ann-noqr.jpg")
+    alone = cli("scan", str(photo), "--out", str(tmp_path / "o"))
+    assert alone.exit_code == 2 and alone.stderr == (
+        f"paperplay: error: {photo}: its QR code cannot be read (too small or blurred in the photo), so its game is "
+        "not known; give the game's --seed or --draw to read the sheet without it\n")
+    assert not list((tmp_path / "o").glob("*"))  # nothing written (main() removes the empty folder)
+    plain = cli("scan", str(two_photos[0]), "--seed", SEED, "--json", "--out", str(tmp_path / "a"))
+    read = cli("scan", str(photo), "--seed", SEED, "--json", "--out", str(tmp_path / "b"))
+    assert read.exit_code in (0, 1), read.stderr
+    scan = json.loads(read.stdout)["scans"][0]
+    assert scan["qr_read"] is False and scan["sheet"] is None and scan["player"] == "ann-noqr"
+    values = [[b["value"] for b in json.loads(r.stdout)["scans"][0]["boxes"]] for r in (plain, read)]
+    assert values[0] == values[1]
+    sheet = json.loads((tmp_path / "b" / "ann-noqr.json").read_text())
+    assert sheet["player"] == "ann-noqr" and sheet["code"] == "P2QP-HGPH" and sheet["seed"] == "7KQ2-M9XD"
+    said = cli("scan", str(photo), "--seed", SEED, "--out", str(tmp_path / "c"))
+    line = next(line for line in said.stdout.splitlines() if line.startswith(str(photo)))
+    assert "QR code unreadable: read as game P2QP-HGPH from --seed, player 'ann-noqr' (the photo's name)" in line
+
+
+@pytest.mark.parametrize("marks, qr, read", [((2,), False, True), ((0,), False, True), ((1, 3), True, False)])
+def test_three_corner_marks_and_the_qr_code_place_a_sheet_and_two_marks_do_not(tmp_path, two_photos, cli, marks, qr,
+                                                                                 read):
+    photo = _painted(tmp_path, two_photos[0], "ann-marks.jpg", qr=qr, marks=marks)
+    result = cli("scan", str(photo), "--seed", SEED, "--json", "--out", str(tmp_path / "o"))
+    if not read:
+        assert result.exit_code == 2 and result.stderr == (
+            f"paperplay: error: {photo}: no paperplay sheet found: fewer than 3 of its 4 corner marks, and no QR code "
+            "(is the whole sheet in the photo, sharp and evenly lit?)\n")
+        return
+    plain = cli("scan", str(two_photos[0]), "--seed", SEED, "--json", "--out", str(tmp_path / "a"))
+    values = [[b["value"] for b in json.loads(r.stdout)["scans"][0]["boxes"]] for r in (plain, result)]
+    assert result.exit_code in (0, 1) and values[0] == values[1]

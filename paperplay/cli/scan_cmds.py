@@ -76,40 +76,71 @@ def _png(image: Any) -> bytes:
     return data.tobytes() if ok else b""
 
 
-CHECK_STYLE = (
-    "main{max-width:70rem;margin:0 auto;padding:1rem}h1{font-size:1.3rem;margin:0 0 .3rem}"
-    "p{margin:0 0 1rem;color:var(--muted)}"
-    "ol{list-style:none;margin:0;padding:0;display:grid;gap:.5rem;"
-    "grid-template-columns:repeat(auto-fill,minmax(6.2rem,1fr))}"
-    "li{border:1px solid var(--line);border-radius:6px;padding:.35rem;text-align:center}"
-    "li.flag{border:2px solid var(--bad);background:color-mix(in srgb,var(--bad) 14%,transparent)}"
-    "img{display:block;height:90px;max-width:100%;margin:0 auto .25rem;object-fit:contain;background:#fff}"
-    "small{display:block;color:var(--muted)}li.flag small{color:var(--bad)}"
-)
+def _candidates(scan: Any, reading: Any, most: int = 4) -> list[Any]:
+    """What a flagged box may hold, likeliest first: the draw's fit, the free reading, then the other values its
+    cells make likely (1 % or more), at most `most`."""
+    from paperplay.scan.match import VALUES
+
+    out = [v for v in (reading.matched, reading.free) if v is not None]
+    row = scan.probs[reading.box - 1]
+    for i in sorted(range(len(VALUES)), key=lambda i: -row[i]):
+        if len(out) >= most or row[i] < 0.01:
+            break
+        out.append(VALUES[i])
+    return list(dict.fromkeys(out))[:most]
 
 
-def _contact_sheet(scan: Any, cells: list[Any]) -> bytes:
-    """An HTML page with every box's image, its reading and its flag, to check by eye (any screen
-    width, light or dark; only the page's own style and its images may load)."""
+def _shown(value: Any) -> str:
+    """A box's value in the page: the number, or the wild as a star."""
+    from paperplay.html.page import star_svg
+    from paperplay.streams.rules import WILD
+
+    return star_svg("wild") if value == WILD else str(value)
+
+
+def _contact_sheet(scan: Any, cells: list[Any], sheet: dict[str, Any] | None = None, name: str = "sheet") -> bytes:
+    """An HTML page with every box's image, its reading and its flag, to check by eye (any screen width,
+    light or dark; only the page's own style, script and images may load). A flagged box offers its
+    candidates, one click each (or a typed value); the corrected sheet is saved as NAME.json, or copied
+    as a `paperplay score --cells` line."""
     import base64
 
-    from paperplay.html.page import asset, document, text
+    from paperplay.html.page import STAR_SYMBOL, asset, document, star_svg, text
 
+    sheet = dict(sheet or {"game": "streams", "cells": [_json_tile(t) for t in cells]})
     boxes = []
     for reading, crop, value in zip(scan.boxes, scan.crops, cells):
         src = "data:image/png;base64," + base64.b64encode(_png(crop)).decode()
         sure = reading.matched_p if reading.matched_p is not None else reading.free_p
         note = ("check: " + text(reading.why)) if reading.flagged else f"{sure:.0%} sure"
-        flag = ' class="flag"' if reading.flagged else ""
+        pick = ""
+        if reading.flagged:
+            buttons = "".join(f'<button type="button" data-v="{text(_json_tile(v))}" aria-pressed="false" '
+                              f'aria-label="box {reading.box} holds {"the wild" if _json_tile(v) == "*" else v}">'
+                              f"{_shown(v)}</button>" for v in _candidates(scan, reading))
+            pick = (f'<div class="pick">{buttons}<input aria-label="box {reading.box} holds (1-30 or *)" '
+                    'placeholder="…" maxlength="2" inputmode="text"></div>')
+        flag = f' class="flag" data-box="{reading.box}"' if reading.flagged else ""
         boxes.append(f'<li{flag}><img src="{src}" alt="box {reading.box} as photographed">'
-                     f"<b>{reading.box}: {text(value)}</b><small>{note}</small></li>")
-    title = f"{scan.photo.name}: sheet {scan.sheet}, game {display_code(scan.code)}"
+                     f'<b>{reading.box}: <span class="v">{_shown(value)}</span></b><small>{note}</small>{pick}</li>')
+    if scan.qr_read:
+        title = f"{scan.photo.name}: sheet {scan.sheet}, game {display_code(scan.code)}"
+    else:
+        title = f"{scan.photo.name}: {sheet.get('player', scan.photo.stem)} (QR code unreadable)"
     flagged = sum(reading.flagged for reading in scan.boxes)
     check = (f"{flagged} flagged box{'es are' if flagged != 1 else ' is'} outlined in red: check "
-             f"{'them' if flagged != 1 else 'it'} against the photo." if flagged else "No box is flagged.")
-    body = (f"<main><h1>{text(title)}</h1><p>Each box as photographed, with what was read. {check}</p><ol>"
-            + "".join(boxes) + "</ol></main>")
-    return document(title, asset("base.css") + CHECK_STYLE, body, images=True)
+             f"{'them' if flagged != 1 else 'it'} against the photo, and pick what the box holds." if flagged
+             else "No box is flagged.")
+    body = (f"{STAR_SYMBOL}<template id=\"wild\">{star_svg('wild')}</template>"
+            f"<main><h1>{text(title)}</h1><p>Each box as photographed, with what was read. {check}</p><ol>"
+            + "".join(boxes) + "</ol>"
+            '<section aria-label="the corrected sheet"><p id="left"></p>'
+            '<input id="line" readonly aria-label="the sheet as a paperplay score line">'
+            f'<div class="acts"><a id="save" download="{text(name)}.json" href="#">Save the sheet ({text(name)}.json)'
+            '</a><button type="button" id="copy">Copy the score line</button><span id="said" aria-live="polite">'
+            "</span></div></section></main>")
+    return document(title, asset("base.css") + asset("check.css"), body, script=asset("check.js"),
+                    data={"sheet": sheet}, images=True)
 
 
 def scan(
@@ -240,7 +271,7 @@ def scan(
             sheet["draw"] = [_json_tile(t) for t in drawn]
         sheet["cells"] = [_json_tile(t) for t in cells]
         write_together([(sheet_path, (json.dumps(sheet, ensure_ascii=False) + "\n").encode(), SCAN_HINT),
-                        (page_path, _contact_sheet(scan, cells), SCAN_HINT)], force)
+                        (page_path, _contact_sheet(scan, cells, sheet, sheet_path.stem), SCAN_HINT)], force)
         flagged = [] if confirm else scan.flagged
         scans.append({"photo": str(photo), "sheet": scan.sheet or None, "player": player, "qr_read": scan.qr_read,
                       "code": display_code(scan.code) if scan.code else None,

@@ -101,6 +101,11 @@ def _seed_from(rng: Any) -> str:
     return "".join(alphabet[i] for i in rng.integers(len(alphabet), size=8))
 
 
+def _shown(facts: dict[str, Any]) -> dict[str, Any]:
+    """A photo's facts as a failure lists them (not its true placement, a matrix)."""
+    return {k: v for k, v in facts.items() if k != "homography"}
+
+
 @dataclass
 class Figures:
     photos: int = 0
@@ -182,7 +187,7 @@ def evaluate(count: int, base_seed: int = 2026, keep: Path | None = None, start:
             scan = read_photo(Path(f"photo-{index}.jpg"), draw(photo.seed), gray=gray)
         except ScanError as exc:
             figures.seconds += time.perf_counter() - started
-            figures.failures.append(f"photo {index}: {exc} {photo.facts}")
+            figures.failures.append(f"photo {index}: {exc} {_shown(photo.facts)}")
             if keep is not None:
                 keep.mkdir(parents=True, exist_ok=True)
                 (keep / f"unread-{index}.jpg").write_bytes(photo.jpeg)
@@ -208,7 +213,7 @@ def evaluate(count: int, base_seed: int = 2026, keep: Path | None = None, start:
         wrong = [b.box for b, t in zip(scan.boxes, photo.truth) if b.value != t and not b.flagged]
         figures.wrong_unflagged += len(wrong)
         if wrong:
-            figures.failures.append(f"photo {index}: boxes {wrong} wrong and unflagged {photo.facts}")
+            figures.failures.append(f"photo {index}: boxes {wrong} wrong and unflagged {_shown(photo.facts)}")
             if keep is not None:
                 keep.mkdir(parents=True, exist_ok=True)
                 (keep / f"wrong-{index}.jpg").write_bytes(photo.jpeg)

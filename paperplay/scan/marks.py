@@ -74,8 +74,10 @@ def _blobs(small: Any, factor: float) -> Any:
     blur = cv2.GaussianBlur(small, (0, 0), 0.8)
     found: list[tuple[float, float, float, float]] = []
     longest = max(small.shape)
-    for block in (31, 81):
-        dark = cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 12)
+    # two neighbourhoods, and a stricter level that keeps only the blackest ink: a blurred mark apart from
+    # the title's bold letters beside it
+    for block, level in ((31, 12), (81, 12), (31, 40)):
+        dark = cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, level)
         count, labels, stats, centroids = cv2.connectedComponentsWithStats(dark, connectivity=8)
         areas = stats[:, cv2.CC_STAT_AREA]
         for i in np.flatnonzero((areas >= 40) & (areas <= (0.08 * longest) ** 2)):

@@ -372,6 +372,12 @@ def register(gray: Any) -> Page:
     if by_qr is not None and by_qr[0].marks_found == 4 and by_qr[1] <= EXACT:
         return by_qr[0]
     placed = find_sheet(gray)
+    if placed is not None and qr_corners is not None and not placed.mirrored:
+        geo = layout(placed.paper)
+        scale = float(np.mean(np.hypot(*(np.roll(qr_corners, 1, axis=0) - qr_corners).T))) / geo.qr[2]
+        off = float(np.hypot(*(_project(placed.homography, _qr_page_corners(geo)) - qr_corners).T).mean()) / scale
+        if off > 3.0 and by_qr is not None:  # marks that do not agree with the QR code found: not the sheet's
+            placed = None
     if placed is not None:
         if not fields:
             fields, homography = _qr_at_its_place(gray, placed)

@@ -21,6 +21,39 @@ def page_texts(path: Path) -> list[str]:
     return [page.extract_text() for page in PdfReader(path).pages]
 
 
+def fonts(path: Path) -> list[tuple[str, bool]]:
+    """Every font the PDF lists (its pages' and their forms' resources), once each, as (name, embedded),
+    as poppler's pdffonts reports them, read with pypdf so the tests need no poppler-utils."""
+    found: dict[object, tuple[str, bool]] = {}
+
+    def embedded(font) -> bool:
+        descendants = font.get("/DescendantFonts")
+        if descendants:
+            font = descendants.get_object()[0].get_object()
+        descriptor = font.get("/FontDescriptor")
+        return descriptor is not None and any(key in descriptor.get_object()
+                                              for key in ("/FontFile", "/FontFile2", "/FontFile3"))
+
+    def visit(resources, seen: set[int]) -> None:
+        if resources is None or id(resources) in seen:
+            return
+        seen.add(id(resources))
+        resources = resources.get_object()
+        for ref in (resources.get("/Font") or {}).values():
+            key = getattr(ref, "idnum", None) or id(ref)
+            font = ref.get_object()
+            found.setdefault(key, (str(font.get("/BaseFont", "")).lstrip("/"), embedded(font)))
+        for ref in (resources.get("/XObject") or {}).values():
+            xobject = ref.get_object()
+            if xobject.get("/Subtype") == "/Form":
+                visit(xobject.get("/Resources"), seen)
+
+    seen: set[int] = set()
+    for page in PdfReader(path).pages:
+        visit(page.get("/Resources"), seen)
+    return list(found.values())
+
+
 def qr_texts(path: Path, page_index: int, dpi: int = 200) -> list[str]:
     """Renders one page and decodes every QR code on it."""
     pdf = pypdfium2.PdfDocument(str(path))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA, SPEC_SHEET, edited
+from conftest import DATA, SCAN_EXTRA, SPEC_SHEET, edited
 from paperplay import files
 from paperplay.errors import InputError
 from paperplay.messages import one_line
@@ -1512,6 +1512,7 @@ def test_empty_names_and_values_are_refused_not_read_as_a_default(tmp_path, args
     assert not any(tmp_path.iterdir())  # nothing written (scan with --out "" would write in the folder)
 
 
+@SCAN_EXTRA
 def test_a_pipe_given_to_scan_is_said_to_be_one(tmp_path):
     os.mkfifo(tmp_path / "photo.jpg")
     code, _, err = run(tmp_path, "scan", "photo.jpg", "--out", "out")
@@ -1605,6 +1606,7 @@ def test_a_closed_standard_output_is_refused_before_any_work(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@SCAN_EXTRA
 def test_a_photo_that_is_a_loop_of_links_is_named_as_one(tmp_path):
     (tmp_path / "a.jpg").symlink_to("b.jpg")
     (tmp_path / "b.jpg").symlink_to("a.jpg")

@@ -2,7 +2,9 @@
 
 Tests that need the scan extra (numpy, OpenCV, zxing-cpp) skip without it, except in CI (env CI
 set), where they must run. The photos are generated here from held-out sources only: font
-families never used in training (synth.HELDOUT_FONTS) and load_digits samples 1300..1796.
+families never used in training (synth.HELDOUT_FONTS, Debian packages) and load_digits samples
+1300..1796 (tests/data/digits-heldout.npz, in the repository). Without the fonts the photos are
+written with the load_digits samples alone; only the reader's measured floors need the fonts.
 """
 
 from __future__ import annotations
@@ -28,9 +30,13 @@ HELDOUT = DATA / "digits-heldout.npz"
 
 
 def need(module: str):
-    if CI:
+    """The module of the scan extra, imported; the test skips, naming the extra, where it is missing."""
+    try:
         return __import__(module)
-    return pytest.importorskip(module)
+    except ImportError:
+        if CI:
+            raise
+        pytest.skip("needs the scan extra (pip install '.[scan]')")
 
 
 # --- the scannable sheet (no extra needed) --------------------------------------------------------
@@ -120,6 +126,7 @@ def _cells(*symbols):
 
 
 def test_box_values_from_tens_and_units_cells():
+    need("numpy")
     from paperplay.scan.match import VALUES, box_probabilities
 
     probs = box_probabilities(_cells("1", "5", None, "7", "7", None, None, "*", "3", "0"))
@@ -255,14 +262,20 @@ def scan_stack():
     fonts = font_files(HELDOUT_FONTS)
     if CI:
         assert len(fonts) == len(HELDOUT_FONTS), "CI must install the held-out font packages"
-    elif not fonts:
-        pytest.skip(
-            "no held-out handwriting fonts installed (apt-get install fonts-sjfonts fonts-humor-sans fonts-bwht)"
-        )
-    return fonts
+    return fonts  # none installed: photos written with the held-out load_digits samples alone
 
 
-def test_reader_on_held_out_photos_meets_its_floors(scan_stack):
+@pytest.fixture(scope="module")
+def heldout_fonts(scan_stack):
+    """The held-out handwriting fonts, for the measured floors (they are figures of the fonts' photos)."""
+    from paperplay.scan.synth import HELDOUT_FONTS, HELDOUT_PACKAGES
+
+    if len(scan_stack) < len(HELDOUT_FONTS):
+        pytest.skip(f"needs Debian's {', '.join(HELDOUT_PACKAGES)} (apt-get install {' '.join(HELDOUT_PACKAGES)})")
+    return scan_stack
+
+
+def test_reader_on_held_out_photos_meets_its_floors(heldout_fonts):
     from paperplay.scan.evaluate import evaluate
 
     figures = evaluate(6, base_seed=7, digits_path=HELDOUT)
@@ -480,7 +493,7 @@ def test_a_classic_sheet_is_named_as_such(tmp_path, scan_stack):
 
 
 @pytest.mark.slow
-def test_held_out_evaluation_of_200_photos(scan_stack):
+def test_held_out_evaluation_of_200_photos(heldout_fonts):
     """The figures of the README (python benchmarks/scan_eval.py prints the same)."""
     from paperplay.scan.evaluate import evaluate
 
@@ -715,6 +728,8 @@ def test_a_photo_too_coarse_to_read_is_refused_with_its_resolution(tmp_path, sca
     (0.04, "the sheet is only about 0.0 pixels per millimetre in the photo"),
     (float("nan"), "the sheet's pixels per millimetre in the photo cannot be measured")])
 def test_a_coarse_photo_is_never_said_to_have_the_resolution_it_needs(monkeypatch, resolution, said):
+    need("numpy")
+    need("cv2")
     from paperplay.scan import reader
 
     monkeypatch.setattr(reader, "pixels_per_mm", lambda page: resolution)

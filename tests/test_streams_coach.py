@@ -608,7 +608,8 @@ def test_the_last_moves_are_exact():
 
 @pytest.mark.slow
 def test_the_coach_beats_montecarlo_on_the_same_games():
-    pytest.importorskip("numba", reason="1,000 coach games take hours in plain Python")
+    pytest.importorskip("numba", reason="needs the fast extra (pip install '.[fast]'): 1,000 coach games take hours "
+                        "in plain Python")
     montecarlo, coach = simulate(["montecarlo", "coach"], 1000, "STRONG", jobs=2)
     diff, se = paired(montecarlo, coach)
     # Measured +0.77 ± 0.45 a game (coach 53.68, montecarlo 52.91): more than 0 at about the 5% level.

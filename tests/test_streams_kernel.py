@@ -45,7 +45,7 @@ def no_jit(monkeypatch):
     monkeypatch.setattr(kernel, "load", lambda: None)
 
 
-numba = pytest.importorskip("numba", reason="the compiled kernel needs the fast extra")
+numba = pytest.importorskip("numba", reason="needs the fast extra (pip install '.[fast]'): the compiled kernel")
 
 
 @settings(max_examples=60, deadline=None)

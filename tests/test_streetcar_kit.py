@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from collections import Counter
 
 import pytest
@@ -14,7 +13,7 @@ from paperplay.seeds import shuffled
 from paperplay.streetcar.data import Edge, route_cards, standard_board, tile_kinds
 from paperplay.streetcar.deal import bag, deal
 from paperplay.streetcar.pages import kit_document
-from pdfcheck import page_sizes_mm, page_texts, qr_texts
+from pdfcheck import fonts, page_sizes_mm, page_texts, qr_texts
 
 RULINGS_TWO = ["A-F, G-L, C-F, D-F, A-L, C-E", "B-I, B-M, D-M, E-I, B-H, F-I", "C-M, F-L, H-K, E-K, D-I, B-L",
                "C-I, G-K, E-G, C-H, H-M, A-G", "B-D, B-E, B-G, H-L, A-M, A-D", "F-K, F-H, A-C, D-K, D-G, E-H"]
@@ -155,9 +154,25 @@ def test_board_poster_pages_and_card_pages_carry_a_qr_code(kit_pdf):
 
 
 def test_every_font_the_kit_lists_is_embedded(kit_pdf):
-    fonts = subprocess.run(["pdffonts", str(kit_pdf)], capture_output=True, text=True, check=True).stdout
-    rows = [line.split() for line in fonts.splitlines()[2:]]
-    assert len(rows) == 2 and all("BitstreamVeraSans" in row[0] and row[-5] == "yes" for row in rows), fonts
+    listed = fonts(kit_pdf)
+    assert len(listed) == 2 and all("BitstreamVeraSans" in name and embedded for name, embedded in listed), listed
+
+
+def test_the_font_check_tells_an_embedded_font_from_a_listed_one(tmp_path):
+    from reportlab.pdfgen.canvas import Canvas
+
+    from paperplay.render.pdf import FONT, _register_fonts
+
+    _register_fonts()
+    path = tmp_path / "two.pdf"
+    canvas = Canvas(str(path))
+    canvas.setFont("Helvetica", 10)  # one of the 14 standard fonts: listed, never embedded
+    canvas.drawString(50, 50, "listed")
+    canvas.setFont(FONT, 10)
+    canvas.drawString(50, 70, "embedded")
+    canvas.save()
+    assert sorted((name.split("+")[-1], embedded) for name, embedded in fonts(path)) == [
+        ("BitstreamVeraSans-Roman", True), ("Helvetica", False)]
 
 
 def test_no_cards_bleed_is_drawn_over_a_neighbour():

@@ -273,11 +273,12 @@ def test_reader_on_held_out_photos_meets_its_floors(scan_stack):
 
     figures = evaluate(6, base_seed=7, digits_path=HELDOUT)
     print("\n".join(figures.lines()))
-    assert figures.read >= 5
-    assert figures.matched_right >= 0.94 * figures.boxes
-    assert figures.free_right >= 0.82 * figures.boxes
-    assert figures.wrong_unflagged <= 2
-    assert figures.flagged <= 0.3 * figures.boxes
+    # floors under the figures measured (6/6 read, 100 % matched, 95 % free, 7.5 % flagged, none unflagged)
+    assert figures.read >= 6
+    assert figures.matched_right >= 0.97 * figures.boxes
+    assert figures.free_right >= 0.88 * figures.boxes
+    assert figures.wrong_unflagged == 0
+    assert figures.flagged <= 0.15 * figures.boxes
     assert figures.seconds / figures.photos < 3.0
 
 

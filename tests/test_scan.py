@@ -139,15 +139,22 @@ def test_matching_flags_a_number_that_was_never_drawn():
     np = need("numpy")
     from paperplay.scan.match import box_probabilities, read_boxes
 
-    # Box 2 clearly reads 29, but the draw has 12 where the sheet has 29: matching puts 12 there, but a sure
-    # free reading is not overruled by a weak matched one: the box keeps 29 (the referee then reports a tile
-    # that was not drawn), flagged, with 12 offered.
+    # Box 2 reads 29 (98 %), but the draw has 12 where the sheet has 29: matching puts 12 there, and flags it
+    # (its own reading gives 12 almost nothing), whatever the placement's margin.
     probs = box_probabilities(_cells("1", "5", "2", "9", None, "3"))
     readings = read_boxes(probs, [3, 12, 15], threshold=0.5)
-    assert [r.value for r in readings] == [15, 29, 3]
+    assert [r.value for r in readings] == [15, 12, 3]
     assert [r.flagged for r in readings] == [False, True, False]
-    assert readings[1].free == 29 and readings[1].matched == 12 and readings[1].why == "read 29, the draw fits 12"
+    assert readings[1].free == 29 and readings[1].why == "read 29, the draw fits 12"
     assert np.isclose(probs.sum(axis=1), 1).all()
+    # Read surer still (over 99 %), 29 is not overruled by so weak a matched tile: the box keeps 29 (the
+    # referee then reports a tile that was not drawn), flagged, with 12 offered.
+    sure = probs.copy()
+    sure[1] = 1e-5
+    sure[1, 28] = 1 - 30e-5  # 29
+    readings = read_boxes(sure, [3, 12, 15], threshold=0.5)
+    assert [r.value for r in readings] == [15, 29, 3] and readings[1].matched == 12 and readings[1].kept_free
+    assert readings[1].why == "read 29, the draw fits 12" and readings[1].flagged
 
 
 def test_a_weak_free_reading_gives_way_to_a_sure_placement():
@@ -280,11 +287,12 @@ def test_reader_on_held_out_photos_meets_its_floors(heldout_fonts):
 
     figures = evaluate(6, base_seed=7, digits_path=HELDOUT)
     print("\n".join(figures.lines()))
-    assert figures.read >= 5
-    assert figures.matched_right >= 0.94 * figures.boxes
-    assert figures.free_right >= 0.82 * figures.boxes
-    assert figures.wrong_unflagged <= 2
-    assert figures.flagged <= 0.3 * figures.boxes
+    # floors under the figures measured (6/6 read, 100 % matched, 95 % free, 7.5 % flagged, none unflagged)
+    assert figures.read >= 6
+    assert figures.matched_right >= 0.97 * figures.boxes
+    assert figures.free_right >= 0.88 * figures.boxes
+    assert figures.wrong_unflagged == 0
+    assert figures.flagged <= 0.15 * figures.boxes
     assert figures.seconds / figures.photos < 3.0
 
 

@@ -111,14 +111,17 @@ class BoxReading:
         return self.matched if self.matched is not None and not self.kept_free else self.free
 
 
-MARGIN = 5.0
+MARGIN = 4.0
 """A matched box is flagged when the best placement of the draw that puts another tile in it is less than
-this much less likely (in nats: e^5, about 150 times) than the best placement of all (the assignment's
+this much less likely (in nats: e^4, about 55 times) than the best placement of all (the assignment's
 margin for that box). Chosen on the validation sources (python -m paperplay.scan.train --tune)."""
 SURE_FREE = 0.99
 """A free reading at least this sure is not overruled by the draw: where the matched tile differs, the box is
 flagged, and it keeps the free reading unless its own reading gives the matched tile at least WEAK."""
 WEAK = 0.05
+SUPPORT = 0.1
+"""A matched tile that differs from the free reading is flagged when the box's own reading gives it less than
+this, whatever the margin: the draw alone would "correct" a number the player wrote but was never drawn."""
 BIG = 1e6
 
 
@@ -173,7 +176,7 @@ def read_boxes(probs: Any, drawn: Sequence[Tile] | None, threshold: float, blank
             continue
         m = matched[b]
         keep_free = m != f and free_p >= SURE_FREE and probs[b, m] < WEAK
-        if not why and m != f and free_p >= SURE_FREE:
+        if not why and m != f and (free_p >= SURE_FREE or probs[b, m] < SUPPORT):
             why = f"read {tile_text(VALUES[f])}, the draw fits {tile_text(VALUES[m])}"
         elif not why and margins[b] < margin:
             why = (f"unsure: {tile_text(VALUES[m])} or another drawn tile" if m == f else

@@ -52,7 +52,7 @@ def class_of(symbol: str | None) -> int:
     return EMPTY if symbol is None else SYMBOLS.index(symbol)
 
 
-def degraded_band(page, geo, rng):
+def degraded_band(page, geo, rng, coarse_share: float = 0.33, hard_blur: bool = False):
     """The train band of a filled page as `scan` would see it after rectification: lower resolution,
     blur, noise, uneven light, JPEG, and a small misregistration."""
     import cv2
@@ -63,10 +63,13 @@ def degraded_band(page, geo, rng):
     bottom = max(b[1] + b[3] for b in geo.boxes) + 3
     px = PX_PER_MM
     region = page[int(top * px) - 20:int(bottom * px) + 20, int(left * px) - 20:int(right * px) + 20].astype(np.float32)
-    # A third of the bands as coarse as a whole sheet in a small, blurred photo (down to 1.8 px/mm).
-    res = rng.uniform(1.8, 4.5) if rng.random() < 0.33 else rng.uniform(4.5, 10.0)
+    # Some of the bands as coarse as a whole sheet in a small photo (down to 1.8 px/mm), blurred as much as
+    # a hand-held phone blurs it (up to 2.2 px, a whole millimetre at that resolution).
+    coarse = rng.random() < coarse_share
+    res = rng.uniform(1.8, 4.5) if coarse else rng.uniform(4.5, 10.0)
     small = cv2.resize(region, None, fx=res / px, fy=res / px, interpolation=cv2.INTER_AREA)
-    small = cv2.GaussianBlur(small, (0, 0), rng.uniform(0.3, 1.3) * min(1.0, res / 4.5) ** 0.5)
+    blur = rng.uniform(0.4, 2.2) if coarse and hard_blur else rng.uniform(0.3, 1.3) * min(1.0, res / 4.5) ** 0.5
+    small = cv2.GaussianBlur(small, (0, 0), blur)
     h, w = small.shape
     light = 1.0 + rng.normal(0, 0.15) * (np.arange(w, dtype=np.float32)[None, :] / w - 0.5)
     small = small * light * rng.uniform(0.6, 1.0) + rng.normal(0, rng.uniform(2, 7), size=small.shape)
@@ -89,7 +92,7 @@ def degraded_band(page, geo, rng):
     return band, (left, top)
 
 
-def samples(pages: int, fonts, digits, rng, pairs: float = 0.5, font_share: float = 0.5):
+def samples(pages: int, fonts, digits, rng, pairs: float = 0.5, font_share: float = 0.5, hard: bool = False):
     """Features and classes of the cells of `pages` synthetic sheets: each written by one hand, a font
     (font_share of the pages) or real digits of one of the `digits` sources (a list of (images, labels),
     chosen at random)."""
@@ -109,7 +112,7 @@ def samples(pages: int, fonts, digits, rng, pairs: float = 0.5, font_share: floa
                 values.append(bag[rng.integers(len(bag))])
         # Sloppier than the test set's writers: glyphs up to 1.15 cell widths, placed more loosely.
         page, written = fill_sheet(base, geo.cells, values, hand, rng, stray=0.15, fit=1.15)
-        band, origin = degraded_band(page, geo, rng)
+        band, origin = degraded_band(page, geo, rng, 0.45 if hard else 0.33, hard)
         features, _ = cell_features(band, origin, geo)
         xs.append(features)
         ys.extend(class_of(s) for s in written)
@@ -152,13 +155,14 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=WEIGHTS)
+    parser.add_argument("--hard", action="store_true", help="more coarse bands (45 %%), blurred up to 2.2 px")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     train_fonts, train_digits = sources("train")
     valid_fonts, valid_digits = sources("validation")
     started = time.perf_counter()
-    x, y = samples(args.pages, train_fonts, train_digits, rng)
-    vx, vy = samples(max(50, args.pages // 8), valid_fonts, valid_digits, rng)
+    x, y = samples(args.pages, train_fonts, train_digits, rng, hard=args.hard)
+    vx, vy = samples(max(50, args.pages // 8), valid_fonts, valid_digits, rng, hard=args.hard)
     print(f"{len(x)} training cells, {len(vx)} validation cells ({time.perf_counter() - started:.0f} s); "
           f"fonts {sorted(train_fonts)}", flush=True)
     params = fit(x, y, rng, epochs=args.epochs, log=lambda line: print(line, flush=True))

@@ -5,7 +5,7 @@
         fonts-dancingscript fonts-kaushanscript fonts-dejavu-core fonts-liberation fonts-freefont-ttf \\
         fonts-urw-base35
     python -m paperplay.scan.train --pages 4000 --epochs 8 --seed 1   # how digits.npz was made
-    python -m paperplay.scan.train --pages 3000 --epochs 8 --seed 2 --out paperplay/scan/digits-2.npz
+    python -m paperplay.scan.train --pages 3000 --epochs 8 --seed 4 --hard --out paperplay/scan/digits-2.npz
     python -m paperplay.scan.train --tune            # flag settings' figures on validation sources
 
 Recipe: scannable sheets are rendered and filled with synthetic handwriting, each sheet by one hand:
@@ -17,7 +17,8 @@ degraded as a photo would be (resolution 1.8-10 px/mm, blur, noise, uneven light
 back with a small misregistration, through the same cell cutting and glyph normalisation that
 `scan` uses. A small convolutional net (paperplay.scan.net, trained here in plain numpy: Adam,
 8 epochs, glyphs jittered by a pixel) learns 12 classes (0-9, star, empty); `scan` averages the
-two nets so made. Each net's softmax temperature is then fitted on the validation sources (the
+two nets so made, the second (--hard) trained on more coarse bands (45 % at 1.8-4.5 px/mm, blurred
+up to 2.2 px) for small, blurred photos. Each net's softmax temperature is then fitted on the validation sources (the
 families breip and bwht-mentor, load_digits 1100..1299, MNIST's validation split), never on the
 held-out test sources (synth.HELDOUT_FONTS, load_digits 1300..1796, MNIST's test split). Only
 numpy runs the model at scan time.

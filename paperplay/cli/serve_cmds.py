@@ -134,6 +134,9 @@ def serve(
     count = workers or max(1, min(4, os.cpu_count() or 1))
     photos = PhotoReader(count, limit=8 * count)
     server = Server(store, photos, base)
+    # the workers are started before the first line: a Ctrl-C in the moment a process starts is lost
+    # (paperplay.spawnpool), and one pressed once the link is shown must stop the server
+    photos.start()
     typer.echo(f"Host page: {base}/host?key={store.host_key()}")
     typer.echo("  (the link holds the host's key: open it on this computer, keep it off the projector)")
     if lan and address is None:
@@ -144,7 +147,6 @@ def serve(
         typer.echo("Only this computer can reach it; with --lan, the phones on the room's Wi-Fi can too.")
     typer.echo(f"Games are kept in {printable(str(db))}: Ctrl-C stops; the same command carries on later.")
     sys.stdout.flush()
-    photos.start()
     config = uvicorn.Config(build_app(server), log_level="warning", access_log=False, lifespan="off",
                             timeout_graceful_shutdown=3, limit_concurrency=400, server_header=False)
     try:

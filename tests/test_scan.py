@@ -888,6 +888,13 @@ def test_the_check_page_offers_each_flagged_box_its_candidates_and_saves_the_cor
              "cells": ["*" if v == 0 else v for v in scan.cells]}
     path = tmp_path / "ann.check.html"
     path.write_bytes(_contact_sheet(scan, scan.cells, sheet, "ann"))
+    import html5lib
+
+    source = path.read_text()
+    parser = html5lib.HTMLParser(strict=True)
+    parser.parse(source)
+    assert not parser.errors and not re.search(r"https?:|<[^>]+\s(on[a-z]+|style)=", source)
+    assert "script-src 'sha256-" in source and "img-src data:" in source
     page.goto(path.as_uri())
     assert page.is_visible("li:last-child b svg.star")  # the wild as a star, not as 0
     assert "20: 0" not in page.inner_text("main")

@@ -161,12 +161,17 @@ def scan(
 ) -> None:
     """Reads filled-in Streams sheets from photos, writes sheet files and scores them.
 
-    Sheets must be printed with --scannable. For each photo: the QR code and the four corner marks
-    place the page, the 20 boxes are read, and a sheet file OUT/<photo>.json is written (player:
-    the sheet number) with OUT/<photo>.check.html showing every box. With --seed or --draw the
-    readings are matched to the draw, and every box where the free reading and the matched one
-    disagree, or the reader is unsure, is flagged; --confirm asks for those. Then the ranking, as
-    paperplay score prints it. A photo that cannot be read gets one line and exit code 2.
+    Sheets must be printed with --scannable. For each photo: the four corner marks (three are
+    enough) and the QR code place the page, the 20 boxes are read, and a sheet file
+    OUT/<photo>.json is written (player: the sheet number) with OUT/<photo>.check.html showing
+    every box: pick a flagged box's value there in one click, then save the sheet or copy its
+    'paperplay score --cells' line. With --seed or --draw the readings are matched to the draw,
+    and every box where the free reading and the matched one disagree, or the reader is unsure,
+    is flagged; --confirm asks for those. A sheet whose QR code is too small or blurred to read
+    is read all the same with --seed or --draw (the player named after the photo). Then the
+    ranking, as paperplay score prints it. A photo that cannot be read gets one line and exit
+    code 2. The sheet should span at least 2 pixels a millimetre (a whole page in a 1,280-pixel
+    photo); the photo's EXIF orientation is applied.
 
     Examples:
 

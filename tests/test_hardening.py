@@ -1134,6 +1134,24 @@ def test_processes_started_while_interrupts_are_ignored_ignore_them():
         child.join()
 
 
+def _blas_threads(_: object) -> tuple[str | None, ...]:
+    from paperplay.spawnpool import BLAS_THREADS
+    return tuple(os.environ.get(name) for name in BLAS_THREADS)
+
+
+def test_pool_workers_run_one_blas_thread_unless_the_caller_chose(monkeypatch):
+    from paperplay.spawnpool import BLAS_THREADS, spawn_pool
+
+    for name in BLAS_THREADS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "3")
+    with spawn_pool(1) as pool:
+        seen = pool.map(_blas_threads, [0])[0]
+    assert dict(zip(BLAS_THREADS, seen)) == {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+                                             "MKL_NUM_THREADS": "3"}
+    assert [os.environ.get(name) for name in BLAS_THREADS] == [None, None, "3"]  # the parent's own is as it was
+
+
 @pytest.mark.parametrize("strategy, said", [
     ("montecarlo:0", "strategy 'montecarlo:0': the budget N of montecarlo:N is the play-out tiles a move, 1-"),
     ("gap:5", "strategy 'gap:5': only montecarlo takes a budget"),

@@ -896,6 +896,37 @@ def test_a_box_the_draw_fits_with_the_wild_says_so_with_a_star(scan_stack):
     assert readings[19].why == "read 24, the draw fits *" and readings[19].matched == WILD
 
 
+@pytest.mark.parametrize("drawn", [None, list(range(1, 21))])
+def test_two_boxes_read_as_the_wild_keep_one_and_flag_the_other(scan_stack, drawn):
+    import numpy as np
+
+    from paperplay.scan.match import VALUES, read_boxes
+    from paperplay.streams.rules import WILD
+
+    probs = np.full((20, len(VALUES)), 0.0001)
+    for box in range(20):
+        probs[box, VALUES.index(box + 1)] = 0.99
+    probs[4, VALUES.index(WILD)], probs[4, VALUES.index(5)] = 0.995, 0.004  # box 5: the likelier wild
+    probs[10, VALUES.index(WILD)], probs[10, VALUES.index(11)] = 0.992, 0.007  # box 11: a second wild
+    readings = read_boxes(probs / probs.sum(axis=1, keepdims=True), drawn, 0.98)
+    assert [r.value for r in readings].count(WILD) <= 1
+    assert readings[10].free == 11 and readings[10].flagged
+    assert readings[10].why == "read as a second wild; a sheet has one"
+    assert readings[4].free == WILD and readings[4].flagged == (drawn is not None)  # the draw has no wild
+
+
+def test_a_small_blurred_qr_code_does_not_mislead_the_placement(scan_stack):
+    """A hard photo (3.4 px/mm, blurred, in shadow): its QR code's perspective put the far corner marks a hundred
+    mm from where they are, so that only the Letter layout found three marks, and an A4 sheet was read as
+    Letter (its boxes cut in the wrong places)."""
+    import cv2
+
+    from paperplay.scan.reader import register
+
+    page = register(cv2.imread(str(DATA / "scan-qr-misleads.jpg"), cv2.IMREAD_GRAYSCALE))
+    assert (page.paper, page.marks_found, page.fields["code"]) == ("a4", 4, "P2QPHGPH")
+
+
 def test_a_photo_of_two_sheets_is_refused_naming_both(tmp_path, two_photos):
     import cv2
     import numpy as np

@@ -155,8 +155,15 @@ def read_boxes(probs: Any, drawn: Sequence[Tile] | None, threshold: float, blank
     Flagged: a `blank` box (1-based: nothing written in it); a box with an `unreadable` inked cell;
     without a draw, a free reading less sure than `threshold`; with a draw, a box whose assignment margin
     is under `margin`, or whose free reading is sure (SURE_FREE) and differs from the matched tile (then
-    the free reading is kept where the box's own reading gives the matched tile less than WEAK)."""
+    the free reading is kept where the box's own reading gives the matched tile less than WEAK). A sheet
+    holds one wild: where several boxes read as the wild, all but the likeliest are read as their likeliest
+    number, and flagged."""
     free_idx = probs.argmax(axis=1)
+    wild = len(VALUES) - 1
+    wilds = [b for b, f in enumerate(free_idx) if f == wild]
+    second_wilds = [b for b in wilds if b != max(wilds, key=lambda w: probs[w, wild])]
+    for b in second_wilds:
+        free_idx[b] = int(probs[b, :wild].argmax())
     matched: list[int] | None = None
     margins = None
     if drawn is not None:
@@ -169,13 +176,16 @@ def read_boxes(probs: Any, drawn: Sequence[Tile] | None, threshold: float, blank
             why = "nothing written"
         elif b + 1 in unreadable:
             why = "a written digit could not be read"
+        elif b in second_wilds:
+            why = "read as a second wild; a sheet has one"
         if matched is None or margins is None:
             if not why and free_p < threshold:
                 why = f"unsure ({math.floor(100 * free_p + 1e-9)}%)"  # rounded down: 0.57 is 57 %
             readings.append(BoxReading(b + 1, VALUES[f], free_p, None, None, bool(why), why))
             continue
         m = matched[b]
-        keep_free = m != f and free_p >= SURE_FREE and probs[b, m] < WEAK
+        # (a sure wild is not kept against the draw's own wild, placed in another box: a sheet has one)
+        keep_free = m != f and free_p >= SURE_FREE and probs[b, m] < WEAK and not (f == wild and wild in matched)
         if not why and m != f and (free_p >= SURE_FREE or probs[b, m] < SUPPORT):
             why = f"read {tile_text(VALUES[f])}, the draw fits {tile_text(VALUES[m])}"
         elif not why and margins[b] < margin:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import Any
 
 from paperplay.scan.adapt import WEIGHT, adapt, cell_labels
 from paperplay.scan.match import MARGIN, BoxReading, box_probabilities, read_boxes
-from paperplay.scan.model import EMPTY, read_cells
+from paperplay.scan.model import EMPTY, LOW_RES, read_cells
 from paperplay.scan.reader import (SHIFTS, ScanError, box_crops, cell_features, cell_strokes, check_resolution,
                                    load_gray, register, train_band)
 from paperplay.streams.rules import Tile
@@ -21,8 +22,10 @@ to check (with a draw, the assignment's margin decides: match.MARGIN)."""
 INKED = 0.15
 """A cell whose tallest stroke is at least this fraction of the cell's height has something written in it:
 it is never read as empty, whatever the digit reader says (a thin 1 or a faint tens digit was)."""
-READABLE = 0.5
-"""A box with an inked cell that no class fits with at least this probability is flagged."""
+READABLE = 0.3
+"""A box with an inked cell that no class fits with at least this probability is flagged (0.5 flagged a third
+more boxes on the validation photos, of which nine in ten were right, and caught no wrong box that the
+assignment's margin missed: python -m paperplay.scan.train --tune)."""
 
 BLANK = 0.9
 """A box whose two cells are both empty with at least this probability has nothing written in it:
@@ -84,30 +87,34 @@ def _read(photo: Path, drawn: Sequence[Tile] | None, threshold: float, gray: Any
     resolution = check_resolution(page)
     geo = layout(page.paper)
     band, origin = train_band(gray, page)
-    probs, boxes, blank = read_band(band, origin, geo, drawn, threshold)
+    probs, boxes, blank = read_band(band, origin, geo, drawn, threshold, resolution)
     return Scan(photo, page.fields.get("code", ""), page.fields.get("sheet", ""), page.paper, page.marks_found, probs,
                 boxes, box_crops(band, origin, geo), blank, page.qr_read, resolution)
 
 
 def read_band(band: Any, origin: tuple[float, float], geo: Any, drawn: Sequence[Tile] | None,
-              threshold: float = THRESHOLD) -> tuple[Any, list[BoxReading], list[int]]:
-    """Reads the 20 boxes of a rectified train band: (box probabilities 20 × 31, readings, blank boxes)."""
-    return decide(*read_cells_of(band, origin, geo), drawn, threshold)
+              threshold: float = THRESHOLD, px_per_mm: float = math.inf) -> tuple[Any, list[BoxReading], list[int]]:
+    """Reads the 20 boxes of a rectified train band, photographed at `px_per_mm`: (box probabilities 20 × 31,
+    readings, blank boxes)."""
+    return decide(*read_cells_of(band, origin, geo, px_per_mm), drawn, threshold)
 
 
-def read_cells_of(band: Any, origin: tuple[float, float], geo: Any) -> tuple[Any, Any, Any]:
-    """The 40 cells of a band as the digit reader sees them: class probabilities (40 × 12) and embeddings,
-    each the mean of five readings (SHIFTS), and how tall each cell's tallest stroke is (reader.cell_strokes)."""
-    reads = [read_cells(*cell_features(band, origin, geo, shift=shift)) for shift in SHIFTS]
+def read_cells_of(band: Any, origin: tuple[float, float], geo: Any, px_per_mm: float = math.inf
+                  ) -> tuple[Any, Any, Any]:
+    """The 40 cells of a band as the digit reader sees them (the low-resolution net where the photo had fewer
+    than model.LOW_RES pixels a millimetre): class probabilities (40 × 12) and embeddings, each the mean of five
+    readings (SHIFTS), and how tall each cell's tallest stroke is (reader.cell_strokes)."""
+    low = px_per_mm < LOW_RES
+    reads = [read_cells(*cell_features(band, origin, geo, shift=shift), low=low) for shift in SHIFTS]
     return (sum(p for p, _ in reads) / len(reads), sum(e for _, e in reads) / len(reads),
             cell_strokes(band, origin, geo))
 
 
 def decide(cells: Any, embeddings: Any, strokes: Any, drawn: Sequence[Tile] | None, threshold: float = THRESHOLD,
-           margin: float = MARGIN, inked_at: float = INKED, weight: float = WEIGHT
+           margin: float = MARGIN, inked_at: float = INKED, weight: float = WEIGHT, readable: float = READABLE
            ) -> tuple[Any, list[BoxReading], list[int]]:
     """The boxes' readings from their cells' (read_cells_of): a cell with a written stroke (`inked_at`) is
-    never read as empty, and a box with such a cell that no class fits well (READABLE) is flagged; with a
+    never read as empty, and a box with such a cell that no class fits well (`readable`) is flagged; with a
     draw, the sheet's sure boxes then teach the reader this writer's hand (paperplay.scan.adapt, `weight`)
     and the boxes are read again. Returns (box probabilities 20 × 31, readings, blank boxes)."""
     inked = strokes >= inked_at
@@ -118,7 +125,7 @@ def decide(cells: Any, embeddings: Any, strokes: Any, drawn: Sequence[Tile] | No
     blank = [b + 1 for b in range(boxes_n)
              if not inked[2 * b] and not inked[2 * b + 1] and cells[2 * b][EMPTY] * cells[2 * b + 1][EMPTY] >= BLANK]
     unreadable = [b + 1 for b in range(boxes_n)
-                  if any(inked[c] and cells[c].max() < READABLE for c in (2 * b, 2 * b + 1))]
+                  if any(inked[c] and cells[c].max() < readable for c in (2 * b, 2 * b + 1))]
     probs = box_probabilities(cells)
     boxes = read_boxes(probs, drawn, threshold, blank, unreadable, margin)
     if drawn is not None and weight > 0:

@@ -301,12 +301,34 @@ def _place(gray: Any, qr_corners: Any, geo: Layout) -> tuple[Any, int, float] | 
     px_per_mm = float(np.mean(np.hypot(*(np.roll(qr_corners, 1, axis=0) - qr_corners).T))) / geo.qr[2]
     candidates = _mark_candidates(gray, px_per_mm, qr_corners)
     marks = np.array(geo.marks)
-    guesses = _project(h0, marks)
+    best = _marks_near(_project(h0, marks), candidates, marks, page_qr, qr_corners, px_per_mm)
+    if best is None or best[1] < 4:
+        # A small, blurred QR code's perspective can throw the far marks' guesses off by a hundred mm: its
+        # affine placement (no perspective) strays less far from them.
+        affine, _ = cv2.estimateAffine2D(page_qr.astype(np.float32), qr_corners.astype(np.float32))
+        if affine is not None:
+            guesses = _project(np.vstack([affine, [0.0, 0.0, 1.0]]), marks)
+            again = _marks_near(guesses, candidates, marks, page_qr, qr_corners, px_per_mm)
+            if again is not None and (best is None or again[3] < best[3]):
+                best = again
+    if best is not None and best[1] == 3:  # the fourth mark looked for where the other three and the QR put it
+        again = _marks_near(_project(best[0], marks), candidates, marks, page_qr, qr_corners, px_per_mm, 8.0)
+        if again is not None and again[3] < best[3]:
+            best = again
+    return None if best is None else best[:3]
+
+
+def _marks_near(guesses: Any, candidates: Any, marks: Any, page_qr: Any, qr_corners: Any, px_per_mm: float,
+                within: float = 70.0) -> tuple[Any, int, float, float] | None:
+    """The homography from the marks found near their guessed places (three nearest candidates each, `within`
+    mm) that best agrees with the QR code: (homography, marks used, QR error in mm, score)."""
+    import cv2
+
     options: list[list[Any]] = []
     for guess in guesses:
         if len(candidates):
             d = np.hypot(*(candidates - guess).T)
-            near = [candidates[i] for i in np.argsort(d)[:3] if d[i] < 70 * px_per_mm]
+            near = [candidates[i] for i in np.argsort(d)[:3] if d[i] < within * px_per_mm]
         else:
             near = []
         options.append(near + [None])
@@ -328,7 +350,7 @@ def _place(gray: Any, qr_corners: Any, geo: Layout) -> tuple[Any, int, float] | 
         score = error + (4 - len(used))
         if best is None or score < best[3]:
             best = (h, len(used), error, score)
-    return None if best is None else best[:3]
+    return best
 
 
 def check_payload(text: str) -> dict[str, str]:

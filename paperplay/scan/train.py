@@ -6,6 +6,7 @@
         fonts-urw-base35
     python -m paperplay.scan.train --pages 4000 --epochs 8 --seed 1   # how digits.npz was made
     python -m paperplay.scan.train --pages 3000 --epochs 8 --seed 4 --hard --out paperplay/scan/digits-2.npz
+    python -m paperplay.scan.train --low --pages 4000 --epochs 8 --seed 7 --out paperplay/scan/digits-low.npz
     python -m paperplay.scan.train --tune            # flag settings' figures on validation sources
 
 Recipe: scannable sheets are rendered and filled with synthetic handwriting, each sheet by one hand:
@@ -18,8 +19,11 @@ back with a small misregistration, through the same cell cutting and glyph norma
 `scan` uses. A small convolutional net (paperplay.scan.net, trained here in plain numpy: Adam,
 8 epochs, glyphs jittered by a pixel) learns 12 classes (0-9, star, empty); `scan` averages the
 two nets so made, the second (--hard) trained on more coarse bands (45 % at 1.8-4.5 px/mm, blurred
-up to 2.2 px) for small, blurred photos. Each net's softmax temperature is then fitted on the validation sources (the
-families breip and bwht-mentor, load_digits 1100..1299, MNIST's validation split), never on the
+up to 2.2 px) for small, blurred photos. Photos under model.LOW_RES pixels a millimetre are read by a
+third net alone (--low): it learns from whole photos in the hard condition (synth.photograph_as),
+found and cut into cells by scan's own registration, so it sees coarse cells exactly as scan does.
+Each net's softmax temperature is then fitted on the validation sources (the families breip and
+bwht-mentor, load_digits 1100..1299, MNIST's validation split), never on the
 held-out test sources (synth.HELDOUT_FONTS, load_digits 1300..1796, MNIST's test split). Only
 numpy runs the model at scan time.
 """
@@ -103,14 +107,7 @@ def samples(pages: int, fonts, digits, rng, pairs: float = 0.5, font_share: floa
     xs, ys = [], []
     for _ in range(pages):
         hand = make_hand(rng, fonts, digits[rng.integers(len(digits))], font_share)
-        values = []
-        for _box in range(20):
-            if rng.random() < 0.04:
-                values.append(("*", None) if rng.random() < 0.4 else (None, "*"))
-            elif rng.random() < pairs:
-                values.append((str(rng.integers(10)) if rng.random() < 0.85 else None, str(rng.integers(10))))
-            else:
-                values.append(bag[rng.integers(len(bag))])
+        values = _values(rng, bag, pairs)
         # Sloppier than the test set's writers: glyphs up to 1.15 cell widths, placed more loosely.
         page, written = fill_sheet(base, geo.cells, values, hand, rng, stray=0.15, fit=1.15)
         band, origin = degraded_band(page, geo, rng, 0.45 if hard else 0.33, hard)
@@ -118,6 +115,67 @@ def samples(pages: int, fonts, digits, rng, pairs: float = 0.5, font_share: floa
         xs.append(features)
         ys.extend(class_of(s) for s in written)
     return np.vstack(xs), np.array(ys)
+
+
+def _values(rng, bag, pairs: float = 0.5) -> list[Any]:
+    """What one sheet of training data holds: stars, random digit pairs (so every digit is seen in both
+    cells) and tiles of the bag."""
+    values: list[Any] = []
+    for _box in range(20):
+        if rng.random() < 0.04:
+            values.append(("*", None) if rng.random() < 0.4 else (None, "*"))
+        elif rng.random() < pairs:
+            values.append((str(rng.integers(10)) if rng.random() < 0.85 else None, str(rng.integers(10))))
+        else:
+            values.append(bag[rng.integers(len(bag))])
+    return values
+
+
+_SPLIT: dict[str, Any] = {}
+
+
+def _low_photo(job: tuple[str, int, int]) -> tuple[Any, Any]:
+    """The cells of one hard-condition photo (split, seed, index) as `scan` reads them: the features of each
+    cell at its place and at one of the other SHIFTS, and their classes (none if the photo was not read)."""
+    import cv2
+
+    from paperplay.scan.reader import SHIFTS, ScanError, check_resolution, register, train_band
+    from paperplay.scan.synth import photograph_as
+
+    split, seed, index = job
+    if split not in _SPLIT:
+        _SPLIT[split] = sources(split)
+    fonts, digits = _SPLIT[split]
+    rng = np.random.default_rng([seed, index])
+    paper = "letter" if rng.random() < 0.2 else "a4"
+    geo = layout(paper)
+    hand = make_hand(rng, fonts, digits[rng.integers(len(digits))], 0.5)
+    values = _values(rng, list(standard_rules().bag))
+    blank = rendered_page(paper, "P2QPHGPH", 1, 1)
+    page, written = fill_sheet(blank, geo.cells, values, hand, rng, stray=0.1, fit=1.05)
+    jpeg, _ = photograph_as(page, rng, "hard")
+    gray = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+    try:
+        placed = register(gray)
+        check_resolution(placed)
+    except ScanError:
+        return np.zeros((0, 0), np.float32), np.zeros(0, int)
+    if placed.paper != paper:  # misread as the other paper: its cells are not where the labels are
+        return np.zeros((0, 0), np.float32), np.zeros(0, int)
+    band, origin = train_band(gray, placed)
+    shifted = SHIFTS[int(rng.integers(1, len(SHIFTS)))]
+    features = [cell_features(band, origin, geo, shift=shift)[0] for shift in ((0.0, 0.0), shifted)]
+    return np.vstack(features), np.array([class_of(s) for s in written] * 2)
+
+
+def low_samples(photos: int, split: str, seed: int, jobs: int = 2) -> tuple[Any, Any]:
+    """Features and classes of the cells of `photos` synthetic photos in the hard condition (synth.photograph_as),
+    found and cut by scan's own registration: what the low-resolution reader learns from."""
+    from paperplay.spawnpool import spawn_pool
+
+    with spawn_pool(jobs) as pool:
+        read = [r for r in pool.imap(_low_photo, [(split, seed, i) for i in range(photos)], chunksize=8) if len(r[1])]
+    return np.vstack([x for x, _ in read]), np.concatenate([y for _, y in read])
 
 
 def fit_temperature(logits, labels) -> float:
@@ -157,13 +215,20 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=WEIGHTS)
     parser.add_argument("--hard", action="store_true", help="more coarse bands (45 %%), blurred up to 2.2 px")
+    parser.add_argument("--low", action="store_true",
+                        help="the low-resolution reader: --pages photos in the hard condition, read by scan itself")
+    parser.add_argument("--jobs", type=int, default=2, help="processes making --low's photos")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     train_fonts, train_digits = sources("train")
     valid_fonts, valid_digits = sources("validation")
     started = time.perf_counter()
-    x, y = samples(args.pages, train_fonts, train_digits, rng, hard=args.hard)
-    vx, vy = samples(max(50, args.pages // 8), valid_fonts, valid_digits, rng, hard=args.hard)
+    if args.low:
+        x, y = low_samples(args.pages, "train", args.seed, args.jobs)
+        vx, vy = low_samples(max(50, args.pages // 8), "validation", args.seed + 1, args.jobs)
+    else:
+        x, y = samples(args.pages, train_fonts, train_digits, rng, hard=args.hard)
+        vx, vy = samples(max(50, args.pages // 8), valid_fonts, valid_digits, rng, hard=args.hard)
     print(f"{len(x)} training cells, {len(vx)} validation cells ({time.perf_counter() - started:.0f} s); "
           f"fonts {sorted(train_fonts)}", flush=True)
     params = fit(x, y, rng, epochs=args.epochs, log=lambda line: print(line, flush=True))
@@ -176,30 +241,40 @@ def main() -> None:
     print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KB)")
 
 
-def tune(photos: int = 150, seed: int = 5) -> None:
+def tune(photos: int = 50, seed: int = 5) -> None:
     """Prints, for candidate settings, boxes right, boxes flagged and wrong boxes left unflagged on synthetic
-    photos written by the validation sources (never the held-out ones). match.MARGIN, adapt.WEIGHT and
-    pipeline.INKED were chosen from these figures: no wrong box unflagged, then the fewest flags."""
+    photos written by the validation sources (never the held-out ones): `photos` in each condition (easy,
+    phone, hard), every other one by MNIST's validation writers. model.LOW_RES, match.MARGIN, adapt.WEIGHT,
+    pipeline.INKED and pipeline.READABLE were chosen from these figures: no wrong box unflagged, then the
+    fewest flags."""
     import cv2
 
     from paperplay.scan.evaluate import make_photo
-    from paperplay.scan.pipeline import decide, read_cells_of
+    from paperplay.scan.model import LOW_RES
+    from paperplay.scan.pipeline import read_cells_of
     from paperplay.scan.reader import ScanError, check_resolution, register, train_band
-    from paperplay.streams.rules import WILD, draw
+    from paperplay.scan.synth import CONDITIONS
+    from paperplay.streams.rules import WILD
 
     fonts, digits = sources("validation")
-    read = []
-    for index in range(photos):
-        photo = make_photo(index, seed, fonts, digits[index % len(digits)])
-        gray = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
-        try:
-            page = register(gray)
-            check_resolution(page)
-        except ScanError:
-            continue
-        band, origin = train_band(gray, page)
-        read.append((read_cells_of(band, origin, layout(page.paper)), photo))
-    print(f"{len(read)} of {photos} validation photos read")
+    read, coarse = [], []
+    for condition in CONDITIONS:
+        for index in range(photos):
+            mnist = index % 2 == 1
+            photo = make_photo(index, seed, {} if mnist else fonts, digits[1 if mnist else 0], condition)
+            gray = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+            try:
+                page = register(gray)
+                resolution = check_resolution(page)
+            except ScanError:
+                continue
+            band, origin = train_band(gray, page)
+            read.append((read_cells_of(band, origin, layout(page.paper), resolution), photo))
+            if resolution < LOW_RES:
+                coarse.append((read[-1][0], read_cells_of(band, origin, layout(page.paper)), photo))
+    print(f"{len(read)} of {3 * photos} validation photos read, {len(coarse)} under {LOW_RES} px/mm")
+    for name, index in (("the low-resolution net", 0), ("the two nets", 1)):
+        print(f"under {LOW_RES} px/mm, {name}: {_figures([(cells[index], photo) for *cells, photo in coarse])}")
     strokes = np.concatenate([cells[2] for cells, _ in read])
     written = np.array([w for _, photo in read for t in photo.truth if t != WILD for w in (t >= 10, True)])
     known = np.array([t != WILD for _, photo in read for t in photo.truth for _ in (0, 1)])
@@ -207,18 +282,27 @@ def tune(photos: int = 150, seed: int = 5) -> None:
     for inked in (0.1, 0.15, 0.2, 0.25, 0.3):
         print(f"inked at {inked}: written cells below {(strokes[written] < inked).sum()}/{written.sum()}, "
               f"empty cells at or above {(strokes[~written] >= inked).sum()}/{(~written).sum()}")
-    for margin in (2.0, 3.0, 4.0, 5.0, 6.0):
-        for weight in (0.0, 6.0, 12.0, 20.0):
-            boxes = right = flagged = missed = 0
-            for (cells, embeddings, strokes_), photo in read:
-                _, readings, _ = decide(cells, embeddings, strokes_, draw(photo.seed), margin=margin, weight=weight)
-                for reading, truth in zip(readings, photo.truth):
-                    boxes += 1
-                    right += reading.value == truth
-                    flagged += reading.flagged
-                    missed += reading.value != truth and not reading.flagged
-            print(f"margin {margin}, writer weight {weight}: right {right / boxes:.1%}, flagged {flagged / boxes:.1%}, "
-                  f"{missed} wrong unflagged")
+    for readable in (0.5, 0.4, 0.3, 0.2):
+        for margin in (3.0, 4.0, 5.0):
+            for weight in (0.0, 12.0):
+                print(f"readable {readable}, margin {margin}, writer weight {weight}: "
+                      f"{_figures(read, margin=margin, weight=weight, readable=readable)}")
+
+
+def _figures(read: list[tuple[Any, Any]], **settings: float) -> str:
+    """Boxes right, flagged and wrong but unflagged of photos read (read_cells_of), decided with `settings`."""
+    from paperplay.scan.pipeline import decide
+    from paperplay.streams.rules import draw
+
+    boxes = right = flagged = missed = 0
+    for (cells, embeddings, strokes), photo in read:
+        _, readings, _ = decide(cells, embeddings, strokes, draw(photo.seed), **settings)  # type: ignore[arg-type]
+        for reading, truth in zip(readings, photo.truth):
+            boxes += 1
+            right += reading.value == truth
+            flagged += reading.flagged
+            missed += reading.value != truth and not reading.flagged
+    return f"right {right / max(1, boxes):.1%}, flagged {flagged / max(1, boxes):.1%}, {missed} wrong unflagged"
 
 
 if __name__ == "__main__":

@@ -42,8 +42,9 @@ SEED = "FRYDAY26"  # draws 15 6 25 14 29 20 23 12 * 19 7 1 13 10 16 12 9 28 11 1
 CODE = display_code(game_code("streams", SEED))
 TILES = list(draw(SEED))
 PHONE = {"width": 390, "height": 844}
-PHOTO_HAND = 2
-"""The synthetic writer and photo (rng [35, 2]) whose reading flags box 8 (15, or 13?) of Ann's sheet."""
+PHOTO_HAND = 28
+"""The synthetic writer and photo (rng [35, 28]) whose reading flags boxes 8 (15?) and 12 (19?) of Ann's sheet,
+both read right (the reader flags no box at all on most of these photos)."""
 SERVE_MODULES = ("starlette", "uvicorn", "multipart", "numpy", "cv2", "zxingcpp")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from paperplay.scan.adapt import WEIGHT, adapt, cell_labels
-from paperplay.scan.match import MARGIN, BoxReading, box_probabilities, read_boxes
+from paperplay.scan.match import LOW_MARGIN, MARGIN, BoxReading, box_probabilities, read_boxes
 from paperplay.scan.model import EMPTY, LOW_RES, read_cells
 from paperplay.scan.reader import (SHIFTS, ScanError, box_crops, cell_features, cell_strokes, check_resolution,
                                    load_gray, register, train_band)
@@ -96,7 +96,8 @@ def read_band(band: Any, origin: tuple[float, float], geo: Any, drawn: Sequence[
               threshold: float = THRESHOLD, px_per_mm: float = math.inf) -> tuple[Any, list[BoxReading], list[int]]:
     """Reads the 20 boxes of a rectified train band, photographed at `px_per_mm`: (box probabilities 20 × 31,
     readings, blank boxes)."""
-    return decide(*read_cells_of(band, origin, geo, px_per_mm), drawn, threshold)
+    margin = LOW_MARGIN if px_per_mm < LOW_RES else MARGIN
+    return decide(*read_cells_of(band, origin, geo, px_per_mm), drawn, threshold, margin)
 
 
 def read_cells_of(band: Any, origin: tuple[float, float], geo: Any, px_per_mm: float = math.inf

@@ -244,7 +244,8 @@ def main() -> None:
 def tune(photos: int = 50, seed: int = 5) -> None:
     """Prints, for candidate settings, boxes right, boxes flagged and wrong boxes left unflagged on synthetic
     photos written by the validation sources (never the held-out ones): `photos` in each condition (easy,
-    phone, hard), every other one by MNIST's validation writers. model.LOW_RES, match.MARGIN, adapt.WEIGHT,
+    phone, hard), every other one by MNIST's validation writers. model.LOW_RES, match.MARGIN, match.LOW_MARGIN
+    (the margin under LOW_RES), adapt.WEIGHT,
     pipeline.INKED and pipeline.READABLE were chosen from these figures: no wrong box unflagged, then the
     fewest flags."""
     import cv2
@@ -274,7 +275,9 @@ def tune(photos: int = 50, seed: int = 5) -> None:
                 coarse.append((read[-1][0], read_cells_of(band, origin, layout(page.paper)), photo))
     print(f"{len(read)} of {3 * photos} validation photos read, {len(coarse)} under {LOW_RES} px/mm")
     for name, index in (("the low-resolution net", 0), ("the two nets", 1)):
-        print(f"under {LOW_RES} px/mm, {name}: {_figures([(cells[index], photo) for *cells, photo in coarse])}")
+        for margin in (4.0, 4.5, 5.0, 6.0):
+            print(f"under {LOW_RES} px/mm, {name}, margin {margin}: "
+                  f"{_figures([(cells[index], photo) for *cells, photo in coarse], margin=margin)}")
     strokes = np.concatenate([cells[2] for cells, _ in read])
     written = np.array([w for _, photo in read for t in photo.truth if t != WILD for w in (t >= 10, True)])
     known = np.array([t != WILD for _, photo in read for t in photo.truth for _ in (0, 1)])

@@ -915,6 +915,26 @@ def test_two_boxes_read_as_the_wild_keep_one_and_flag_the_other(scan_stack, draw
     assert readings[4].free == WILD and readings[4].flagged == (drawn is not None)  # the draw has no wild
 
 
+def test_a_flagged_box_read_as_another_drawn_tile_flags_the_box_that_tile_went_to(scan_stack):
+    import numpy as np
+
+    from paperplay.scan.match import VALUES, read_boxes
+
+    drawn = [*range(1, 18), 17, 19, 20]  # two 17s
+    probs = np.full((20, len(VALUES)), 0.0001)
+    for box, tile in enumerate(drawn):
+        probs[box, VALUES.index(tile)] = 0.99
+    # Box 18 was written 19 and box 19 was written 17; the reader sees 19 in both, surely in box 19: the draw
+    # puts 17 in box 18 and flags it (it read 19), and box 19 keeps its sure-looking 19.
+    probs[17, VALUES.index(17)], probs[17, VALUES.index(19)] = 0.05, 0.94
+    probs[18, VALUES.index(19)], probs[18, VALUES.index(17)] = 0.9989, 0.0001
+    readings = read_boxes(probs / probs.sum(axis=1, keepdims=True), drawn, 0.98, margin=4.0)
+    assert (readings[17].value, readings[18].value) == (17, 19)
+    assert readings[17].flagged and readings[17].why == "read 19, the draw fits 17"
+    assert readings[18].flagged and readings[18].why == "box 18 reads 19 too"
+    assert [r.box for r in readings if r.flagged] == [18, 19]
+
+
 def test_a_small_blurred_qr_code_does_not_mislead_the_placement(scan_stack):
     """A hard photo (3.4 px/mm, blurred, in shadow): its QR code's perspective put the far corner marks a hundred
     mm from where they are, so that only the Letter layout found three marks, and an A4 sheet was read as

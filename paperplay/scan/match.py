@@ -153,7 +153,7 @@ def assignment(probs: Any, tiles: Sequence[int]) -> tuple[list[int], Any]:
 
 
 def read_boxes(probs: Any, drawn: Sequence[Tile] | None, threshold: float, blank: Sequence[int] = (),
-               unreadable: Sequence[int] = (), margin: float = MARGIN) -> list[BoxReading]:
+               unreadable: Sequence[int] = (), margin: float = MARGIN, linked: bool = True) -> list[BoxReading]:
     """Free readings, matched ones (with a draw), and a flag on every box that a person should check.
 
     Flagged: a `blank` box (1-based: nothing written in it); a box with an `unreadable` inked cell;
@@ -197,16 +197,13 @@ def read_boxes(probs: Any, drawn: Sequence[Tile] | None, threshold: float, blank
                    f"read {tile_text(VALUES[f])}, the draw fits {tile_text(VALUES[m])}")
         sure = 1.0 / (1.0 + math.exp(-min(float(margins[b]), 50.0)))
         readings.append(BoxReading(b + 1, VALUES[f], free_p, VALUES[m], sure, bool(why), why, bool(keep_free)))
-    return _linked(readings) if LINKED else readings
-
-
-LINKED = True
-"""A flagged box whose own reading is another drawn tile also flags the box that tile was placed in: if the
-reading is right, so was the writer, and the two boxes were swapped (a box 10 written 19, read 17 and flagged,
-left a sure-looking 19 in box 15, written 17, unflagged)."""
+    return _linked(readings) if linked else readings
 
 
 def _linked(readings: list[BoxReading]) -> list[BoxReading]:
+    """With `linked` (read_boxes): a flagged box whose own reading is another drawn tile also flags the box that
+    tile was placed in: if the reading is right, the two boxes were swapped (a box 10 written 19, read 17 and
+    flagged, left a sure-looking 19 in box 15, written 17, unflagged)."""
     disputed = {r.free: r.box for r in readings if r.flagged and r.matched is not None and r.free != r.matched}
     return [replace(r, flagged=True, why=f"box {disputed[r.value]} reads {tile_text(r.value)} too")
             if not r.flagged and r.value in disputed else r for r in readings]

@@ -112,12 +112,13 @@ def read_cells_of(band: Any, origin: tuple[float, float], geo: Any, px_per_mm: f
 
 
 def decide(cells: Any, embeddings: Any, strokes: Any, drawn: Sequence[Tile] | None, threshold: float = THRESHOLD,
-           margin: float = MARGIN, inked_at: float = INKED, weight: float = WEIGHT, readable: float = READABLE
-           ) -> tuple[Any, list[BoxReading], list[int]]:
+           margin: float = MARGIN, inked_at: float = INKED, weight: float = WEIGHT, readable: float = READABLE,
+           linked: bool = True) -> tuple[Any, list[BoxReading], list[int]]:
     """The boxes' readings from their cells' (read_cells_of): a cell with a written stroke (`inked_at`) is
     never read as empty, and a box with such a cell that no class fits well (`readable`) is flagged; with a
     draw, the sheet's sure boxes then teach the reader this writer's hand (paperplay.scan.adapt, `weight`)
-    and the boxes are read again. Returns (box probabilities 20 × 31, readings, blank boxes)."""
+    and the boxes are read again (`linked`: match.read_boxes). Returns (box probabilities 20 × 31, readings,
+    blank boxes)."""
     inked = strokes >= inked_at
     cells = cells.copy()
     cells[inked, EMPTY] = 0.0
@@ -128,11 +129,11 @@ def decide(cells: Any, embeddings: Any, strokes: Any, drawn: Sequence[Tile] | No
     unreadable = [b + 1 for b in range(boxes_n)
                   if any(inked[c] and cells[c].max() < readable for c in (2 * b, 2 * b + 1))]
     probs = box_probabilities(cells)
-    boxes = read_boxes(probs, drawn, threshold, blank, unreadable, margin)
+    boxes = read_boxes(probs, drawn, threshold, blank, unreadable, margin, linked)
     if drawn is not None and weight > 0:
         cells = adapt(cells, embeddings, cell_labels(cells, boxes), weight)
         probs = box_probabilities(cells)
-        boxes = read_boxes(probs, drawn, threshold, blank, unreadable, margin)
+        boxes = read_boxes(probs, drawn, threshold, blank, unreadable, margin, linked)
     return probs, boxes, blank
 
 

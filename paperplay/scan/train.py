@@ -245,12 +245,13 @@ def tune(photos: int = 50, seed: int = 5) -> None:
     """Prints, for candidate settings, boxes right, boxes flagged and wrong boxes left unflagged on synthetic
     photos written by the validation sources (never the held-out ones): `photos` in each condition (easy,
     phone, hard), every other one by MNIST's validation writers. model.LOW_RES, match.MARGIN, match.LOW_MARGIN
-    (the margin under LOW_RES), adapt.WEIGHT,
-    pipeline.INKED and pipeline.READABLE were chosen from these figures: no wrong box unflagged, then the
-    fewest flags."""
+    (the margin under LOW_RES), adapt.WEIGHT, pipeline.INKED and pipeline.READABLE were chosen from these
+    figures: no wrong box unflagged, then the fewest flags. The last lines are the settings as shipped, with and
+    without linked flags (match.read_boxes)."""
     import cv2
 
     from paperplay.scan.evaluate import make_photo
+    from paperplay.scan.match import LOW_MARGIN
     from paperplay.scan.model import LOW_RES
     from paperplay.scan.pipeline import read_cells_of
     from paperplay.scan.reader import ScanError, check_resolution, register, train_band
@@ -290,6 +291,13 @@ def tune(photos: int = 50, seed: int = 5) -> None:
             for weight in (0.0, 12.0):
                 print(f"readable {readable}, margin {margin}, writer weight {weight}: "
                       f"{_figures(read, margin=margin, weight=weight, readable=readable)}")
+    fine = {id(photo) for _, photo in read} - {id(photo) for *_, photo in coarse}
+    shipped = [(cells, photo) for cells, photo in read if id(photo) in fine]
+    for linked in (False, True):
+        on = "on" if linked else "off"
+        print(f"as shipped, linked flags {on}, at {LOW_RES} px/mm or more: {_figures(shipped, linked=linked)}")
+        print(f"as shipped, linked flags {on}, under {LOW_RES} px/mm: "
+              f"{_figures([(c, p) for c, _, p in coarse], margin=LOW_MARGIN, linked=linked)}")
 
 
 def _figures(read: list[tuple[Any, Any]], **settings: float) -> str:

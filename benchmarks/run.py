@@ -97,7 +97,8 @@ def sequence() -> None:
 
 def streetcar() -> None:
     from paperplay.streetcar.data import route_cards
-    from paperplay.streetcar.game import new_game, play_turn, verify_log
+    from paperplay.streetcar.game import new_game, play_turn
+    from paperplay.streetcar.referee import verify_log
     from paperplay.streetcar.route import Network, route_answer
     from paperplay.streetcar.selfplay import play_game
 

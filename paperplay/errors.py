@@ -14,7 +14,8 @@ from typing import Any
 
 
 def debugging() -> bool:
-    """PAPERPLAY_DEBUG=1 asks for an internal error's traceback (SPEC §2); unset, empty or 0 does not."""
+    """PAPERPLAY_DEBUG=1 asks for an internal error's traceback (docs/reference/exit-codes.md); unset, empty
+    or 0 does not."""
     return os.environ.get("PAPERPLAY_DEBUG", "").strip() not in ("", "0")
 
 

@@ -37,7 +37,7 @@ from paperplay.errors import InputError
 from paperplay.render.paper import PAPER_SIZES
 
 MAX_BACK_OFFSET = 5.0
-"""The largest --back-offset each way, in mm: duplex printers drift by a few millimetres (PRINT.md), and
+"""The largest --back-offset each way, in mm: duplex printers drift by a few millimetres (docs/guides/streetcar.md), and
 the card pages keep their texts and QR code clear of the backs up to this far."""
 
 
@@ -111,7 +111,7 @@ class GameInfo:
 
 
 def checked_seed(seed: Any) -> str:
-    """A seed given from Python, canonical (SPEC §3); an InputError (field seed) for anything else."""
+    """A seed given from Python, canonical (docs/reference/seeds.md); an InputError (field seed) for anything else."""
     from paperplay.seeds import canonical_seed
 
     if not isinstance(seed, str):

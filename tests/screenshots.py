@@ -20,7 +20,7 @@ from paperplay.html.caller import caller_page  # noqa: E402
 from paperplay.html.results import results_page  # noqa: E402
 from paperplay.seeds import game_code  # noqa: E402
 from paperplay.streams.rules import WILD, draw  # noqa: E402
-from paperplay.streams.sheet import ranking, referee, sheet_from_json  # noqa: E402
+from paperplay.streams.referee import ranking, referee, sheet_from_json  # noqa: E402
 
 DOCS = Path(__file__).parent.parent / "docs"
 NAMES = ["Ann", "Bob", "Søren", "Zoë", "Dana", "Eli"]

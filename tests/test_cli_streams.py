@@ -118,7 +118,7 @@ def test_score_json_matches_spec(cli, write_json):
     assert row["seed"] == "7KQ2M9XD" and row["wild_value"] is None and row["problems"] == []
     assert row["series"][:2] == [{"start": 2, "end": 3, "length": 2, "points": 1},
                                  {"start": 5, "end": 7, "length": 3, "points": 3}]
-    assert document["ranking"] == [{"place": 1, "player": "Ann", "total": 16}]  # SPEC §5: one sheet, ranked
+    assert document["ranking"] == [{"place": 1, "player": "Ann", "total": 16}]  # one sheet, ranked
 
 
 def test_verify_json_ranks_a_single_sheet_and_the_terminal_does_not(cli, write_json):

@@ -15,7 +15,7 @@ from paperplay.html.page import read_data
 from paperplay.html.results import BOX, results_page
 from paperplay.seeds import game_code
 from paperplay.streams.rules import draw
-from paperplay.streams.sheet import ranking, referee, sheet_from_json
+from paperplay.streams.referee import ranking, referee, sheet_from_json
 
 SEED = "7KQ2M9XD"
 

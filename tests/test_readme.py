@@ -10,7 +10,7 @@ from pathlib import Path
 from docpages import ROOT, all_text, text
 
 from paperplay.sequence.referee import verify_log
-from paperplay.streams.sheet import referee, sheet_from_json
+from paperplay.streams.referee import referee, sheet_from_json
 
 DOCS = all_text()
 JSON_BLOCKS = [json.loads(block) for block in re.findall(r"```json\n(.*?)```", DOCS, re.S)]
@@ -38,7 +38,7 @@ def test_readme_commands_are_real_commands(cli):
 
 
 def test_readme_streetcar_state_is_legal():
-    from paperplay.streetcar.state import verify_state
+    from paperplay.streetcar.referee import verify_state
 
     state = next(b for b in JSON_BLOCKS if b.get("game") == "streetcar" and "tiles" in b)
     result = verify_state(state, "README")
@@ -46,7 +46,7 @@ def test_readme_streetcar_state_is_legal():
 
 
 def test_readme_streetcar_game_is_the_tiny_example_and_verifies():
-    from paperplay.streetcar.game import verify_log
+    from paperplay.streetcar.referee import verify_log
 
     log = next(b for b in JSON_BLOCKS if b.get("game") == "streetcar" and "turns" in b)
     assert log == json.loads((Path(__file__).parent / "data" / "streetcar-tiny-game.json").read_text())

@@ -18,7 +18,7 @@ from paperplay.streams.rules import (
     WILD, ClaimedSeries, StreamsRules, check_claims, check_draw, check_tiles, draw, score, standard_rules,
     tile_from_json,
 )
-from paperplay.streams.sheet import ranking
+from paperplay.streams.referee import ranking
 
 CASES = json.loads((DATA / "streams-series.json").read_text(encoding="utf-8"))["cases"]
 RULES = standard_rules()
@@ -220,7 +220,8 @@ def test_a_claimed_series_that_is_not_ascending_is_reported():
 
 
 def test_a_claimed_series_not_ascending_is_also_held_to_the_table():
-    # SPEC §5: a claimed series is right when it is ascending *and* its points follow the table.
+    # docs/reference/formats/streams-sheet.md: a claimed series is right when it is ascending *and* its points
+    # follow the table.
     claims = [ClaimedSeries(1, 3, 5)] + RIGHT_CUT[1:]  # 4 3 6 claimed for 5; three boxes score 3
     problems = check_claims(SPEC_CELLS, score(SPEC_CELLS), claims, None)
     assert [p.rule for p in problems] == ["streams/claim-series", "streams/claim-points", "streams/claim-cut"]

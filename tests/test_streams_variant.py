@@ -24,7 +24,7 @@ from paperplay.streams.pages import kit_document, sheets_document, tiles_page
 from paperplay.streams.rules import (
     EMPTY, WILD, check_draw, draw, load_rules, score, standard_rules, tile_from_json, tile_json,
 )
-from paperplay.streams.sheet import parse_tiles, referee, sheet_from_json
+from paperplay.streams.referee import parse_tiles, referee, sheet_from_json
 
 VARIANT_FILE = DATA / "streams-variant-big.json"
 VARIANT = load_rules(str(VARIANT_FILE))
@@ -129,7 +129,7 @@ def test_a_big_bag_gets_smaller_tiles_that_stay_on_the_page():
 def test_the_variant_draws_its_box_count_from_its_bag_with_the_streams_label():
     drawn = draw(SEED, VARIANT)
     assert len(drawn) == 24 and check_draw(drawn, VARIANT) == []
-    assert list(drawn) == shuffled(list(VARIANT.bag), "streams", SEED)[:24]  # SPEC §3, label "streams"
+    assert list(drawn) == shuffled(list(VARIANT.bag), "streams", SEED)[:24]  # docs/reference/seeds.md, label "streams"
     assert drawn != draw(SEED)[:24]
     assert any(t > 30 for s in ("1", "2", "3", "4") for t in draw(s, VARIANT))
 

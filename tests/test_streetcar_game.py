@@ -16,7 +16,8 @@ from paperplay.errors import InputError
 from paperplay.seeds import Rng
 from paperplay.streetcar.data import Edge
 from paperplay.streetcar.deal import bag, deal
-from paperplay.streetcar.game import Game, Player, new_game, play_turn, verify_log
+from paperplay.streetcar.game import Game, Player, new_game, play_turn
+from paperplay.streetcar.referee import verify_log
 from paperplay.streetcar.route import Car
 from paperplay.streetcar.selfplay import play_game
 from paperplay.streetcar.state import load_board

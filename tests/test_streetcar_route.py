@@ -285,7 +285,7 @@ def test_cli_route_pdf_draws_lines_past_the_games_six(cli, write_json, tmp_path)
 
 
 def test_cli_route_pdf_carries_a_qr_code_of_what_it_shows(cli, tmp_path):
-    # SPEC §4: every printed sheet carries a QR code (a board state has no seed or game code to give).
+    # docs/reference/seeds.md: every printed sheet carries a QR code (a board state has no seed or game code to give).
     from pdfcheck import page_texts, qr_texts
 
     out = tmp_path / "route.pdf"

@@ -14,7 +14,7 @@ from paperplay.resources import load_template
 from paperplay.streetcar.data import Edge, standard_board, tile_kinds
 from paperplay.errors import IllegalAction as Illegal
 from paperplay.streetcar.game import Game, Player, new_game
-from paperplay.streetcar.state import verify_state
+from paperplay.streetcar.referee import verify_state
 from paperplay.streetcar.track import (
     double_exchange_faults, geometry, legal_plays, orientations, placed, play_and_another, play_faults,
 )

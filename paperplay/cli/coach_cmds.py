@@ -65,7 +65,7 @@ def _check_budget(budget: int) -> None:
 def _known_tiles(cells: list[int], tile: int, seen: str | None, rules: StreamsRules) -> list[int]:
     """Tiles out of the bag: on the sheet or in --seen (each value as often as the larger says), and the tile."""
     from paperplay.streams.rules import EMPTY, WILD, tile_name
-    from paperplay.streams.sheet import parse_tiles
+    from paperplay.streams.referee import parse_tiles
 
     on_sheet = Counter(c for c in cells if c != EMPTY)
     if seen is not None and not seen.strip(" ,;\t\n"):
@@ -126,7 +126,7 @@ def advise(
     from paperplay.streams.coach import COACH_BUDGET, Scorer, cores, search, unseen_counts
     from paperplay.streams.coach import explain as why
     from paperplay.streams.rules import EMPTY, tile_json, tile_name, tile_text
-    from paperplay.streams.sheet import parse_tiles
+    from paperplay.streams.referee import parse_tiles
 
     rules = load_variant(variant)
     row = list(parse_tiles(cells, "--cells", empty=True, rules=rules))
@@ -332,7 +332,7 @@ def review(
     from paperplay.streams.coach import COACH_BUDGET, cores
     from paperplay.streams.lab import review as run
     from paperplay.streams.rules import check_draw, score, tile_text
-    from paperplay.streams.sheet import check_placements, draw_of, sheet_from_json
+    from paperplay.streams.referee import check_placements, draw_of, sheet_from_json
 
     rules = load_variant(variant) if variant is not None else None
     data = sheet_from_json(read_json(sheet), str(sheet), rules)

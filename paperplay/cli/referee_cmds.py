@@ -21,8 +21,8 @@ from paperplay.referee import Outcome, rankings, referee_files
 def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]] | None,
             note: str | None = None) -> None:
     """Prints the outcomes and exits with the highest code. The ranking (Streams sheets) is in the JSON
-    whenever given, as SPEC's one-sheet example shows; the terminal shows it when two Streams sheets or
-    more were scored."""
+    whenever given, as the one-sheet example of docs/reference/formats/streams-sheet.md shows; the
+    terminal shows it when two Streams sheets or more were scored."""
     for outcome in outcomes:
         if outcome.error is not None:
             typer.echo(f"paperplay: error: {one_line(str(outcome.error))}", err=True)
@@ -131,7 +131,7 @@ def score(
     --lang chooses the results page's language (the terminal output and the problems stay English).
     """
     from paperplay.streams.api import variant_rules
-    from paperplay.streams.sheet import Sheet, parse_tiles, ranking, referee, sheet_from_json
+    from paperplay.streams.referee import Sheet, parse_tiles, ranking, referee, sheet_from_json
 
     if not files and cells is None:
         raise InputError("give one or more sheet files, or a sheet with --cells")
@@ -188,7 +188,7 @@ def verify(
         if other is not None:
             raise InputError(f"--html: {other.source} is a {other.game!r} record; the results page is for Streams "
                              "sheets only")
-        from paperplay.streams.sheet import ranking
+        from paperplay.streams.referee import ranking
 
         note = _write_results_page(html, force, outcomes, ranking(o.to_json() for o in outcomes if o.verdict), lang)
     _finish(outcomes, as_json, next(iter(ranked.values())) if len(ranked) == 1 else None, note)

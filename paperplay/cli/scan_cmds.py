@@ -45,7 +45,7 @@ def _ask(photo: Path, reading: Any, crop_path: Path, blank: bool = False, err: b
     """Asks on the terminal for one flagged box; Enter keeps the suggestion (a blank box has none). With
     `err` (--json: standard output holds the document only) the questions go to standard error."""
     from paperplay.streams.rules import tile_text
-    from paperplay.streams.sheet import parse_tiles
+    from paperplay.streams.referee import parse_tiles
 
     suggestion = reading.value
     offer = "(type 1-30 or *)" if blank else f"[{tile_text(suggestion)}] (Enter keeps it, or type 1-30 or *)"
@@ -180,7 +180,7 @@ def scan(
       paperplay scan sheet3.jpg --draw "11,3,5,17,27,25,6,4,13,15,16,1,28,15,7,18,23,8,20,24" --confirm
     """
     from paperplay.streams.rules import draw
-    from paperplay.streams.sheet import parse_tiles
+    from paperplay.streams.referee import parse_tiles
 
     if seed is not None and draw_list is not None:
         raise InputError("--seed and --draw: give one source of the draw, not both")
@@ -301,7 +301,7 @@ def scan(
 
 
 def _referee(source: str, sheet: dict[str, Any]) -> Outcome:
-    from paperplay.streams.sheet import referee, sheet_from_json
+    from paperplay.streams.referee import referee, sheet_from_json
 
     try:
         return Outcome(source, referee(sheet_from_json(sheet, source)), game="streams")
@@ -311,7 +311,7 @@ def _referee(source: str, sheet: dict[str, Any]) -> Outcome:
 
 def _report(outcomes: list[Outcome], scans: list[dict[str, Any]], as_json: bool, matched: bool = True) -> None:
     from paperplay.cli.referee_cmds import _finish
-    from paperplay.streams.sheet import ranking as rank
+    from paperplay.streams.referee import ranking as rank
 
     judged = [o for o in outcomes if o.verdict is not None]
     ranking = rank(o.to_json() for o in judged)

@@ -24,7 +24,7 @@ BLEED = 2.5
 
 
 def qr_payload(game: str, **fields: str) -> str:
-    """Returns a QR payload ``PAPERPLAY/1 <game> key=value …`` (SPEC §4)."""
+    """Returns a QR payload ``PAPERPLAY/1 <game> key=value …`` (docs/reference/seeds.md, QR codes)."""
     return " ".join([f"PAPERPLAY/1 {game}"] + [f"{k}={v}" for k, v in fields.items()])
 
 

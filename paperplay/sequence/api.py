@@ -70,6 +70,6 @@ def kit(seed: str, options: dict[str, Any]) -> Document:
 
 def verify(data: Any, source: str, folder: Path | None = None) -> Verdict:
     """Referees a parsed Sequence Numbers position, or a game log when it has turns (`folder` unused)."""
-    from paperplay.sequence.referee import verify_record
+    from paperplay.sequence.referee import verify as verify_record
 
-    return verify_record(data, source)
+    return verify_record(data, source, folder)

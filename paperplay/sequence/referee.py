@@ -1,4 +1,4 @@
-"""Referees Sequence Numbers positions and game logs (SPEC §7)."""
+"""The Sequence Numbers referee: positions and game logs (formats: docs/reference/formats/sequence-*.md)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from paperplay.errors import IllegalAction, InputError, Problem, Verdict
@@ -418,7 +419,7 @@ def play_turn(game: Game, data: dict[str, Any]) -> None:
 
 
 @dataclass(frozen=True)
-class LogResult(Verdict):
+class SequenceLogResult(Verdict):
     """The verdict on a game log: the winner, a summary, or the first illegal action."""
 
     source: str
@@ -553,7 +554,7 @@ def read_log(data: dict[str, Any], source: str, rules: SequenceRules | None = No
     return SequenceLog(None, numbers, data.get("level", "mixed"), names, colour, turns, board, hands)
 
 
-def verify_log(data: dict[str, Any], source: str, rules: SequenceRules | None = None) -> LogResult:
+def verify_log(data: dict[str, Any], source: str, rules: SequenceRules | None = None) -> SequenceLogResult:
     """Reads a game log, then replays it; reports the first illegal action, or the winner."""
     rules = rules or standard_rules()
     log = read_log(data, source, rules)
@@ -595,11 +596,12 @@ def verify_log(data: dict[str, Any], source: str, rules: SequenceRules | None = 
         summary = f"{game.winner} wins at turn {played} with {counted(n, 'sequence')}"
     else:
         summary = f"{counted(played, 'legal turn')}, nobody has won yet"
-    return LogResult(source, game.winner, played, sequences, problems, summary)
+    return SequenceLogResult(source, game.winner, played, sequences, problems, summary)
 
 
-def verify_record(data: dict[str, Any], source: str) -> PositionResult | LogResult:
-    """Referees a Sequence Numbers record: a game log when it has turns, else a position."""
+def verify(data: dict[str, Any], source: str, folder: Path | None = None) -> PositionResult | SequenceLogResult:
+    """Referees a Sequence Numbers record: a game log when it has turns, else a position (`folder` unused:
+    a Sequence record names no other files)."""
     if isinstance(data, dict) and "turns" in data:
         return verify_log(data, source)
     return verify_position(data, source)

@@ -179,7 +179,7 @@ def sheet_document(game: Game, sheet: SheetRow) -> dict[str, Any]:
 
 def check_document(game: Game, name: str, cells: Sequence[Tile]) -> None:
     """Refuses a sheet that `paperplay score` would not read (its schema), as a 400 naming cells."""
-    from paperplay.streams.sheet import sheet_from_json
+    from paperplay.streams.referee import sheet_from_json
 
     document = {"game": "streams", "code": display_code(game.code), "player": name,
                 "cells": [tile_json(t) for t in cells]}
@@ -192,7 +192,7 @@ def check_document(game: Game, name: str, cells: Sequence[Tile]) -> None:
 def results(game: Game, sheets: Sequence[SheetRow]) -> dict[str, Any]:
     """The document `paperplay score --json` prints for the game's sheets (written as sheet-<id>.json
     files, as /api/games/{code}/sheets/{id}/file gives them): the referee's own results and ranking."""
-    from paperplay.streams.sheet import ranking, referee, sheet_from_json
+    from paperplay.streams.referee import ranking, referee, sheet_from_json
 
     rules = game_rules(game.variant)
     outcomes = []

@@ -14,7 +14,7 @@ from paperplay.render.model import Document, paper_size
 from paperplay.messages import shorten
 from paperplay.render.pdf import text_width, undrawable
 from paperplay.seeds import display_code, game_code
-from paperplay.streams import rules, sheet
+from paperplay.streams import referee, rules
 from paperplay.streams.rules import WILD, StreamsRules, Tile, load_rules, tile_json
 
 MAX_PLAYERS = 200
@@ -160,9 +160,9 @@ def kit(seed: str, options: dict[str, Any]) -> Document:
 def verify(data: Any, source: str, folder: Path | None = None) -> Verdict:
     """Referees a parsed Streams sheet (`source` names it in errors; a sheet names no other files, so
     `folder` is unused)."""
-    return sheet.referee(sheet.sheet_from_json(data, source))
+    return referee.referee(referee.sheet_from_json(data, source))
 
 
 def ranking(verdicts: Iterable[Verdict]) -> list[dict[str, Any]]:
     """The places of several refereed sheets: valid ones only, highest total first, ties share a place."""
-    return sheet.ranking(v.to_json() for v in verdicts)
+    return referee.ranking(v.to_json() for v in verdicts)

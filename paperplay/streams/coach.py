@@ -477,7 +477,7 @@ def evaluate(cells: Cells, tile: int, unseen: Unseen, rng: Rng, budget: int, sco
     `budget` counts tiles placed in play-outs, so a move costs about the same time early and late.
     Returns every box's estimate: the longest-surviving first, best mean first."""
     scorer.plan(budget)
-    # seeded from the SPEC stream; Python's own generator is fast enough for play-outs
+    # seeded from the seeds stream (docs/reference/seeds.md); Python's own generator is fast enough for play-outs
     return _halving(cells, tile, unseen, random.Random(rng.randbelow(1 << 62)), budget, scorer, keep)
 
 

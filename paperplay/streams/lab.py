@@ -1,7 +1,7 @@
 """The Streams strategy lab: seeded games for every strategy, their statistics
 and the review of a finished game against the coach.
 
-Game i (from 1) of a run with seed S is drawn from seed `<S>G<i>` by SPEC §3, so every strategy
+Game i (from 1) of a run with seed S is drawn from seed `<S>G<i>` by docs/reference/seeds.md, so every strategy
 and every `--jobs` setting plays the same games.
 """
 

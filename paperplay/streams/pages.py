@@ -1,6 +1,7 @@
 """Streams pages as models: player score sheets, the caller's sheet and the tiles to cut out.
 
-Players' pages carry the game code only; the caller's sheet carries the seed and the draw (SPEC §4).
+Players' pages carry the game code only; the caller's sheet carries the seed and the draw
+(docs/reference/seeds.md, QR codes).
 Every page is built from a StreamsRules (boxes, series boxes, scoring table, bag); pages of a
 variant other than the standard game name it, and their QR codes carry `variant=NAME`.
 """
@@ -278,8 +279,8 @@ def tiles_page(code: str, paper: str = "a4", rules: StreamsRules | None = None, 
     corner = code_corner(width, height, _payload(rules, code=code, page="tiles"),
                          [_("Game {code}").format(code=display_code(code)), _("tiles")])
     panel += corner
-    # Marks run to the page margin (PRINT.md), but none into the side panel's column or the code
-    # corner's: they stop short of them.
+    # Marks run to the page margin (docs/guides/streams-night.md, printing), but none into the side panel's
+    # column or the code corner's: they stop short of them.
     column = (right - 0.5, 0.0, width, height)
     boxes = all_boxes(corner)
     corner_column = (min(b[0] for b in boxes) - 2.0, min(b[1] for b in boxes) - 2.0, width, height)

@@ -73,7 +73,7 @@ def tile_name(tile: Tile) -> str:
 
 @dataclass(frozen=True)
 class StreamsRules:
-    """The facts of a Streams variant: its name, how many boxes, the bag (canonical order, SPEC §3)
+    """The facts of a Streams variant: its name, how many boxes, the bag (canonical order, docs/reference/seeds.md)
     and points by series length (points[n] for a series of n boxes, n = 0..boxes)."""
 
     name: str
@@ -208,7 +208,8 @@ def load_rules(variant: str | None = None) -> StreamsRules:
 
 
 def draw(seed: str, rules: StreamsRules | None = None) -> tuple[Tile, ...]:
-    """Returns the tiles a canonical seed draws, in order (SPEC §3): label "streams" for every variant."""
+    """Returns the tiles a canonical seed draws, in order (docs/reference/seeds.md): label "streams" for
+    every variant."""
     rules = rules or standard_rules()
     return tuple(shuffled(list(rules.bag), DRAW_LABEL, seed)[: rules.boxes])
 
@@ -472,7 +473,8 @@ def check_claims(
                 ))
                 broken += 1  # scores nothing; the cut's sum is still checked against the best
             due = rules.points[len(run)]
-            if claim.points is not None and claim.points != due:  # the table, ascending or not (SPEC §5)
+            # the table, ascending or not (docs/reference/formats/streams-sheet.md)
+            if claim.points is not None and claim.points != due:
                 problems.append(Problem(
                     "streams/claim-points",
                     f"{label} claims {claim.points} points, but a series of {len(run)} scores {due}",

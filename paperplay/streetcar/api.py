@@ -68,9 +68,6 @@ def kit(seed: str, options: dict[str, Any]) -> Document:
 
 def verify(data: Any, source: str, folder: Path | None = None) -> Verdict:
     """A Streetcar record is a game log when it has turns, otherwise a board state."""
-    from paperplay.streetcar.game import verify_log
-    from paperplay.streetcar.state import verify_state
+    from paperplay.streetcar.referee import verify as verify_record
 
-    if isinstance(data, dict) and "turns" in data:
-        return verify_log(data, source, folder)
-    return verify_state(data, source, folder)
+    return verify_record(data, source, folder)

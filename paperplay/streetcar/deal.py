@@ -1,4 +1,4 @@
-"""The seeded Streetcar deal (SPEC §3): line and route cards per seat, and the bag order."""
+"""The seeded Streetcar deal (docs/reference/seeds.md): line and route cards per seat, and the bag order."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Replays a Streetcar game log turn by turn and names the first illegal action (SPEC §6).
+"""A Streetcar game played turn by turn: `Game` applies each turn or names the first illegal action
+(docs/reference/formats/streetcar-log.md); streetcar/referee.py gives the verdicts.
 
 The log format is paperplay's own (schema streetcar-log, documented in docs/guides/streetcar.md). A
 `Game` holds everything on and around the table; `play_turn` applies one turn or raises `Illegal`. The self-play
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from paperplay.errors import IllegalAction as Illegal
-from paperplay.errors import InputError, Problem, Verdict
+from paperplay.errors import InputError, Problem
 from paperplay.jsonfile import validate
 from paperplay.messages import counted
 from paperplay.seeds import Rng, seed_field
@@ -83,7 +84,7 @@ class Game:
                        supply=Counter(self.supply), _network=None)
 
     def state_json(self, board: Any = "standard") -> dict[str, Any]:
-        """The board as it lies, as a state file (SPEC §6)."""
+        """The board as it lies, as a state file (docs/reference/formats/streetcar-state.md)."""
         return {"game": "streetcar", "board": board,
                 "tiles": [tile.to_json(sq) for sq, tile in sorted(self.layout.items())],
                 "stop_signs": {k: list(v) for k, v in sorted(self.stop_signs.items())}}
@@ -677,69 +678,3 @@ def read_log(data: Any, source: str, folder: Path | None = None) -> StreetcarLog
     turns = tuple(parse_turn(t, f"{source}: field turns[{i}]", game.geo, names, seeded, game.dice)
                   for i, t in enumerate(data["turns"]))
     return StreetcarLog(game, turns)
-
-
-@dataclass(frozen=True)
-class LogResult(Verdict):
-    """The verdict on a game log: the first illegal action (with its turn and player), or the winner."""
-
-    source: str
-    turns: int
-    winner: str | None
-    problems: tuple[Problem, ...]
-    summary: dict[str, Any]
-
-    @property
-    def problem(self) -> Problem | None:
-        return self.problems[0] if self.problems else None
-
-    @property
-    def problem_turn(self) -> int | None:
-        return self.problems[0].turn if self.problems else None
-
-    @property
-    def problem_player(self) -> str | None:
-        return self.problems[0].player if self.problems else None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"file": self.source, "game": "streetcar", "kind": "log", "valid": self.valid, "turns": self.turns,
-                "winner": self.winner, "summary": self.summary, "problems": [p.to_json() for p in self.problems]}
-
-    def text_lines(self) -> list[str]:
-        s = self.summary
-        if self.problems:
-            p = self.problems[0]
-            return [f"{self.source}: Streetcar game, NOT VALID at turn {p.turn} ({p.player}), rule {p.rule}: "
-                    f"{p.message}"]
-        head = f"{self.source}: Streetcar game, {counted(self.turns, 'turn')}, " + (
-            f"{self.winner} wins" if self.winner else "no winner yet")
-        seats = "; ".join(f"{p['player']} line {p['line']} ({'-'.join(p['stops'])})" for p in s["players"])
-        return [head, f"  {seats}",
-                f"  {counted(s['tiles_laid'], 'tile')} laid ({s['exchanges']} by exchange), "
-                f"{counted(s['moves'], 'move')}, {counted(len(s['stop_signs']), 'stop sign')} out"]
-
-
-def verify_log(data: Any, source: str, folder: Path | None = None) -> LogResult:
-    """Reads a whole game log, then replays it; stops at the first illegal action."""
-    log = read_log(data, source, folder)
-    game = log.game
-    problems: tuple[Problem, ...] = ()
-    for number, turn in enumerate(log.turns, start=1):
-        try:
-            game.play(turn)
-        except Illegal as exc:
-            problems = (exc.problem.at(number, turn.player),)
-            break
-    return LogResult(source, game.turn, game.winner, problems, summary(game))
-
-
-def summary(game: Game) -> dict[str, Any]:
-    return {
-        "players": [{"player": p.name, "line": p.line, "stops": list(p.stops), "running": p.running,
-                     "spaces_moved": p.moved} for p in game.players],
-        "tiles_laid": game.laid,
-        "exchanges": game.exchanges,
-        "moves": game.moves,
-        "stop_signs": {k: list(v) for k, v in sorted(game.stop_signs.items())},
-        "tiles_on_board": len(game.layout),
-    }

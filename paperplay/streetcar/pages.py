@@ -644,7 +644,7 @@ def state_document(board: Board, tiles: Sequence[tuple[tuple[int, int], TileKind
     route holds squares (row, column) or the route search's steps (a square with the stops made
     there, or a terminal passed through). Every space is numbered, in the corner of its square so
     the track stays visible (or on the terminal's bar), and every stop is named where it is made.
-    `payload`: a QR code in the bottom-right corner (SPEC §4: every printed sheet carries one), the
+    `payload`: a QR code in the bottom-right corner (docs/reference/seeds.md: every printed sheet carries one), the
     route's list of spaces kept clear of it.
     """
     s = 14.0

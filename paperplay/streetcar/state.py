@@ -1,4 +1,5 @@
-"""Streetcar board states (SPEC §6): reading boards and states, resolving stop signs, checking them."""
+"""Streetcar board states (docs/reference/formats/streetcar-state.md): reading boards and states, resolving
+stop signs, finding the tiles that break rules A-D."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from paperplay.errors import InputError, Problem, Verdict
+from paperplay.errors import InputError, Problem
 from paperplay.jsonfile import read_json, validate
 from paperplay.messages import shorten
 from paperplay.streetcar.data import Board, Edge, Square, board_from_json, standard_board
@@ -175,35 +176,7 @@ def count_problems(layout: Mapping[Square, Placed]) -> list[Problem]:
             for tile, n in sorted(counts.items()) if n > kinds[tile].count]
 
 
-@dataclass(frozen=True)
-class StateResult(Verdict):
-    """The verdict on a board state."""
-
-    source: str
-    tiles: int
-    stop_signs: dict[str, Square]
-    problems: tuple[Problem, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"file": self.source, "game": "streetcar", "kind": "state", "valid": self.valid, "tiles": self.tiles,
-                "stop_signs": {k: list(v) for k, v in sorted(self.stop_signs.items())},
-                "problems": [p.to_json() for p in self.problems]}
-
-    def text_lines(self) -> list[str]:
-        signs = ", ".join(f"{k} {name(v)}" for k, v in sorted(self.stop_signs.items())) or "none"
-        head = f"{self.source}: Streetcar board, {self.tiles} tiles, " + (
-            "every tile obeys rules A-D" if self.valid else f"{len(self.problems)} problem(s)")
-        return [head, f"  stop signs: {signs}", *(f"  x {p.rule}: {p.message}" for p in self.problems)]
-
-
 def board_problems(state: BoardState) -> list[Problem]:
     """Every tile's breaks of rules A-D, square by square, and tile counts exceeded."""
     problems = [p for square in sorted(state.layout) for p in faults_at(state.geo, state.layout, square)]
     return problems + count_problems(state.layout)
-
-
-def verify_state(data: Any, source: str, folder: Path | None = None) -> StateResult:
-    """Checks a state: every tile obeys rules A-D, stop signs lie right, tile counts are not exceeded."""
-    state, problems = state_from_json(data, source, folder)
-    problems += board_problems(state)
-    return StateResult(source, len(state.layout), state.stop_signs, tuple(problems))

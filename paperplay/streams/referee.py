@@ -1,4 +1,5 @@
-"""Streams sheet files (SPEC §5): reading them, finding their draw, and refereeing them."""
+"""The Streams referee: sheet files (docs/reference/formats/, the Streams sheet) read, their draw found, each
+sheet refereed and described, and sheets ranked."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from typing import Any
 from paperplay.errors import InputError, Problem, Verdict
 from paperplay.jsonfile import validate, validate_schema
 from paperplay.resources import load_schema
-from paperplay.seeds import canonical_seed, game_code, seed_field
+from paperplay.messages import shown_name
+from paperplay.seeds import canonical_seed, display_code, game_code, seed_field
 from paperplay.streams.rules import (
     EMPTY, WILD, ClaimedSeries, Score, StreamsRules, Tile, check_claims, check_draw, check_tiles, draw, load_rules,
     looks_like_variant, score, standard_rules, tile_from_json, tile_name, tile_text,
@@ -178,8 +180,6 @@ class SheetResult(Verdict):
         return self.sheet.source
 
     def text_lines(self) -> list[str]:
-        from paperplay.streams.report import result_lines
-
         return result_lines(self)
 
     def to_json(self) -> dict[str, Any]:
@@ -290,3 +290,29 @@ def ranking(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         place = places[-1]["place"] if shared else index + 1
         places.append({"place": place, "player": row["player"] or row["file"], "total": row["total"]})
     return places
+
+
+def result_lines(result: SheetResult) -> list[str]:
+    """Describes a sheet's verdict in a few lines a player understands."""
+    who = f" ({shown_name(result.sheet.player)})" if result.sheet.player else ""
+    against = {
+        "seed": f"checked against the draw of seed {display_code(result.seed or '')}",
+        "draw": "checked against the recorded draw",
+        "bag": "checked against the bag only (no seed or draw given)",
+    }[result.checked_against]
+    verdict = "valid" if result.valid else "NOT VALID"
+    rules = result.sheet.rules
+    variant = "" if rules.standard else f" (variant {rules.name})"
+    lines = [f"{result.sheet.source}{who}: {result.score.total} points{variant}, {verdict}; {against}"]
+    if result.score.series:
+        parts = [f"{s.start}-{s.end} ({s.length}) {s.points}" for s in result.score.series]
+        lines.append("  series (boxes, length, points): " + " · ".join(parts))
+    else:
+        lines.append("  no series of 2 or more boxes")
+    if result.singles:
+        lines.append(f"  single boxes (in no series): {result.singles} × {rules.points[1]} = {result.singles_points}")
+    if result.score.wild_value is not None:
+        lines.append(f"  the wild counts as {result.score.wild_value}")
+    for problem in result.problems:
+        lines.append(f"  x {problem.rule}: {problem.message}")
+    return lines

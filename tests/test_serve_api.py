@@ -380,7 +380,7 @@ def test_malformed_bodies(running):
     deep = client.request("POST", path, body=b"[" * 60_000, headers={"Content-Type": "application/json"})
     assert deep.status == 400 and is_one_line_error(deep)
     for path, status in (("/api/nothing", 404), (f"/api/games/{CODE}/sheets/99", 404), ("/api/games/ZZZZ", 404),
-                         (f"/api/games/{CODE}/sheets/abc", 404), (f"/api/games/{CODE}/sheets/1/boxes/1.png", 404)):
+                         (f"/api/games/{CODE}/sheets/abc", 400), (f"/api/games/{CODE}/sheets/1/boxes/1.png", 404)):
         answer = client.get(path, host=True)
         assert answer.status == status and is_one_line_error(answer), path
     wrong_method = client.request("PATCH", f"/api/games/{CODE}")

@@ -93,6 +93,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from paperplay.errors import InputError
 from paperplay.seeds import canonical_seed, display_code, game_code, generate_seed
 from paperplay.serve import game as rules
+from paperplay.serve import numbers
 from paperplay.serve.photos import Full, PhotoReader
 from paperplay.serve.store import Conflict, Game, SheetRow, Store
 from paperplay.streams.rules import draw, tile_json
@@ -196,9 +197,9 @@ def need_owner(request: Request, sheet: SheetRow) -> None:
 
 def limited(request: Request, limit: int, what: str) -> Request:
     """The request with its body counted as it arrives: past `limit` bytes it stops with a 413."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise ApiError(413, f"{what}: is {int(declared):,} bytes; expected at most {limit:,}")
+    declared = numbers.content_length(request.headers.get("content-length"))
+    if declared is not None and declared > limit:
+        raise ApiError(413, f"{what}: is {declared:,} bytes; expected at most {limit:,}")
     receive = request.receive
     seen = 0
 
@@ -252,7 +253,7 @@ def game_of(request: Request) -> Game:
 def sheet_of(request: Request, game: Game) -> SheetRow:
     server: Server = request.app.state.server
     text = request.path_params["sheet"]
-    found = server.store.sheet(game.code, int(text)) if text.isdigit() and len(text) < 12 else None
+    found = server.store.sheet(game.code, numbers.whole(text, "id", 0, 10**12))
     if found is None:
         raise ApiError(404, f"id: no sheet {rules.shown(text)} in game {display_code(game.code)}")
     return found
@@ -347,10 +348,9 @@ async def get_game(request: Request) -> Response:
     game = game_of(request)
     wait = request.query_params.get("wait")
     if wait is not None:
-        if not wait.isdigit() or len(wait) > 12:
-            raise ApiError(400, f"wait: is {rules.shown(wait)}; expected the version of the state last seen")
+        seen = numbers.whole(wait, "wait", 0, 10**12, what="the version of the state last seen,")
         deadline = time.monotonic() + WAIT_LIMIT
-        while game.version == int(wait) and time.monotonic() < deadline:
+        while game.version == seen and time.monotonic() < deadline:
             try:
                 await asyncio.wait_for(server.event(game.code).wait(), deadline - time.monotonic())
             except TimeoutError:
@@ -536,7 +536,7 @@ async def box_image(request: Request) -> Response:
     sheet = sheet_of(request, game)
     need_owner(request, sheet)
     box = request.path_params["box"]
-    png = server.store.crop(sheet.id, int(box)) if box.isdigit() and len(box) < 4 else None
+    png = server.store.crop(sheet.id, numbers.whole(box, "box", 1, 99))
     if png is None:
         raise ApiError(404, f"box: sheet {sheet.id} has no image of box {rules.shown(box)}")
     return Response(png, media_type="image/png")

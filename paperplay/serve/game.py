@@ -13,6 +13,7 @@ from paperplay.errors import InputError
 from paperplay.i18n import LANGUAGES
 from paperplay.referee import Outcome
 from paperplay.seeds import display_code
+from paperplay.serve.numbers import digits_of, whole
 from paperplay.serve.store import Game, SheetRow
 from paperplay.streams.api import MAX_PLAYERS
 from paperplay.streams.rules import (
@@ -83,8 +84,8 @@ def check_tile(value: Any, field: str, rules: StreamsRules) -> Tile:
     """One box of a typed sheet: an integer in the variant's range, or "*" (or "X") for the wild."""
     if isinstance(value, str) and value.strip() in _WILD_WORDS:
         return WILD
-    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 3:
-        value = int(value.strip())
+    if isinstance(value, str) and len(value) <= 4 and (digits := digits_of(value)) is not None:
+        value = int(digits)  # typed as text: digits 0-9 only, fullwidth read (paperplay.serve.numbers)
     if isinstance(value, int) and not isinstance(value, bool) and rules.lowest <= value <= rules.highest:
         return value
     raise input_error(field, f"is {shown(value)}; expected an integer {rules.lowest}-{rules.highest}, or \"*\" for "
@@ -109,9 +110,8 @@ def check_corrections(value: Any, rules: StreamsRules) -> dict[int, Tile]:
                                    "number, e.g. {\"7\": 12}")
     out = {}
     for key, tile in value.items():
-        if not (isinstance(key, str) and key.isdigit() and 1 <= int(key) <= rules.boxes):
-            raise input_error("cells", f"names box {shown(key)}; expected box numbers 1-{rules.boxes}")
-        out[int(key)] = check_tile(tile, f"cells[{key}]", rules)
+        number = whole(key, "cells", 1, rules.boxes, what="box numbers")
+        out[number] = check_tile(tile, f"cells[{number}]", rules)
     return out
 
 

@@ -135,7 +135,8 @@ def streetcar() -> None:
 
 def coach() -> None:
     from paperplay.seeds import Rng
-    from paperplay.streams.coach import Scorer, search, unseen_counts
+    from paperplay.streams.coach.playout import Scorer, unseen_counts
+    from paperplay.streams.coach.search import search
     from paperplay.streams.lab import paired, simulate
     from paperplay.streams.rules import standard_rules
 

@@ -6,6 +6,6 @@ except KeyboardInterrupt:  # Ctrl-C while Python is still loading the first modu
     import sys
 
     sys.stderr.write("paperplay: interrupted\n")
-    sys.exit(130)
+    sys.exit(130)  # paperplay.errors.ExitCode.INTERRUPTED, not imported yet
 
 main()

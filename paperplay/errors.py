@@ -10,7 +10,27 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from enum import IntEnum
 from typing import Any
+
+
+class ExitCode(IntEnum):
+    """paperplay's exit codes (docs/reference/exit-codes.md lists them with their messages)."""
+
+    VALID = 0
+    """Everything was valid."""
+    RULE_BROKEN = 1
+    """The input breaks a rule of the game (a Problem)."""
+    BAD_INPUT = 2
+    """The input cannot be used (an InputError), or standard output could not take what was written."""
+    INTERNAL_ERROR = 3
+    """A bug in paperplay: one line, the traceback only with PAPERPLAY_DEBUG=1."""
+    INTERRUPTED = 130
+    """Stopped by Ctrl-C (128 + SIGINT)."""
+    PIPE_CLOSED = 141
+    """Whoever read standard output stopped reading (128 + SIGPIPE, as a shell reports it); no message."""
+    TERMINATED = 143
+    """Stopped by SIGTERM (128 + SIGTERM)."""
 
 
 def debugging() -> bool:
@@ -91,8 +111,8 @@ class Verdict(ABC):
         return not self.problems
 
     @property
-    def exit_code(self) -> int:
-        return 0 if self.valid else 1
+    def exit_code(self) -> ExitCode:
+        return ExitCode.VALID if self.valid else ExitCode.RULE_BROKEN
 
     @abstractmethod
     def to_json(self) -> dict[str, Any]: ...

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from paperplay.errors import InputError, Verdict
+from paperplay.errors import ExitCode, InputError, Verdict
 from paperplay.games import GAME_NAMES, find_game
 from paperplay.jsonfile import not_an_object, read_json
 
@@ -22,8 +22,8 @@ class Outcome:
     game: str | None = None
 
     @property
-    def code(self) -> int:
-        return 2 if self.verdict is None else self.verdict.exit_code
+    def code(self) -> ExitCode:
+        return ExitCode.BAD_INPUT if self.verdict is None else self.verdict.exit_code
 
     def to_json(self) -> dict[str, Any]:
         if self.verdict is None:

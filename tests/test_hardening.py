@@ -612,10 +612,10 @@ def _communicate(process: subprocess.Popen[str], timeout: float = 60) -> tuple[s
 
 _SWALLOWED = """
 import ctypes, os, signal, sys, time
+from paperplay import processes
 from paperplay.cli import app
-app.SWALLOWED_GRACE = {grace}
-app._install_signal_handlers()
-sys.unraisablehook = app._on_unraisable
+processes.SWALLOWED_GRACE = {grace}
+app.SIGNALS.install()
 {swallow}
 time.sleep(30)
 print("still running")
@@ -642,10 +642,10 @@ def test_a_signal_whose_interrupt_is_swallowed_still_ends_the_run(tmp_path, how,
 
 _FRAGILE = """
 import os, signal, time
-from paperplay import interrupts
+from paperplay import processes
 from paperplay.cli import app
-app._install_signal_handlers()
-with interrupts.fragile():
+app.SIGNALS.install()
+with processes.fragile():
     try:
         os.kill(os.getpid(), signal.{name}); time.sleep(5)
     except KeyboardInterrupt:
@@ -666,16 +666,16 @@ def test_a_signal_during_work_it_must_not_cut_ends_the_run_there(tmp_path, sig, 
 
 
 def test_the_kernel_compiles_as_fragile_work(monkeypatch):
-    from paperplay import interrupts
+    from paperplay import processes
     from paperplay.streams import kernel
 
     seen = []
     monkeypatch.setattr(kernel, "_tried", False)
     monkeypatch.setattr(kernel, "_compiled", None)
-    monkeypatch.setattr(kernel, "_compile", lambda: seen.append(interrupts.inside()))
+    monkeypatch.setattr(kernel, "_compile", lambda: seen.append(processes.inside()))
     monkeypatch.delenv("PAPERPLAY_NO_JIT", raising=False)
     kernel.load()
-    assert seen == [True] and not interrupts.inside()
+    assert seen == [True] and not processes.inside()
 
 
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "SIGTERM")])
@@ -698,7 +698,7 @@ def test_signals_end_in_one_line_and_leave_no_file(tmp_path, sig, code, word):
 def test_a_signal_stops_the_coachs_forked_workers_too(tmp_path, sig, code):
     """advise forks workers for its two-tile search in plain Python: a signal to the command (or, as
     Ctrl-C does, to its whole process group) ends it in one line and leaves no worker running."""
-    from paperplay.streams.coach import cores
+    from paperplay.processes import cores
 
     if cores() < 2:
         pytest.skip("the coach forks no workers on one core")
@@ -1116,7 +1116,7 @@ def test_ctrl_c_while_simulates_spawned_workers_start_is_one_line(tmp_path, whom
 def test_processes_started_while_interrupts_are_ignored_ignore_them():
     import multiprocessing
 
-    from paperplay.spawnpool import interrupts_ignored_by_new_processes
+    from paperplay.processes import interrupts_ignored_by_new_processes
 
     before = signal.getsignal(signal.SIGINT)
     with interrupts_ignored_by_new_processes():
@@ -1135,12 +1135,12 @@ def test_processes_started_while_interrupts_are_ignored_ignore_them():
 
 
 def _blas_threads(_: object) -> tuple[str | None, ...]:
-    from paperplay.spawnpool import BLAS_THREADS
+    from paperplay.processes import BLAS_THREADS
     return tuple(os.environ.get(name) for name in BLAS_THREADS)
 
 
 def test_pool_workers_run_one_blas_thread_unless_the_caller_chose(monkeypatch):
-    from paperplay.spawnpool import BLAS_THREADS, spawn_pool
+    from paperplay.processes import BLAS_THREADS, spawn_pool
 
     for name in BLAS_THREADS:
         monkeypatch.delenv(name, raising=False)

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paperplay.seeds import Rng, canonical_seed
-from paperplay.streams.coach import (
-    DEPTH2_MARGIN, STRATEGIES, CoachStrategy, GapStrategy, Scorer, evaluate, exact, exact_value, explain, gap_choice,
-    play_game, reply_boxes, search, strategy, unseen_counts,
-)
+from paperplay.streams.coach.explain import explain
+from paperplay.streams.coach.playout import Scorer, gap_choice, unseen_counts
+from paperplay.streams.coach.search import DEPTH2_MARGIN, evaluate, exact, exact_value, reply_boxes, search
+from paperplay.streams.coach.strategies import STRATEGIES, CoachStrategy, GapStrategy, play_game, strategy
 from paperplay.streams.lab import Summary, game_seed, paired, play_games, simulate
 from paperplay.streams.rules import EMPTY, WILD, draw, score, standard_rules, tile_from_json, tile_json
 
@@ -275,7 +275,7 @@ def test_placements_are_checked_by_score_and_verify(cli, write_json):
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, 10_000))
 def test_gaps_kept_up_to_date_match_gaps_found_again(number):
-    from paperplay.streams.coach import gaps_of, pick, split
+    from paperplay.streams.coach.playout import gaps_of, pick, split
 
     cells = [EMPTY] * 20
     unseen = unseen_counts(RULES, [])
@@ -292,7 +292,7 @@ def test_gaps_kept_up_to_date_match_gaps_found_again(number):
 
 
 def test_a_wild_bounds_its_neighbours_as_the_value_between_theirs():
-    from paperplay.streams.coach import gaps_of
+    from paperplay.streams.coach.playout import gaps_of
 
     cells = [EMPTY] * 20
     cells[0], cells[10], cells[19] = 10, WILD, 30
@@ -466,7 +466,7 @@ def test_explain_names_the_gaps_each_box_leaves_and_the_unseen_numbers_that_fit(
 
 
 def test_explain_says_when_the_best_box_wins_fewer_next_tiles_but_by_more():
-    from paperplay.streams.coach import Advice, BoxEstimate
+    from paperplay.streams.coach.search import Advice, BoxEstimate
 
     cells = [1] + [EMPTY] * 18 + [30]
     unseen = [0] * 31
@@ -480,7 +480,7 @@ def test_explain_says_when_the_best_box_wins_fewer_next_tiles_but_by_more():
 
 
 def _advice(*estimates):
-    from paperplay.streams.coach import Advice, BoxEstimate
+    from paperplay.streams.coach.search import Advice, BoxEstimate
 
     return Advice([BoxEstimate(box, mean, stderr, 100, depth=depth) for box, mean, stderr, depth in estimates], {}, 0)
 
@@ -617,7 +617,7 @@ def test_the_coach_beats_montecarlo_on_the_same_games():
 
 
 def test_the_exact_endgame_is_bounded_by_the_rows_it_scores():
-    from paperplay.streams.coach import EXACT_ROWS, exact_rows
+    from paperplay.streams.coach.search import EXACT_ROWS, exact_rows
 
     cells = [1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 16, 18, 19, 21, 22, 24, EMPTY, EMPTY, EMPTY]
     unseen = unseen_counts(RULES, [*cells[:17], 25])
@@ -630,7 +630,7 @@ def test_the_exact_endgame_is_bounded_by_the_rows_it_scores():
     # the standard game's last four moves: at most 23 values unseen
     assert exact_rows(4, [0] + [1] * 23) == 4 * 3 * 23 ** 3 <= EXACT_ROWS
     # a table that rewards a cut scores a row more slowly: a tenth of the rows
-    from paperplay.streams.coach import exact_limit
+    from paperplay.streams.coach.search import exact_limit
 
     assert exact_limit(Scorer(RULES)) == EXACT_ROWS
     cutting = Scorer(RULES)

@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 
 from paperplay.seeds import Rng
 from paperplay.streams import kernel
-from paperplay.streams.coach import EMPTY, KERNEL_AFTER, Scorer, evaluate, play_boxes, search, unseen_counts
+from paperplay.streams.coach.playout import KERNEL_AFTER, Scorer, play_boxes, unseen_counts
+from paperplay.streams.rules import EMPTY
+from paperplay.streams.coach.search import evaluate, search
 from paperplay.streams.rules import WILD, standard_rules
 
 RULES = standard_rules()

@@ -18,7 +18,8 @@ from paperplay.render.model import QR, Text
 from paperplay.render.pdf import render_bytes
 from paperplay.resources import template_path
 from paperplay.seeds import Rng, game_code, shuffled
-from paperplay.streams.coach import GapStrategy, Scorer, play_game, strategy, unseen_counts
+from paperplay.streams.coach.playout import Scorer, unseen_counts
+from paperplay.streams.coach.strategies import GapStrategy, play_game, strategy
 from paperplay.streams.lab import game_seed, simulate
 from paperplay.streams.pages import kit_document, sheets_document, tiles_page
 from paperplay.streams.rules import (
@@ -407,7 +408,7 @@ def test_the_top_score_is_one_series_cut_as_the_table_pays_best():
 
 
 def test_the_coach_searches_two_tiles_deep_only_over_a_bounded_number_of_kinds_of_next_tile():
-    from paperplay.streams.coach import DEPTH2_KINDS, search
+    from paperplay.streams.coach.search import DEPTH2_KINDS, search
     from paperplay.streams.rules import rules_from_data
 
     def rules_of(values: int) -> object:

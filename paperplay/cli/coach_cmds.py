@@ -56,7 +56,7 @@ def _say_when_compiling(now: bool = False) -> None:
 
 
 def _check_budget(budget: int) -> None:
-    from paperplay.streams.coach import MAX_MOVE_BUDGET
+    from paperplay.streams.coach.strategies import MAX_MOVE_BUDGET
 
     if not 100 <= budget <= MAX_MOVE_BUDGET:
         raise InputError(f"--budget: is {budget}; expected 100 to {MAX_MOVE_BUDGET:,}")
@@ -64,8 +64,8 @@ def _check_budget(budget: int) -> None:
 
 def _known_tiles(cells: list[int], tile: int, seen: str | None, rules: StreamsRules) -> list[int]:
     """Tiles out of the bag: on the sheet or in --seen (each value as often as the larger says), and the tile."""
-    from paperplay.streams.rules import EMPTY, WILD, tile_name
     from paperplay.streams.referee import parse_tiles
+    from paperplay.streams.rules import EMPTY, WILD, tile_name
 
     on_sheet = Counter(c for c in cells if c != EMPTY)
     if seen is not None and not seen.strip(" ,;\t\n"):
@@ -123,10 +123,12 @@ def advise(
 
     With --variant, the coach plays the variant's bag and scoring table.
     """
-    from paperplay.streams.coach import COACH_BUDGET, Scorer, cores, search, unseen_counts
-    from paperplay.streams.coach import explain as why
-    from paperplay.streams.rules import EMPTY, tile_json, tile_name, tile_text
+    from paperplay.processes import cores
+    from paperplay.streams.coach.explain import explain as why
+    from paperplay.streams.coach.playout import Scorer, unseen_counts
+    from paperplay.streams.coach.search import COACH_BUDGET, search
     from paperplay.streams.referee import parse_tiles
+    from paperplay.streams.rules import EMPTY, tile_json, tile_name, tile_text
 
     rules = load_variant(variant)
     row = list(parse_tiles(cells, "--cells", empty=True, rules=rules))
@@ -180,7 +182,7 @@ def advise(
 
 
 def _strategy_names(strategy_name: str | None, compare: str | None) -> list[str]:
-    from paperplay.streams.coach import STRATEGIES, strategy
+    from paperplay.streams.coach.strategies import STRATEGIES, strategy
 
     if (strategy_name is None) == (compare is None):
         raise InputError("give --strategy NAME or --compare A,B,… (one of them); strategies: "
@@ -329,10 +331,11 @@ def review(
       paperplay review ann-placements.json
     """
     from paperplay.jsonfile import read_json
-    from paperplay.streams.coach import COACH_BUDGET, cores
+    from paperplay.processes import cores
+    from paperplay.streams.coach.search import COACH_BUDGET
     from paperplay.streams.lab import review as run
-    from paperplay.streams.rules import check_draw, score, tile_text
     from paperplay.streams.referee import check_placements, draw_of, sheet_from_json
+    from paperplay.streams.rules import check_draw, score, tile_text
 
     rules = load_variant(variant) if variant is not None else None
     data = sheet_from_json(read_json(sheet), str(sheet), rules)

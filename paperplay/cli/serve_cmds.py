@@ -166,7 +166,7 @@ def serve(
     server = Server(store, photos, base, door=Door(Hosts(names, bound="0.0.0.0" if lan else "127.0.0.1")))
     raise_open_files()  # a socket a waiting phone
     # the workers are started before the first line: a Ctrl-C in the moment a process starts is lost
-    # (paperplay.spawnpool), and one pressed once the link is shown must stop the server
+    # (paperplay.processes), and one pressed once the link is shown must stop the server
     photos.start()
     typer.echo(f"Host page: {base}/host?key={store.host_key()}")
     typer.echo("  (the link holds the host's key: open it on this computer, keep it off the projector)")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paperplay.files import check_writable, write_atomic
-from paperplay.interrupts import fragile
+from paperplay.processes import fragile
 from paperplay.render.model import QR, Arc, Circle, Document, Group, Item, Line, Polygon, Rect, Text, UseForm
 
 if TYPE_CHECKING:

@@ -171,7 +171,7 @@ def _low_photo(job: tuple[str, int, int]) -> tuple[Any, Any]:
 def low_samples(photos: int, split: str, seed: int, jobs: int = 2) -> tuple[Any, Any]:
     """Features and classes of the cells of `photos` synthetic photos in the hard condition (synth.photograph_as),
     found and cut by scan's own registration: what the low-resolution reader learns from."""
-    from paperplay.spawnpool import spawn_pool
+    from paperplay.processes import spawn_pool
 
     with spawn_pool(jobs) as pool:
         read = [r for r in pool.imap(_low_photo, [(split, seed, i) for i in range(photos)], chunksize=8) if len(r[1])]

@@ -1,6 +1,6 @@
 """Photos of scannable sheets read in worker processes, so the server keeps answering meanwhile.
 
-The workers are spawned (paperplay.spawnpool: a Ctrl-C does not cut their start), niced, and read
+The workers are spawned (paperplay.processes: a Ctrl-C does not cut their start), niced, and read
 one photo at a time with OpenCV on one thread each. Photos waiting or being read are counted: past
 `limit` the server says 503 (come back in a few seconds) instead of queueing more, so memory stays
 bounded however many phones hand in at once.
@@ -85,7 +85,7 @@ class PhotoReader:
 
     def start(self) -> None:
         """Starts the workers; each loads the reader as it starts (`ready` counts those done)."""
-        from paperplay.spawnpool import spawn_pool
+        from paperplay.processes import spawn_pool
 
         self._pool = spawn_pool(self.workers, _start_worker)
         for _ in range(self.workers):

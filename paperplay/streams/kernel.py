@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from paperplay.errors import debugging
-from paperplay.interrupts import fragile
+from paperplay.processes import fragile
 from paperplay.streams.rules import EMPTY, WILD
 
 EDGE_MARGIN = 2

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from paperplay.seeds import Rng, canonical_seed
-from paperplay.streams.coach import COACH_BUDGET, Scorer, play_game, search, strategy, unseen_counts
+from paperplay.streams.coach.playout import Scorer, unseen_counts
+from paperplay.streams.coach.search import COACH_BUDGET, search
+from paperplay.streams.coach.strategies import play_game, strategy
 from paperplay.streams.rules import EMPTY, StreamsRules, Tile, draw, standard_rules, tile_json, top_score
 
 PERFECT = 300
@@ -125,19 +127,12 @@ def simulate(names: Sequence[str], games: int, seed: str, jobs: int = 1,
     if jobs <= 1:
         collect(_play_chunk(job) for job in work)
     else:
-        from paperplay.spawnpool import spawn_pool
+        from paperplay.processes import ignore_interrupts, spawn_pool
 
-        with spawn_pool(jobs, initializer=_ignore_interrupts) as pool:
+        with spawn_pool(jobs, initializer=ignore_interrupts) as pool:
             collect(pool.imap(_play_chunk, work))
     return [Summary(name, tuple(results[name][i] for i in range(1, games + 1)), seconds[name],
                     top_score(rules)) for name in names]
-
-
-def _ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them: no traceback from each worker."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 # -- review ----------------------------------------------------------------------------------------

@@ -227,7 +227,7 @@ def serve() -> None:
     the host calls tiles (needs the serve extra, pypdfium2 and a handwriting font for the photos)."""
     import signal
 
-    from paperplay.serve.loadtest import figures, measure, start_server, synthetic_photos
+    from lab.loadtest import figures, measure, start_server, synthetic_photos
 
     print("Game night server (paperplay serve)")
     photos = synthetic_photos("LOADTEST", 8, 30)

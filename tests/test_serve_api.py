@@ -19,7 +19,7 @@ for _module in ("starlette", "uvicorn", "multipart"):
     pytest.importorskip(_module, reason="paperplay serve needs the serve extra (pip install '.[serve]')")
 
 from paperplay.seeds import canonical_seed, display_code, game_code  # noqa: E402
-from paperplay.serve.loadtest import Client, at_once  # noqa: E402
+from lab.loadtest import Client, at_once  # noqa: E402
 from paperplay.streams.rules import draw, tile_json  # noqa: E402
 
 SEED = "7KQ2-M9XD"
@@ -48,7 +48,7 @@ class Running:
         self.uvicorn = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.uvicorn.run, kwargs={"sockets": [self.sock]}, daemon=True)
         self.thread.start()
-        from paperplay.serve.loadtest import wait_until_up
+        from lab.loadtest import wait_until_up
 
         wait_until_up(self.base, workers=False)
         self.client = Client(self.base, self.store.host_key())
@@ -402,7 +402,7 @@ def test_uploads_over_10_mb_are_refused_while_they_arrive(running):
     big = b"\xff\xd8" + b"\0" * (10 * 1024 * 1024 + 1)
     declared = client.photo(CODE, big)
     assert declared.status == 413 and declared.json()["error"].startswith("photo: is 10,")
-    from paperplay.serve.loadtest import multipart
+    from lab.loadtest import multipart
 
     body, kind = multipart({}, {"photo": ("big.jpg", big + b"\0" * 2_000_000, "image/jpeg")})
     streamed = client.request("POST", f"/api/games/{CODE}/sheets", body=body, headers={"Content-Type": kind},

@@ -20,7 +20,7 @@ for _module in ("starlette", "uvicorn", "multipart"):
     pytest.importorskip(_module, reason="paperplay serve needs the serve extra (pip install '.[serve]')")
 
 from paperplay.seeds import canonical_seed, display_code, game_code  # noqa: E402
-from paperplay.serve.loadtest import Client, at_once, measure, start_server  # noqa: E402
+from lab.loadtest import Client, at_once, measure, start_server  # noqa: E402
 from paperplay.streams.rules import draw, tile_json  # noqa: E402
 
 SEED = "7KQ2-M9XD"
@@ -87,7 +87,7 @@ def test_each_help_example_serves_until_ctrl_c(tmp_path, example):
         assert "which another program is using" in err.decode(), (first, err)
         pytest.skip(f"{example}: its port is in use here")
     base = first.removeprefix("Host page: ").split("/host?key=")[0]
-    from paperplay.serve.loadtest import wait_until_up
+    from lab.loadtest import wait_until_up
 
     wait_until_up(base, workers=False)
     process.send_signal(signal.SIGINT)
@@ -211,7 +211,7 @@ def photos():
     if not font_files(TRAIN_FONTS):
         pytest.skip("no handwriting fonts installed (apt-get install fonts-dancingscript and the others of "
                     "paperplay.scan.synth.TRAIN_FONTS)")
-    from paperplay.serve.loadtest import synthetic_photos
+    from lab.loadtest import synthetic_photos
 
     return synthetic_photos(canonical_seed(SEED), 2, 4)
 
@@ -258,7 +258,7 @@ def test_load_figures(tmp_path):
     """30 typed hand-ins at once, each within 1 s; 8 photos at once, each read within 3 s, while the host's
     next tile answers within 100 ms (python benchmarks/run.py serve prints the same figures)."""
     pytest.importorskip("pypdfium2", reason="the photos are rendered with pypdfium2 (the test extra)")
-    from paperplay.serve.loadtest import figures, synthetic_photos
+    from lab.loadtest import figures, synthetic_photos
 
     photos = synthetic_photos("LOADTEST", 8, 30)
     process, base, key = start_server(tmp_path / "games.db")

@@ -3,8 +3,10 @@ never a 500 or a traceback in the host's terminal."""
 
 from __future__ import annotations
 
+import json
 import logging
 import socket
+import time
 from urllib.parse import quote
 
 import pytest
@@ -14,6 +16,7 @@ for _module in ("starlette", "uvicorn", "multipart"):
 
 from test_serve_api import CODE, TILES, Running, call_all, new_game  # noqa: E402
 
+from paperplay.serve.guard import Hosts, host_part, interface_addresses  # noqa: E402
 from paperplay.serve.numbers import BadNumber, content_length, digits_of, whole  # noqa: E402
 
 
@@ -140,3 +143,192 @@ def test_a_hostile_content_length_is_a_400(running, logged, value):
     status, _ = raw(running.base, request)
     assert status == 400
     assert logged.tracebacks() == []
+
+
+# --- the server's own names (DNS rebinding) ------------------------------------------------------------
+
+def get_with_host(base: str, host: bytes | None, path: str = "/api/health") -> tuple[int, bytes]:
+    version = b"HTTP/1.1" if host is not None else b"HTTP/1.0"  # HTTP/1.1 needs a Host
+    head = b"GET " + path.encode() + b" " + version + b"\r\n" + (b"Host: " + host + b"\r\n" if host else b"")
+    return raw(base, head + b"Connection: close\r\n\r\n")
+
+
+def test_host_part_drops_the_port_the_case_and_a_final_dot():
+    assert [host_part(h) for h in ("localhost:8000", "[::1]:80", "[::1]", "Game.Local.:8000", "127.0.0.1",
+                                   "[fe80::1%25eth0]:8000", "::1")] == [
+        "localhost", "::1", "::1", "game.local", "127.0.0.1", "fe80::1", "::1"]
+
+
+def test_the_servers_own_names_are_its_loopback_interfaces_and_given_names():
+    hosts = Hosts(["gamenight.local", "Party.Example."])
+    own = sorted(interface_addresses())
+    assert own, "no address of this computer was found"
+    for host in ("localhost", "LOCALHOST:8000", "127.0.0.1:8000", "127.0.0.2", "[::1]:8000", "[::ffff:127.0.0.1]",
+                 "gamenight.local", "party.example:80", "app.localhost", socket.gethostname(), *own,
+                 *(f"[{a}]:8000" if ":" in a else f"{a}:8000" for a in own), None):
+        assert hosts.allows(host), host
+    for host in ("evil.example", "evil.example:8000", "localhost.evil.example", "gamenight.local.evil", "8.8.8.8",
+                 "[2001:db8::1]", "", "127.0.0.1.nip.io"):
+        assert not hosts.allows(host), host
+
+
+def test_an_address_the_computer_gets_later_is_its_own_once_read_again(monkeypatch):
+    import paperplay.serve.guard as guard
+
+    hosts = Hosts(refresh=0)
+    assert not hosts.allows("10.99.98.97")
+    monkeypatch.setattr(guard, "interface_addresses", lambda by_name=True: {"10.99.98.97"})
+    assert hosts.allows("10.99.98.97:8000")  # the laptop joined the room's Wi-Fi after the server started
+
+
+def test_a_request_naming_another_host_gets_421(running, logged):
+    status, body = get_with_host(running.base, b"evil.example:8000")
+    assert status == 421
+    document = json.loads(body)
+    assert document["code"] == "wrong_host" and document["error"].startswith("Host: 'evil.example' is not")
+    assert "\n" not in document["error"] and "--host-name evil.example" in document["error"]
+    new_game(running.client)
+    assert get_with_host(running.base, b"evil.example", f"/api/games/{CODE}")[0] == 421
+    for host in (b"127.0.0.1", b"localhost:1", b"[::1]", None):
+        assert get_with_host(running.base, host)[0] == 200, host
+    assert logged.tracebacks() == []
+
+
+# --- bodies: they arrive before they are worked on -------------------------------------------------------
+
+def slow_upload(base: str, code: str, declared: int = 100_000) -> socket.socket:
+    """An upload that sends its headers and a few bytes, then nothing (a phone a byte a minute)."""
+    host, port = base.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)), timeout=30)
+    sock.sendall(f"POST /api/games/{code}/sheets HTTP/1.1\r\nHost: {host}\r\nContent-Type: multipart/form-data; "
+                 f"boundary=b\r\nContent-Length: {declared}\r\n\r\n--b\r\n".encode())
+    return sock
+
+
+def answer_of(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    sock.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    fields = {k.lower(): v for k, _, v in (line.partition(": ") for line in lines[1:])}
+    return int(lines[0].split(" ")[1]), fields, body
+
+
+def test_a_trickling_upload_holds_no_reading_slot_and_gets_408(running, logged):
+    client = running.client
+    new_game(client)
+    call_all(client, CODE)
+    running.server.photos.limit = 1  # one reading slot
+    running.server.door.limits.upload_seconds = 1.5
+    slow = [slow_upload(running.base, CODE) for _ in range(3)]
+    answer = client.photo(CODE, b"hello, not an image")
+    assert answer.status == 400 and "is not an image" in answer.json()["error"]  # it had the slot: read, refused
+    for sock in slow:
+        status, headers, body = answer_of(sock)
+        assert status == 408 and json.loads(body)["code"] == "too_slow", body
+        assert json.loads(body)["error"].startswith("photo: did not arrive within 1.5 s")
+    assert running.server.photos.waiting == 0 and running.server.door.in_flight == 0
+    assert logged.tracebacks() == []
+
+
+def test_bytes_in_flight_are_capped_with_503_and_retry_after(running, logged):
+    client = running.client
+    new_game(client)
+    call_all(client, CODE)
+    running.server.door.limits.in_flight = 50_000
+    holding = slow_upload(running.base, CODE, declared=40_000)
+    holding.sendall(b"x" * 30_000)  # 30,000 bytes held while the rest is awaited
+    deadline = time.monotonic() + 5
+    while running.server.door.in_flight < 30_000 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    over = client.photo(CODE, b"\xff\xd8" + b"\0" * 30_000)
+    assert over.status == 503 and over.headers["retry-after"] == "5", over.body
+    assert over.json()["code"] == "busy" and over.json()["error"].startswith("photo: the server is receiving")
+    streamed = client.request("POST", f"/api/games/{CODE}/sheets", body=b"{" + b" " * 40_000 + b"}",
+                              headers={"Content-Type": "application/json"}, chunked=True)
+    assert streamed.status == 503 and streamed.headers["retry-after"] == "5"
+    small = client.typed(CODE, "Ann", TILES)  # 200 bytes still fit
+    assert small.status == 201
+    holding.close()
+    deadline = time.monotonic() + 5
+    while running.server.door.in_flight and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert running.server.door.in_flight == 0
+    assert client.photo(CODE, b"hello").status == 400  # room again: read (and refused: not an image)
+    assert logged.tracebacks() == []
+
+
+def test_an_aborted_upload_is_one_log_line(running, logged):
+    new_game(running.client)
+    sock = slow_upload(running.base, CODE)
+    sock.sendall(b"x" * 1000)
+    time.sleep(0.2)
+    sock.close()
+    deadline = time.monotonic() + 5
+    while not logged.records and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.2)
+    lines = [record.getMessage() for record in logged.records]
+    assert len(lines) == 1 and "the client went away after 1,005 bytes of its photo" in lines[0], lines
+    assert "\n" not in lines[0] and logged.tracebacks() == []
+    assert running.server.door.in_flight == 0
+
+
+def test_a_broken_upload_is_one_log_line_never_a_traceback(running, logged):
+    new_game(running.client)
+    status, _ = raw(running.base, f"POST /api/games/{CODE}/sheets HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                                  "multipart/form-data; boundary=b\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                  "zz\r\nbroken\r\n".encode())
+    assert status == 400
+    assert logged.tracebacks() == [] and len(logged.records) <= 1
+
+
+def test_an_unexpected_error_is_a_one_line_500_and_one_log_line(running, logged, monkeypatch):
+    def broken() -> None:
+        raise RuntimeError("disk on fire\nsecond line")
+
+    monkeypatch.setattr(running.store, "games", broken)
+    answer = running.client.get("/api/games", host=True)
+    assert answer.status == 500 and "\n" not in answer.json()["error"]
+    assert [r.exc_info for r in logged.records] == [None]
+    line = logged.records[0].getMessage()
+    assert "RuntimeError: disk on fire" in line and "\n" not in line
+
+
+# --- many waiting phones ----------------------------------------------------------------------------------
+
+def waiting_phones(running: Running, phones: int) -> dict:
+    import asyncio
+
+    from lab.loadtest import phones_waiting
+
+    return asyncio.run(phones_waiting(running.base, running.store.host_key(), phones))
+
+
+def test_300_waiting_phones_all_get_the_next_tile_within_2_s(running):
+    renders = running.server.live.renders
+    result = waiting_phones(running, 300)
+    assert result["statuses"] == [200] and result["got"] == 300, result["statuses"]
+    assert result["all_within"] < 2.0, result["all_within"]
+    assert max(result["others"]) < 2.0  # the host's page kept being answered
+    assert running.server.live.renders - renders <= 3  # once a version (two versions were asked for), not 300
+
+
+@pytest.mark.slow
+def test_1000_waiting_phones_all_get_the_next_tile_within_2_s(running):
+    from paperplay.serve.live import raise_open_files
+
+    raise_open_files()
+    result = waiting_phones(running, 1000)
+    assert result["statuses"] == [200] and result["got"] == 1000
+    assert result["all_within"] < 2.0, result["all_within"]
+
+
+def test_past_the_limit_a_phone_is_answered_at_once_not_refused(running):
+    running.server.live.max_waiting = 0
+    new_game(running.client)
+    version = running.client.get(f"/api/games/{CODE}").json()["version"]
+    answer = running.client.get(f"/api/games/{CODE}?wait={version}")
+    assert answer.status == 200 and answer.json()["version"] == version and answer.seconds < 2

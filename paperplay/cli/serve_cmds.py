@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import socket
 import sys
 from pathlib import Path
@@ -21,6 +22,27 @@ INSTALL = ("paperplay serve needs the serve extra (Starlette, uvicorn, python-mu
            "comes from a package index)")
 DEFAULT_DB = Path("paperplay-games.db")
 DEFAULT_PORT = 8000
+BACKLOG = 2048
+"""Connections the system queues before the server accepts them (a room's phones arrive at once); the system
+caps it (Linux: net.core.somaxconn, 4096 by default)."""
+_HOST_NAME = re.compile(r"(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?")
+
+
+def host_names(names: list[str]) -> list[str]:
+    """The --host-name values: each a DNS name (gamenight.local) or an IP address."""
+    import ipaddress
+
+    out = []
+    for name in names:
+        plain = name.strip().lower()
+        try:
+            ipaddress.ip_address(plain.strip("[]"))
+        except ValueError:
+            if not _HOST_NAME.fullmatch(plain):
+                raise InputError(f"is {printable(repr(name))}; expected a name players' phones use to reach this "
+                                 "computer, e.g. gamenight.local, or an address", field="host-name") from None
+        out.append(plain)
+    return out
 
 
 def _need_extra() -> None:
@@ -61,7 +83,7 @@ def _listen(host: str, port: int) -> socket.socket:
             raise InputError(f"is {port}; ports below 1024 need administrator rights: give one of 1024-65535",
                              field="port") from None
         raise InputError(f"is {port}; it cannot be opened ({exc.strerror})", field="port") from None
-    sock.listen(128)
+    sock.listen(BACKLOG)
     sock.set_inheritable(True)
     return sock
 
@@ -98,6 +120,10 @@ def serve(
     workers: Annotated[int | None, typer.Option("--workers", click_type=opt.WHOLE, help="Processes that read "
                                                 "photos (default: one a core, at most 4).",
                                                 show_default=False)] = None,
+    host_name: Annotated[list[str] | None, typer.Option("--host-name", metavar="NAME", help="A name phones use to "
+                                                        "reach this computer, besides its addresses (repeatable); "
+                                                        "a request naming another host gets 421.",
+                                                        show_default=False)] = None,
 ) -> None:
     """Runs a game night: the host's page, the players' phones, the projector.
 
@@ -113,15 +139,19 @@ def serve(
       paperplay serve --lan
       paperplay serve --lan --port 8080 --db friday.db
       paperplay serve --db friday.db
+      paperplay serve --lan --host-name gamenight.local
     """
     if not 0 <= port <= 65535:
         raise InputError(f"is {port}; expected a port 1024-65535 (or 0: any free one)", field="port")
     if workers is not None and not 1 <= workers <= 16:
         raise InputError(f"is {workers}; expected 1-16", field="workers")
+    names = host_names(host_name or [])
     _need_extra()
     import uvicorn
 
     from paperplay.serve.app import Server, build_app
+    from paperplay.serve.guard import Door, Hosts
+    from paperplay.serve.live import raise_open_files
     from paperplay.serve.photos import PhotoReader
     from paperplay.serve.store import Store
 
@@ -133,7 +163,8 @@ def serve(
     base = f"http://{address or '127.0.0.1'}:{port}"
     count = workers or max(1, min(4, os.cpu_count() or 1))
     photos = PhotoReader(count, limit=8 * count)
-    server = Server(store, photos, base)
+    server = Server(store, photos, base, door=Door(Hosts(names, bound="0.0.0.0" if lan else "127.0.0.1")))
+    raise_open_files()  # a socket a waiting phone
     # the workers are started before the first line: a Ctrl-C in the moment a process starts is lost
     # (paperplay.processes), and one pressed once the link is shown must stop the server
     photos.start()
@@ -148,7 +179,8 @@ def serve(
     typer.echo(f"Games are kept in {printable(str(db))}: Ctrl-C stops; the same command carries on later.")
     sys.stdout.flush()
     config = uvicorn.Config(build_app(server), log_level="warning", access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=3, limit_concurrency=400, server_header=False)
+                            timeout_graceful_shutdown=3, server_header=False, backlog=BACKLOG)
+    # no limit_concurrency: a thousand phones may wait at once (paperplay.serve.live bounds them instead)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:

@@ -53,7 +53,8 @@ Before the reveal no answer holds the seed or a tile not yet called.
                                                 the seed, only after the reveal)
     GET  /api/games/{code}/sheets.pdf     host  scannable sheets, one a player (the published game)
     GET  /api/games/{code}/join.svg       any   the join URL's QR code (SVG)
-    GET  /api/health                      any   -> {"ok": true, "photo_workers_ready": bool, "photos_waiting": n}
+    GET  /api/health                      any   -> {"ok": true, "photo_workers_ready": bool, "photos_waiting": n,
+                                                "phones_waiting": n, "uploads_in_flight": bytes}
 
 Game state: {"code", "game": "streams", "variant" (null: the published game), "lang", "players",
 "turn" (tiles called), "turns" (20), "called": [tiles], "last" (the last tile called, or null),
@@ -71,7 +72,6 @@ A photo is matched to the draw once every tile is called (else read freely).
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import json
 import re
@@ -94,6 +94,8 @@ from paperplay.errors import InputError
 from paperplay.seeds import canonical_seed, display_code, game_code, generate_seed
 from paperplay.serve import game as rules
 from paperplay.serve import numbers
+from paperplay.serve.guard import Door, Guard
+from paperplay.serve.live import Live
 from paperplay.serve.photos import Full, PhotoReader
 from paperplay.serve.store import Conflict, Game, SheetRow, Store
 from paperplay.streams.rules import draw, tile_json
@@ -148,15 +150,13 @@ class Server:
     photos: PhotoReader
     base_url: str
     spool: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="paperplay-serve-")))
-    changed: dict[str, asyncio.Event] = field(default_factory=dict)
+    live: Live = field(default_factory=Live)
+    """The phones waiting for a game to change (paperplay.serve.live)."""
+    door: Door = field(default_factory=Door)
+    """The server's own names, the limits on requests' bodies and the bytes they hold (paperplay.serve.guard)."""
 
     def notify(self, code: str) -> None:
-        event = self.changed.pop(code, None)
-        if event is not None:
-            event.set()
-
-    def event(self, code: str) -> asyncio.Event:
-        return self.changed.setdefault(code, asyncio.Event())
+        self.live.notify(code)
 
 
 # --- access -----------------------------------------------------------------------------------------
@@ -349,14 +349,18 @@ async def get_game(request: Request) -> Response:
     wait = request.query_params.get("wait")
     if wait is not None:
         seen = numbers.whole(wait, "wait", 0, 10**12, what="the version of the state last seen,")
-        deadline = time.monotonic() + WAIT_LIMIT
-        while game.version == seen and time.monotonic() < deadline:
-            try:
-                await asyncio.wait_for(server.event(game.code).wait(), deadline - time.monotonic())
-            except TimeoutError:
-                break
-            game = game_of(request)
-    return Json(state(server, game, server.store.sheets(game.code)))
+        current = [game]
+
+        def changed() -> bool:
+            current[0] = game_of(request)
+            return current[0].version != seen
+
+        await server.live.wait_for(game.code, changed, WAIT_LIMIT)
+        game = current[0]
+    # rendered once a version, whatever the number of phones asking (paperplay.serve.live)
+    body = server.live.rendered(game.code, game.version,
+                                lambda: bytes(Json(state(server, game, server.store.sheets(game.code))).body))
+    return Response(body, media_type="application/json")
 
 
 async def call_tile(request: Request) -> Response:
@@ -625,7 +629,8 @@ async def join_qr(request: Request) -> Response:
 
 async def health(request: Request) -> Response:
     server: Server = request.app.state.server
-    return Json({"ok": True, "photo_workers_ready": server.photos.ready, "photos_waiting": server.photos.waiting})
+    return Json({"ok": True, "photo_workers_ready": server.photos.ready, "photos_waiting": server.photos.waiting,
+                 "phones_waiting": server.live.waiting, "uploads_in_flight": server.door.in_flight})
 
 
 # --- pages ------------------------------------------------------------------------------------------
@@ -770,6 +775,7 @@ def build_app(server: Server) -> Starlette:
     rules.warm_up()
     app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found, Exception: crashed})
     app.state.server = server
+    app.add_middleware(Guard, door=server.door, spool=str(server.spool))
     app.add_middleware(Headers)
     return app
 

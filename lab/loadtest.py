@@ -1,7 +1,8 @@
 """Drives a running game night server as a room of phones would: its tests and its benchmark use it.
 
-Only the standard library (http.client, threads): what it measures is the server, not a client
-library. `python benchmarks/run.py serve` prints the figures of `measure`.
+Only the standard library (http.client and threads for a few phones, asyncio streams for a thousand):
+what it measures is the server, not a client library. `python benchmarks/run.py serve` prints the
+figures of `measure` and `room`.
 """
 
 from __future__ import annotations
@@ -113,10 +114,12 @@ def multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes, str]]) 
     return b"".join(parts) + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
 
 
-def start_server(db: Path, *args: str, cwd: Path | None = None) -> tuple[subprocess.Popen[bytes], str, str]:
-    """Starts `paperplay serve --port 0 --db DB` as its own process; returns it, the base URL and the key
-    (from its first line, `Host page: <url>`)."""
-    root = Path(__file__).resolve().parents[2]
+def start_server(db: Path, *args: str, cwd: Path | None = None, root: Path | None = None) -> tuple[
+        subprocess.Popen[bytes], str, str]:
+    """Starts `paperplay serve --port 0 --db DB` as its own process (paperplay from `root`, default this
+    checkout: another one measures a version from before); returns it, the base URL and the key (from its
+    first line, `Host page: <url>`)."""
+    root = root or Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
     process = subprocess.Popen([sys.executable, "-m", "paperplay", "serve", "--port", "0", "--db", str(db), *args],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env)
@@ -275,3 +278,221 @@ def measure(base: str, key: str, pid: int | None, typed: int = 30, photos: Seque
     out["code"] = code
     out["peak_rss"] = peak_rss(pid) if pid is not None else None
     return out
+
+
+# --- a room of a thousand phones (asyncio streams: one connection each, no thread each) --------------
+
+async def fetch(base: str, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None,
+                timeout: float = 60.0) -> Answer:
+    """One request on its own connection (Connection: close), answered or raising OSError/TimeoutError."""
+    import asyncio
+
+    parts = urlsplit(base)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    started = time.perf_counter()
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+    try:
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {host}:{port}", "Connection: close"]
+        lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
+        if body or method in ("POST", "PUT", "PATCH"):
+            lines.append(f"Content-Length: {len(body)}")
+        data = await asyncio.wait_for(_exchange(reader, writer, ("\r\n".join(lines) + "\r\n\r\n").encode() + body),
+                                      timeout)
+    finally:
+        writer.close()
+    return parse_answer(data, time.perf_counter() - started)
+
+
+async def _exchange(reader: Any, writer: Any, request: bytes) -> bytes:
+    """Sends the request while reading the answer (a server may answer, 503 or 413, and close before the
+    body is all sent: its answer is read before the connection is reset)."""
+    import asyncio
+
+    async def sending() -> None:
+        try:
+            for at in range(0, len(request), 65536):
+                writer.write(request[at:at + 65536])
+                await writer.drain()
+        except OSError:
+            pass
+
+    sender = asyncio.create_task(sending())
+    data = b""
+    try:
+        while chunk := await reader.read(65536):
+            data += chunk
+    except OSError:
+        if not data:
+            raise
+    await sender
+    return data
+
+
+def parse_answer(data: bytes, seconds: float) -> Answer:
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    if not lines[0].startswith("HTTP/"):
+        raise OSError(f"no HTTP answer: {data[:80]!r}")
+    fields = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+    return Answer(int(lines[0].split(" ")[1]), {k.lower(): v for k, v in fields.items()}, body, seconds)
+
+
+async def _waiting(client: Client, base: str, code: str, count: int, seconds: float = 60.0) -> int:
+    """Waits until the server holds `count` waiting phones (its health says so), or `seconds` pass; the
+    count it holds (a server that does not say: the count assumed once the phones have sent)."""
+    import asyncio
+
+    deadline = time.monotonic() + seconds
+    held = 0
+    while time.monotonic() < deadline:
+        answer = await fetch(base, "GET", "/api/health")
+        if answer.status != 200:  # a server from before, full (it answered 503 past 400 connections)
+            await asyncio.sleep(0.5)
+            continue
+        held = answer.json().get("phones_waiting", -1)
+        if held < 0:  # a server from before: give its connections a moment to arrive
+            await asyncio.sleep(3)
+            return count
+        if held >= count:
+            return int(held)
+        await asyncio.sleep(0.1)
+    return int(held)
+
+
+async def phones_waiting(base: str, key: str, phones: int = 1000, others: int = 20) -> dict[str, Any]:
+    """`phones` phones wait on `GET /api/games/{code}?wait=V` at once; the host calls the next tile.
+    Returns when each had it (seconds after the call), their statuses, and the latencies of `others`
+    other requests (the host's page's state) made while the phones wait and the tile goes out."""
+    import asyncio
+
+    client = Client(base, key)
+    created = client.post("/api/games", {"players": 2}, host=True)
+    code = created.json()["code"]
+    client.post(f"/api/games/{code}/call", host=True)
+    version = client.get(f"/api/games/{code}").json()["version"]
+    called: list[float] = []
+
+    async def phone() -> tuple[int, float, int | None]:
+        try:
+            answer = await fetch(base, "GET", f"/api/games/{code}?wait={version}", timeout=120)
+        except (OSError, TimeoutError):
+            return 0, time.perf_counter(), None
+        turn = answer.json().get("turn") if answer.status == 200 else None
+        return answer.status, time.perf_counter(), turn
+
+    async def other() -> float:
+        answer = await fetch(base, "GET", "/api/games", headers={"X-Paperplay-Key": key})
+        if answer.status != 200:
+            raise RuntimeError(f"the host's list of games: {answer.status} {answer.body[:200]!r}")
+        return answer.seconds
+
+    tasks = [asyncio.create_task(phone()) for _ in range(phones)]
+    held = await _waiting(client, base, code, phones)
+    meanwhile = [await other() for _ in range(others // 2)]
+    started = time.perf_counter()
+    call = await fetch(base, "POST", f"/api/games/{code}/call", headers={"X-Paperplay-Key": key})
+    called.append(call.seconds)
+    meanwhile += await asyncio.gather(*(other() for _ in range(others - others // 2)))
+    answers = await asyncio.gather(*tasks)
+    got = [at - started for status, at, turn in answers if status == 200 and turn == 2]
+    return {"phones": phones, "held": held, "got": len(got), "all_within": max(got) if got else float("nan"),
+            "seconds": got, "statuses": sorted({status for status, _, _ in answers}), "others": meanwhile,
+            "call": call.seconds}
+
+
+async def typed_burst(base: str, key: str, count: int = 200, seed: str = "LOADTYPE") -> dict[str, Any]:
+    """`count` phones hand in typed sheets at once, after the last tile (hand-ins open then)."""
+    import asyncio
+
+    from paperplay.streams.rules import draw, tile_json
+
+    client = Client(base, key)
+    created = client.post("/api/games", {"players": count, "seed": seed}, host=True)
+    if created.status != 201:
+        raise RuntimeError(f"creating the game: {created.status} {created.body[:200]!r}")
+    code = created.json()["code"]
+    tiles = [tile_json(t) for t in draw(seed)]
+    for _ in tiles:
+        client.post(f"/api/games/{code}/call", host=True)
+
+    async def hand_in(index: int) -> Answer:
+        body = json.dumps({"name": f"phone {index}", "cells": tiles}).encode()
+        return await fetch(base, "POST", f"/api/games/{code}/sheets", body,
+                           {"Content-Type": "application/json", "Idempotency-Key": f"typed-burst-{index:04d}"})
+
+    answers = await asyncio.gather(*(hand_in(i) for i in range(count)))
+    return {"seconds": [a.seconds for a in answers], "statuses": [a.status for a in answers]}
+
+
+async def trickled_photo(base: str, key: str, photo: bytes, trickles: int = 16, seed: str = "LOADTEST",
+                         players: int = 30) -> dict[str, Any]:
+    """`trickles` uploads arrive a byte a second (each says it is 5 MB) while a real photo is handed in:
+    the photo's answer and seconds, and how each trickle ended (its status, 0: still open when closed)."""
+    import asyncio
+
+    client = Client(base, key)
+    created = client.post("/api/games", {"players": players, "seed": seed}, host=True)
+    code = created.json()["code"] if created.status == 201 else display_of(seed)
+    for _ in range(20):
+        client.post(f"/api/games/{code}/call", host=True)
+    parts = urlsplit(base)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    stop = asyncio.Event()
+
+    async def trickle() -> int:
+        reader, writer = await asyncio.open_connection(host, port)
+        try:
+            writer.write((f"POST /api/games/{code}/sheets HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                          "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 5000000\r\n\r\n"
+                          "--b\r\n").encode())
+            await writer.drain()
+            while not stop.is_set():
+                writer.write(b"x")
+                await writer.drain()
+                try:
+                    data = await asyncio.wait_for(reader.read(65536), 1.0)
+                except TimeoutError:
+                    continue
+                return parse_answer(data, 0).status if data else 0
+            return 0
+        except OSError:
+            return 0
+        finally:
+            writer.close()
+
+    tasks = [asyncio.create_task(trickle()) for _ in range(trickles)]
+    await asyncio.sleep(2)
+    body, kind = multipart({}, {"photo": ("sheet.jpg", photo, "image/jpeg")})
+    answer = await fetch(base, "POST", f"/api/games/{code}/sheets", body, {"Content-Type": kind})
+    stop.set()
+    ended = await asyncio.gather(*tasks)
+    return {"status": answer.status, "seconds": answer.seconds, "error": answer.body[:200] if answer.status >= 300
+            else b"", "trickles": ended}
+
+
+def display_of(seed: str) -> str:
+    from paperplay.seeds import display_code, game_code
+
+    return display_code(game_code("streams", seed))
+
+
+def room(base: str, key: str, pid: int | None, phones: int = 1000, typed: int = 200,
+         photo: bytes | None = None) -> dict[str, Any]:
+    """The room's figures: `phones` waiting phones, `typed` typed hand-ins at once, a photo while 16
+    uploads trickle in (with `photo`), and the server's peak memory."""
+    import asyncio
+
+    from paperplay.serve.live import raise_open_files
+
+    raise_open_files()
+    out: dict[str, Any] = {"waiting": asyncio.run(phones_waiting(base, key, phones)),
+                           "typed": asyncio.run(typed_burst(base, key, typed))}
+    if photo is not None:
+        out["trickled"] = asyncio.run(trickled_photo(base, key, photo))
+    out["peak_rss"] = peak_rss(pid) if pid is not None else None
+    return out
+
+
+def percentile(seconds: Sequence[float], share: float) -> float:
+    ordered = sorted(seconds)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]

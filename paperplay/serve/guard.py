@@ -1,0 +1,385 @@
+"""The game night server's door (ASGI middleware): what every request meets before the app sees it.
+
+- **Its own name.** A request whose `Host:` is not one of the server's own names gets 421: a web page
+  elsewhere that rebinds its DNS name to this computer (DNS rebinding) can then not use the host's
+  browser to act here. The server's own names: localhost (and *.localhost), every loopback address,
+  every address of this computer's network interfaces (read again when the network changes), this
+  computer's name (and name.local), and the names given with `paperplay serve --host-name`. The port
+  is not compared.
+- **Its numbers.** A malformed `Content-Length` is a 400 (paperplay.serve.numbers).
+- **Bodies arrive before they are worked on.** A request's body is received in full (to a spool file
+  past a small size) before the app is called: a photo takes a reading slot only once it is all here,
+  so uploads trickling in a byte a second hold no slot. Each body has a time limit (408 past it), a
+  size limit (413), and the bytes held by bodies not yet answered are capped across all requests (503
+  with Retry-After past it): memory and disk stay bounded however many phones send at once.
+- **One line, never a traceback.** A client that goes away mid-upload is one log line; an error the
+  app did not expect is one log line and a 500 (PAPERPLAY_DEBUG=1 logs its traceback).
+
+Errors are JSON, `{"error": "<one line naming the field>", "code": "<stable code>"}`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import logging
+import socket
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from paperplay.serve import numbers
+
+LOG = logging.getLogger("uvicorn.error")
+"""Where the server's lines go (uvicorn prints them in the host's terminal)."""
+
+
+@dataclass
+class Limits:
+    """The door's limits (tests shorten them)."""
+
+    upload_seconds: float = 120.0
+    """How long a request's body may take to arrive: a 10 MB photo over poor Wi-Fi (1 Mbit/s) takes 80 s."""
+    in_flight: int = 160 * 1024 * 1024
+    """Bytes held at once by bodies received and not yet answered, across all requests (16 photos of 10 MB)."""
+    largest_body: int = 10 * 1024 * 1024 + 64 * 1024
+    """The largest body any request may have (a photo of 10 MB and its form)."""
+    in_memory: int = 256 * 1024
+    """A body past this size is spooled to a file."""
+    retry_after: int = 5
+    """Seconds a client is asked to wait (Retry-After) when the server is full."""
+
+
+def answer(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> tuple[int, bytes, list[
+        tuple[bytes, bytes]]]:
+    """A one-line JSON error as the API writes it (<, > and & escaped)."""
+    from paperplay.messages import one_line
+
+    text = json.dumps({"error": one_line(message), "code": code}, ensure_ascii=False)
+    body = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode()
+    head = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    head += [(name.lower().encode(), value.encode()) for name, value in (headers or {}).items()]
+    return status, body, head
+
+
+async def send_answer(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+# --- the server's own names ---------------------------------------------------------------------------
+
+def interface_addresses(by_name: bool = True) -> set[str]:
+    """Every address of this computer's network interfaces that can be found without a dependency: with
+    `by_name` its name's addresses (a name lookup: done at the start only), the address of its default
+    routes, and on Linux each interface's IPv4 address (ioctl SIOCGIFADDR) and IPv6 addresses
+    (/proc/net/if_inet6). Each source is tried on its own; one that fails adds nothing."""
+    found: set[str] = set()
+    for name in {socket.gethostname(), socket.getfqdn()} if by_name else ():
+        try:
+            found.update(str(info[4][0]).split("%")[0] for info in socket.getaddrinfo(name, None))
+        except (OSError, UnicodeError):
+            pass
+    for family, probe in ((socket.AF_INET, "192.168.255.255"), (socket.AF_INET6, "fd00::1")):
+        try:
+            with socket.socket(family, socket.SOCK_DGRAM) as sock:
+                sock.connect((probe, 9))  # picks the route; sends nothing
+                found.add(str(sock.getsockname()[0]).split("%")[0])
+        except OSError:
+            pass
+    if sys.platform.startswith("linux"):
+        found |= _linux_ipv4() | _linux_ipv6()
+    return {str(ipaddress.ip_address(a)) for a in found if _is_address(a)}
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _linux_ipv4() -> set[str]:
+    import fcntl
+    import struct
+
+    found: set[str] = set()
+    try:
+        names = [name for _, name in socket.if_nameindex()]
+    except OSError:
+        return found
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        for name in names:
+            try:
+                packed = fcntl.ioctl(sock.fileno(), 0x8915, struct.pack("256s", name.encode()[:15]))  # SIOCGIFADDR
+            except OSError:  # an interface without an IPv4 address
+                continue
+            found.add(socket.inet_ntoa(packed[20:24]))
+    return found
+
+
+def _linux_ipv6() -> set[str]:
+    try:
+        lines = Path("/proc/net/if_inet6").read_text().splitlines()
+    except OSError:
+        return set()
+    found = set()
+    for line in lines:
+        word = line.split()[0] if line.split() else ""
+        if len(word) == 32:
+            found.add(str(ipaddress.IPv6Address(bytes.fromhex(word))))
+    return found
+
+
+def host_part(value: str) -> str:
+    """The name or address of a Host header, without its port, lower case, without a final dot:
+    "[::1]:8000" -> "::1", "Game.Local.:80" -> "game.local"."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        inside, _, _ = value[1:].partition("]")
+        return inside.split("%")[0]
+    name, colon, port = value.rpartition(":")
+    if colon and (port.isdigit() or not port) and ":" not in name:
+        value = name
+    return value.rstrip(".")
+
+
+class Hosts:
+    """The names and addresses this server answers to. Addresses are read again (at most every
+    `refresh` seconds) when a request names an address not known yet: the laptop may join the room's
+    Wi-Fi after the server started."""
+
+    def __init__(self, names: Iterable[str] = (), bound: str | None = None, refresh: float = 5.0) -> None:
+        machine = socket.gethostname().lower()
+        self.names = {"localhost", machine, f"{machine}.local", socket.getfqdn().lower()}
+        self.names |= {host_part(name) for name in names if name.strip()}
+        self.bound = bound
+        self.refresh = refresh
+        self._lock = threading.Lock()
+        self._read_at = 0.0
+        self.addresses: set[str] = set()
+        self._read(by_name=True)
+
+    def _read(self, by_name: bool = False) -> None:
+        found = interface_addresses(by_name) | (set() if by_name else self.addresses)
+        if self.bound and _is_address(self.bound) and not ipaddress.ip_address(self.bound).is_unspecified:
+            found.add(str(ipaddress.ip_address(self.bound)))
+        with self._lock:
+            self.addresses = found
+            self._read_at = time.monotonic()
+
+    def allows(self, header: str | None) -> bool:
+        """Whether a request's Host header names this server (a request without one, HTTP/1.0 from a
+        program rather than a browser, is let in)."""
+        if header is None:
+            return True
+        host = host_part(header)
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return host in self.names or host.endswith(".localhost")
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        if address.is_loopback or str(address) in self.addresses:
+            return True
+        if time.monotonic() - self._read_at > self.refresh:
+            self._read()
+            return str(address) in self.addresses
+        return False
+
+
+# --- the door -------------------------------------------------------------------------------------------
+
+@dataclass
+class Door:
+    """What the door knows: the server's names, its limits, and the bytes it holds now."""
+
+    hosts: Hosts | None = None
+    """The server's own names: None, this computer's (made on the first request)."""
+    limits: Limits = field(default_factory=Limits)
+    in_flight: int = 0
+    """Bytes held now by bodies received and not yet answered."""
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _client(scope: Scope) -> str:
+    client = scope.get("client")
+    return f"{client[0]}" if client else "a client"
+
+
+def _request(scope: Scope) -> str:
+    """A request as a log line names it: its method, path (escaped, shortened) and client."""
+    from paperplay.messages import one_line
+
+    return f"{one_line(str(scope.get('method', '')))} {one_line(str(scope.get('path', '')))} from {_client(scope)}"
+
+
+class Guard:
+    """The ASGI middleware: the Host check, the body's arrival, one line for what goes wrong."""
+
+    def __init__(self, app: ASGIApp, door: Door | None = None, spool: str | None = None) -> None:
+        self.app = app
+        self.door = door or Door()
+        if self.door.hosts is None:
+            self.door.hosts = Hosts()
+        self.hosts = self.door.hosts
+        self.limits = self.door.limits
+        self.spool = spool
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = True
+            await send(message)
+
+        refused = self._refused(scope)
+        if refused is not None:
+            await send_answer(send, *refused)
+            return
+        held = 0
+        body: IO[bytes] | None = None
+        try:
+            if self._has_body(scope):
+                outcome = await self._receive_body(scope, receive)
+                if not isinstance(outcome, tuple):  # the client went away
+                    return
+                body, held, refused = outcome
+                if refused is not None:
+                    await send_answer(send, *refused)
+                    return
+                receive = self._replay(body, receive)
+            await self.app(scope, receive, sending)
+        except Exception as exc:  # noqa: BLE001 - one line in the terminal, never a traceback
+            self._log_error(scope, exc)
+            if not started:
+                await send_answer(send, *answer(500, "internal", f"internal error: {type(exc).__name__}: {exc}"))
+        finally:
+            self.door.in_flight -= held
+            if body is not None:
+                body.close()
+
+    def _refused(self, scope: Scope) -> tuple[int, bytes, list[tuple[bytes, bytes]]] | None:
+        host = _header(scope, b"host")
+        if not self.hosts.allows(host):
+            name = host_part(host or "")
+            return answer(421, "wrong_host", f"Host: {name!r} is not this server's name; open the address paperplay "
+                                             f"serve printed, or start it with --host-name {name} if that name is "
+                                             "yours")
+        try:
+            numbers.content_length(_header(scope, b"content-length"))
+        except numbers.BadNumber as exc:
+            return answer(400, numbers.CODE, str(exc), {"Connection": "close"})
+        return None
+
+    @staticmethod
+    def _has_body(scope: Scope) -> bool:
+        length = _header(scope, b"content-length")
+        return (length is not None and length != "0") or _header(scope, b"transfer-encoding") is not None
+
+    def _what(self, scope: Scope) -> str:
+        kind = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
+        return "photo" if kind == "multipart/form-data" else "body"
+
+    async def _receive_body(self, scope: Scope, receive: Receive) -> (
+            tuple[IO[bytes], int, tuple[int, bytes, list[tuple[bytes, bytes]]] | None] | None):
+        """Receives a request's body into a spool within the limits: the spool, the bytes it holds (counted
+        in `in_flight` until the request ends) and the refusal when a limit is passed; None when the
+        client went away (logged)."""
+        limits = self.limits
+        what = self._what(scope)
+        declared = numbers.content_length(_header(scope, b"content-length"))
+        close = {"Connection": "close"}
+        full = answer(503, "busy", f"{what}: the server is receiving {self.door.in_flight:,} bytes of uploads, its "
+                                   f"limit; send it again in {limits.retry_after} seconds",
+                      {"Retry-After": str(limits.retry_after), **close})
+        spool: IO[bytes] = tempfile.SpooledTemporaryFile(limits.in_memory, dir=self.spool)  # noqa: SIM115 - closed by the caller
+        if declared is not None and declared > limits.largest_body:
+            return spool, 0, answer(413, "too_large", f"{what}: is {declared:,} bytes; expected at most "
+                                                      f"{limits.largest_body:,}", close)
+        if declared is not None and self.door.in_flight + declared > limits.in_flight:
+            return spool, 0, full
+        held = 0
+        try:
+            async with asyncio.timeout(limits.upload_seconds):
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        LOG.warning("paperplay: %s: the client went away after %s bytes of its %s (nothing stored)",
+                                    _request(scope), f"{held:,}", what)
+                        self.door.in_flight -= held
+                        spool.close()
+                        return None
+                    chunk = message.get("body", b"")
+                    if held + len(chunk) > limits.largest_body:
+                        return spool, held, answer(413, "too_large", f"{what}: is more than {limits.largest_body:,} "
+                                                                     f"bytes; expected at most "
+                                                                     f"{limits.largest_body:,}", close)
+                    if self.door.in_flight + len(chunk) > limits.in_flight:
+                        return spool, held, full
+                    self.door.in_flight += len(chunk)
+                    held += len(chunk)
+                    spool.write(chunk)
+                    if not message.get("more_body", False):
+                        break
+        except TimeoutError:
+            return spool, held, answer(408, "too_slow", f"{what}: did not arrive within {limits.upload_seconds:g} s "
+                                                        f"({held:,} bytes came); send it again from a better place "
+                                                        "in the room", close)
+        spool.seek(0)
+        return spool, held, None
+
+    @staticmethod
+    def _replay(body: IO[bytes], receive: Receive) -> Receive:
+        """The body received, handed to the app as it would have arrived; then the client's own messages
+        (its going away)."""
+        done = False
+
+        async def replayed() -> Message:
+            nonlocal done
+            if done:
+                return await receive()
+            chunk = body.read(256 * 1024)
+            rest = body.read(1)
+            if rest:
+                body.seek(-1, 1)
+            else:
+                done = True
+            return {"type": "http.request", "body": chunk, "more_body": not done}
+
+        return replayed
+
+    def _log_error(self, scope: Scope, exc: BaseException) -> None:
+        from paperplay.errors import debugging
+        from paperplay.messages import one_line
+
+        where = ""
+        trace = exc.__traceback__
+        while trace is not None and trace.tb_next is not None:
+            trace = trace.tb_next
+        if trace is not None:
+            where = f" at {Path(trace.tb_frame.f_code.co_filename).name}:{trace.tb_lineno}"
+        LOG.error("paperplay: %s: internal error %s: %s%s%s", _request(scope), type(exc).__name__,
+                  one_line(str(exc)), where,
+                  "" if debugging() else " (PAPERPLAY_DEBUG=1 shows the traceback)", exc_info=exc if debugging()
+                  else None)
+

@@ -1,0 +1,90 @@
+"""Phones that follow a game: `GET /api/games/{code}?wait=VERSION` is held until the game changes.
+
+A room holds a thousand of them at once. Each waits on one asyncio event of its game (no thread, no
+timer of its own beyond its deadline); a change wakes them all, and the game's state is rendered once
+for its version, not once a phone: every phone is sent the same bytes. Past `max_waiting` phones held
+at once a phone is answered at once with the state as it is (it asks again: memory stays bounded and
+nobody gets a 503).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+MAX_WAITING = 5000
+"""Phones held at once across all games (each costs a socket and a few kilobytes)."""
+
+
+class Live:
+    """The waiting phones of every game and the last state rendered of each."""
+
+    def __init__(self, max_waiting: int = MAX_WAITING) -> None:
+        self.max_waiting = max_waiting
+        self.waiting = 0
+        """Phones held now."""
+        self._events: dict[str, asyncio.Event] = {}
+        self._rendered: dict[str, tuple[int, bytes]] = {}
+        self.renders = 0
+        """States rendered so far (for the tests: once a version)."""
+
+    def notify(self, code: str) -> None:
+        """The game changed (its change is committed): every phone waiting on it is woken."""
+        event = self._events.pop(code, None)
+        if event is not None:
+            event.set()
+
+    async def wait(self, code: str, seconds: float) -> bool:
+        """Waits until the game changes or `seconds` pass; whether it changed. The caller has read the
+        version it compares with just before, with no await between (a change committed in between would
+        otherwise be missed until the deadline). Returns at once when `max_waiting` phones are held."""
+        if self.waiting >= self.max_waiting or seconds <= 0:
+            return False
+        event = self._events.setdefault(code, asyncio.Event())
+        self.waiting += 1
+        try:
+            async with asyncio.timeout(seconds):
+                await event.wait()
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            self.waiting -= 1
+
+    async def wait_for(self, code: str, changed: Callable[[], bool], seconds: float) -> None:
+        """Waits until `changed()` (read again after each change of the game) or `seconds` pass."""
+        deadline = time.monotonic() + seconds
+        while not changed():
+            if not await self.wait(code, deadline - time.monotonic()):
+                return
+
+    def rendered(self, code: str, version: int, render: Callable[[], bytes]) -> bytes:
+        """The game's state at `version`, rendered once (the first phone to ask renders it)."""
+        cached = self._rendered.get(code)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        data = render()
+        self.renders += 1
+        if cached is None or cached[0] < version:
+            self._rendered[code] = (version, data)
+        return data
+
+
+def raise_open_files() -> int:
+    """Raises this process's open-files soft limit to its hard limit where the system allows (each
+    waiting phone is a socket: a common soft limit of 1,024 would refuse the room's last phones);
+    returns the limit in force (0 where the system has no such limit)."""
+    try:
+        import resource
+    except ImportError:  # Windows: no per-process limit to raise
+        return 0
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 16)
+    if soft == resource.RLIM_INFINITY or soft >= wanted:
+        return int(soft)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    except (ValueError, OSError):  # macOS refuses more than OPEN_MAX: keep what there is
+        return int(soft)
+    return int(wanted)

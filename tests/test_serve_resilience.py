@@ -282,7 +282,33 @@ def test_a_broken_upload_is_one_log_line_never_a_traceback(running, logged):
                                   "multipart/form-data; boundary=b\r\nTransfer-Encoding: chunked\r\n\r\n"
                                   "zz\r\nbroken\r\n".encode())
     assert status == 400
-    assert logged.tracebacks() == [] and len(logged.records) <= 1
+    time.sleep(0.2)
+    lines = [record.getMessage() for record in logged.records]
+    assert len(lines) == 1 and "the client sent a broken body after 0 bytes of its photo" in lines[0], lines
+    assert raw(running.base, b"NOT HTTP AT ALL\r\n\r\n")[0] == 400
+    time.sleep(0.2)
+    lines = [record.getMessage() for record in logged.records]
+    assert len(lines) == 2 and lines[1] == "paperplay: a request from 127.0.0.1 is not valid HTTP; answered 400"
+    assert logged.tracebacks() == []
+
+
+def test_a_connection_that_sends_no_request_head_in_time_is_closed(tmp_path):
+    server = Running(tmp_path / "games.db", head_seconds=0.5)
+    try:
+        host, port = server.base.removeprefix("http://").split(":")
+        idle = socket.create_connection((host, int(port)), timeout=5)
+        trickling = socket.create_connection((host, int(port)), timeout=5)
+        trickling.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        started = time.monotonic()
+        assert idle.recv(100) == b"" and trickling.recv(100) == b""  # closed by the server
+        assert time.monotonic() - started < 3
+        kept = socket.create_connection((host, int(port)), timeout=5)  # one that asks in time is answered
+        kept.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        assert kept.recv(100).startswith(b"HTTP/1.1 200")
+        for sock in (idle, trickling, kept):
+            sock.close()
+    finally:
+        server.stop()
 
 
 def test_an_unexpected_error_is_a_one_line_500_and_one_log_line(running, logged, monkeypatch):

@@ -1,16 +1,19 @@
-"""Every game paperplay knows, in one list (like python-chess's VARIANTS and find_variant).
+"""Every game paperplay knows, in one list (like python-chess's VARIANTS and find_variant), and the one
+place where a game's options are checked.
 
 An entry names the game, its schemas, the kit and draw options that apply to it, its paper
-sizes, and the module that carries its face to the rest of paperplay (`paperplay.<game>.api`):
+sizes, and the module that carries its face to the rest of paperplay (`paperplay.<game>.api`),
+which gives what `GameApi` says:
 
 - ``draw(seed, options) -> Drawn``: what a seed deals (``to_json()``, ``text_lines()``);
 - ``kit(seed, options) -> Document``: the print-and-play kit as page models (options["lang"]: en,
   da or de, the language of the printed pages; see paperplay.i18n);
 - ``verify(data, source, folder) -> Verdict``: the referee of the game's records;
-- ``ranking(verdicts) -> list | None``: optional, a ranking of several verified records.
+- ``ranking(verdicts) -> list | None``: a ranking of several verified records (None: not ranked).
 
-The module's draw and kit take a canonical seed and options already checked (the CLI checks its own).
-From Python, use the game's entry here, which checks both and names what is wrong:
+The module's draw and kit take a canonical seed and options already checked. Both faces check them
+here: from Python, the game's entry (an error names the option as a keyword); the command line calls
+`checked_options` with prefix "--" (an error names the option as typed):
 
     >>> from paperplay.games import find_game
     >>> streams = find_game("streams")
@@ -28,17 +31,40 @@ from __future__ import annotations
 import importlib
 import math
 import os
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from paperplay.errors import InputError
+from paperplay.errors import InputError, Verdict
+from paperplay.render.model import Document
 from paperplay.render.paper import PAPER_SIZES
 
 MAX_BACK_OFFSET = 5.0
 """The largest --back-offset each way, in mm: duplex printers drift by a few millimetres (docs/guides/streetcar.md), and
 the card pages keep their texts and QR code clear of the backs up to this far."""
+
+
+class Drawn(Protocol):
+    """What a seed deals, as `paperplay draw` shows it."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
+    def text_lines(self) -> list[str]: ...
+
+
+class GameApi(Protocol):
+    """What a game's api module gives the rest of paperplay (see the module's docstring)."""
+
+    def draw(self, seed: str, options: dict[str, Any]) -> Drawn: ...
+
+    def kit(self, seed: str, options: dict[str, Any]) -> Document: ...
+
+    def verify(self, data: Any, source: str, folder: Path | None = None) -> Verdict: ...
+
+    def ranking(self, verdicts: Sequence[Verdict]) -> list[dict[str, Any]] | None: ...
 
 
 @dataclass(frozen=True)
@@ -55,8 +81,13 @@ class GameInfo:
     can_call: bool = False
 
     def module(self) -> ModuleType:
-        """The game's api module, imported on first use."""
+        """The game's api module itself, imported on first use (for a game's own extras, such as Streams'
+        sheets); `game_api` is its typed face."""
         return importlib.import_module(self.api)
+
+    def game_api(self) -> GameApi:
+        """The game's api module as `GameApi` types it (mypy checks each module against it below)."""
+        return cast(GameApi, self.module())
 
     def refuse_options(self, command: str, given: dict[str, Any], allowed: frozenset[str], prefix: str = "--") -> None:
         """Raises an InputError naming the first option given that does not apply to this game (its
@@ -70,43 +101,57 @@ class GameInfo:
                                     or "none"),
                                  field=option)
 
-    def draw(self, seed: str, **options: Any) -> Any:
+    def checked_options(self, command: str, given: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+        """The options given to `command` (kit or draw; the sheets take kit's) as the game module takes
+        them: options of other games refused, each value checked (None: not given, left out). An error
+        is an InputError whose field is the option; its message names other options as the command line
+        does with `prefix` "--", as keywords with "". The CLI's own options (html) pass unchecked."""
+        allowed = self.kit_options if command == "kit" else self.draw_options
+        self.refuse_options(command, given, allowed, prefix)
+        checked = {option: _option_value(option, value, self.name, self.papers) for option, value in given.items()
+                   if value is not None}
+        if checked.get("scannable") and checked.get("lang") not in (None, "en"):
+            flag = (lambda o: "--" + o) if prefix else (lambda o: o)  # noqa: E731
+            raise InputError(f"is {checked['lang']!r}, but the scannable sheets ({flag('scannable')}) are printed in "
+                             f"English only; leave out {flag('lang')}, or print the classic sheets", field="lang")
+        return checked
+
+    def draw(self, seed: str, **options: Any) -> Drawn:
         """What `seed` deals (the module's Drawn: ``to_json()``, ``text_lines()``), with the game's draw
         options as keywords (e.g. ``players=3, set=3``). A bad seed or option is an InputError naming it."""
-        return self._call("draw", seed, options, self.draw_options)
+        seed = checked_seed(seed)
+        with _named_as_keywords():
+            return self.game_api().draw(seed, self.checked_options("draw", options))
 
-    def kit(self, seed: str, **options: Any) -> Any:
+    def kit(self, seed: str, **options: Any) -> Document:
         """The print-and-play kit of `seed` as a Document (``paperplay.render.pdf.render_bytes`` or
         ``write_pdf`` turn it into a PDF), with the game's kit options as keywords: players, names (a
         list), paper, set, numbers, level, poster, ink_saver, back_offset ((x, y) in mm), variant,
         lang (default English), scannable. A bad seed or option is an InputError naming it."""
-        if options.get("html") is not None and "html" in self.kit_options:
-            raise InputError("option html: is the command line's (paperplay kit streams --html); from Python, "
-                             "paperplay.html.caller.caller_page makes the page", field="html")
-        if options.get("scannable") and options.get("lang") not in (None, "en"):
-            raise InputError(f"option lang: is {options['lang']!r}, but the scannable sheets are printed in English "
-                             "only", field="lang")
-        return self._call("kit", seed, options, self.kit_options - {"html"})
+        seed = checked_seed(seed)
+        with _named_as_keywords():
+            if options.get("html") is not None and "html" in self.kit_options:
+                raise InputError("is the command line's (paperplay kit streams --html); from Python, "
+                                 "paperplay.html.caller.caller_page makes the page", field="html")
+            return self.game_api().kit(seed, self.checked_options("kit", options))
 
-    def verify(self, data: Any, source: str = "record", folder: str | os.PathLike[str] | None = None) -> Any:
+    def verify(self, data: Any, source: str = "record", folder: str | os.PathLike[str] | None = None) -> Verdict:
         """Referees a parsed record of this game (`source` names it in errors; files it names are read
         from `folder`): a Verdict. A record of another game is an InputError saying whose it is."""
         game = data.get("game") if isinstance(data, dict) else None
         if isinstance(game, str) and game != self.name:
             raise InputError(f"{source}: is a {game!r} record, not a {self.title} one (field game)")
-        return self.module().verify(data, source, None if folder is None else Path(folder))
+        return self.game_api().verify(data, source, None if folder is None else Path(folder))
 
-    def _call(self, command: str, seed: str, options: dict[str, Any], allowed: frozenset[str]) -> Any:
-        """The module's draw or kit with the seed and options checked; an error names the option."""
-        seed = checked_seed(seed)
-        try:
-            self.refuse_options(command, options, allowed, prefix="")
-            checked = {option: _option_value(option, value, self.papers) for option, value in options.items()
-                       if value is not None}
-            return getattr(self.module(), command)(seed, checked)
-        except InputError as exc:
-            if exc.field is None:
-                raise
+
+class _named_as_keywords:  # noqa: N801 - used as a with block
+    """Turns an InputError naming its field into one saying "option FIELD: ..." (Python's face)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        if isinstance(exc, InputError) and exc.field is not None and not str(exc).startswith("option "):
             raise InputError(f"option {exc.field}: {exc.message}", field=exc.field) from None
 
 
@@ -123,9 +168,36 @@ def checked_seed(seed: Any) -> str:
         raise InputError(exc.message, field="seed") from None
 
 
-def _option_value(option: str, value: Any, papers: tuple[str, ...]) -> Any:
-    """A kit or draw option given from Python, as the game modules take it; an InputError (field: the
-    option) when it has the wrong type or value. Ranges the game sets (players) its module checks."""
+_OFFSET_TEXT = re.compile(r"\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)\s*")
+
+
+def _back_offset(value: Any) -> tuple[float, float]:
+    """--back-offset as typed ("X,Y") or (x, y) from Python: two finite millimetres, each at most
+    MAX_BACK_OFFSET; an InputError (field back_offset) names what was expected, in the form given."""
+    def wrong(expected: str) -> InputError:
+        return InputError(f"is {value!r}; expected {expected}", field="back_offset")
+
+    if isinstance(value, str):
+        parts = value.split(",")
+        if len(parts) != 2 or not all(_OFFSET_TEXT.fullmatch(p) for p in parts):
+            raise wrong("X,Y in mm as two decimal numbers, e.g. 1.5,-0.5")
+        numbers: list[Any] = [float(v) for v in parts]
+        if not all(math.isfinite(v) for v in numbers):
+            raise wrong("two finite numbers X,Y in mm, e.g. 1.5,-0.5")
+        example = ", e.g. 1.5,-0.5"
+    else:
+        numbers = list(value) if isinstance(value, (list, tuple)) else []
+        if len(numbers) != 2 or not all(type(v) in (int, float) and math.isfinite(v) for v in numbers):
+            raise wrong("(x, y): two numbers of millimetres, e.g. (1.5, -0.5)")
+        example = ""
+    if any(abs(v) > MAX_BACK_OFFSET for v in numbers):
+        raise wrong(f"a duplex printer's drift of at most {MAX_BACK_OFFSET:g} mm each way{example}")
+    return float(numbers[0]), float(numbers[1])
+
+
+def _option_value(option: str, value: Any, game: str, papers: tuple[str, ...]) -> Any:
+    """A kit or draw option as the game modules take it; an InputError (field: the option) when it has
+    the wrong type or value. Ranges the game sets (players) its module checks."""
     def wrong(expected: str) -> InputError:
         return InputError(f"is {value!r}; expected {expected}", field=option)
 
@@ -144,15 +216,10 @@ def _option_value(option: str, value: Any, papers: tuple[str, ...]) -> Any:
         return [name.strip() for name in value]
     if option == "paper":
         if not isinstance(value, str) or value.lower() not in papers:
-            raise wrong(" or ".join(papers))
+            raise wrong(" or ".join(papers) + f" (the papers {game} is printed on)")
         return value.lower()
     if option == "back_offset":
-        numbers = list(value) if isinstance(value, (list, tuple)) else []
-        if len(numbers) != 2 or not all(type(v) in (int, float) and math.isfinite(v) for v in numbers):
-            raise wrong("(x, y): two numbers of millimetres, e.g. (1.5, -0.5)")
-        if any(abs(v) > MAX_BACK_OFFSET for v in numbers):
-            raise wrong(f"a duplex printer's drift of at most {MAX_BACK_OFFSET:g} mm each way")
-        return float(numbers[0]), float(numbers[1])
+        return _back_offset(value)
     if option == "variant":
         if not isinstance(value, (str, os.PathLike)):
             raise wrong("a variant's name or a variant file's path")
@@ -162,6 +229,8 @@ def _option_value(option: str, value: Any, papers: tuple[str, ...]) -> Any:
 
         if value not in LANGUAGES:
             raise wrong(" or ".join(LANGUAGES))
+        return value
+    if option == "html":  # the command line's page (paperplay kit streams --html): checked where it is written
         return value
     if not isinstance(value, str):  # numbers, level: texts the game reads
         raise wrong("a text")
@@ -198,3 +267,11 @@ def find_game(name: str) -> GameInfo:
 def schema_names() -> list[str]:
     """Every game's schemas, sorted (what `paperplay schema` lists)."""
     return sorted({s for g in GAMES for s in g.schemas})
+
+
+if TYPE_CHECKING:  # mypy checks that each game's api module gives what GameApi says
+    from paperplay.sequence import api as _sequence_api
+    from paperplay.streams import api as _streams_api
+    from paperplay.streetcar import api as _streetcar_api
+
+    _APIS: tuple[GameApi, ...] = (_streams_api, _streetcar_api, _sequence_api)

@@ -58,8 +58,7 @@ def game_of(data: Any, source: str) -> str:
 def verify_record(data: Any, source: str, folder: Path | str | None = None) -> Verdict:
     """Referees one parsed record with its game's rules (files it names are read from `folder`)."""
     folder = Path(folder) if folder is not None else None
-    verdict: Verdict = find_game(game_of(data, source)).module().verify(data, source, folder)
-    return verdict
+    return find_game(game_of(data, source)).game_api().verify(data, source, folder)
 
 
 Check = Callable[[Any, str, Path | None], Verdict]
@@ -87,8 +86,8 @@ def rankings(outcomes: Sequence[Outcome]) -> dict[str, list[dict[str, Any]]]:
     records only: empty when none is)."""
     out = {}
     for name in dict.fromkeys(o.game for o in outcomes if o.game is not None):
-        module = find_game(name).module()
         mine = [o.verdict for o in outcomes if o.game == name and o.verdict is not None]
-        if hasattr(module, "ranking"):
-            out[name] = module.ranking(mine)
+        ranked = find_game(name).game_api().ranking(mine)
+        if ranked is not None:
+            out[name] = ranked
     return out

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import SHORT_HELP, guarded, only_with, print_json, seed_option, variant_file
+from paperplay.cli.common import SHORT_HELP, guarded, only_with, print_json, variant_file
 from paperplay.errors import InputError
+from paperplay.games import checked_seed
 from paperplay.messages import printable
 from paperplay.seeds import MAX_SEED_LENGTH, Rng, canonical_seed, display_code
 
@@ -96,9 +97,7 @@ def advise(
     seen: Annotated[str | None, typer.Option("--seen", metavar="TILES",
                                              help="Tiles drawn earlier, known to be out of the bag.",
                                              show_default=False)] = None,
-    seed: Annotated[str | None, typer.Option("--seed", "-s", metavar="SEED",
-                                             help="The coach's own seed (default: one made from the "
-                                                  "position).", show_default=False)] = None,
+    seed: Annotated[str | None, opt.seed("The coach's own seed (default: one made from the position).")] = None,
     budget: Annotated[int | None, typer.Option("--budget", click_type=opt.WHOLE,
                                                 help="Tiles placed in the first Monte Carlo's play-outs "
                                                "(default 20000; 100-10000000).", show_default=False)] = None,
@@ -147,7 +146,7 @@ def advise(
         text = (" ".join("_" if c == EMPTY else tile_text(c) for c in row)
                 + f"|{tile_text(drawn)}|{sorted(map(tile_text, known))}")
         seed = hashlib.sha256(text.encode()).hexdigest()[:8].upper()
-    seed = seed_option(seed)
+    seed = checked_seed(seed)
     unseen = unseen_counts(rules, known)
     started = time.perf_counter()
     advice = search(row, drawn, unseen, Rng("coach/advise", seed), Scorer(rules, jobs=cores()), first=budget)
@@ -213,9 +212,7 @@ def simulate(
                                                      "gap,montecarlo.", show_default=False)] = None,
     games: Annotated[int, typer.Option("--games", "-g", click_type=opt.WHOLE,
                                        help="How many games (1-100,000).")] = 1000,
-    seed: Annotated[str, typer.Option("--seed", "-s", metavar="SEED",
-                                      help="Game i is drawn from seed <SEED>G<i>.")]
-    = "LAB",
+    seed: Annotated[str, opt.seed("Game i is drawn from seed <SEED>G<i>.", show_default=True)] = "LAB",
     jobs: Annotated[int, typer.Option("--jobs", "-j", click_type=opt.WHOLE, help="Worker processes.")] = 1,
     plot: Annotated[Path | None, typer.Option("--plot", help="Draw the score distributions to FILE.png or FILE.pdf.",
                                               click_type=opt.FILE, show_default=False)] = None,
@@ -246,7 +243,7 @@ def simulate(
     if not 1 <= jobs <= 256:
         raise InputError(f"--jobs: is {jobs}; expected 1 to 256")
     names = _strategy_names(strategy_name, compare)
-    canonical = seed_option(seed)
+    canonical = checked_seed(seed)
     longest = MAX_SEED_LENGTH - len(f"G{games}")
     if len(canonical) > longest:  # game i's seed, <SEED>G<i>, is a seed too
         raise InputError(f"seed {seed!r} has {len(canonical)} letters and digits; with --games {games} at most "

@@ -12,8 +12,9 @@ from typing import Any, NoReturn
 import typer
 
 from paperplay.errors import InputError
+from paperplay.games import checked_seed
 from paperplay.messages import counted, printable
-from paperplay.seeds import canonical_seed, display_code, game_code, generate_seed
+from paperplay.seeds import display_code, game_code, generate_seed
 
 
 def fail(message: str) -> NoReturn:
@@ -24,19 +25,11 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
-def seed_option(seed: str) -> str:
-    """The --seed option's canonical seed; an unusable one is an error naming --seed."""
-    try:
-        return canonical_seed(seed)
-    except InputError as exc:
-        raise InputError(exc.message, field="seed") from None
-
-
 def seed_or_new(seed: str | None) -> tuple[str, bool]:
     """Returns the canonical seed, or a fresh one (and whether it was generated)."""
     if seed is None:
         return generate_seed(), True
-    return seed_option(seed), False
+    return checked_seed(seed), False
 
 
 def output_path(out: Path | None, game: str, seed: str, what: str) -> Path:

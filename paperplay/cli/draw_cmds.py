@@ -16,10 +16,10 @@ from typing import Annotated
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import SHORT_HELP, guarded, only_with, print_json, seed_option, size_text, variant_file
+from paperplay.cli.common import SHORT_HELP, guarded, only_with, print_json, size_text, variant_file
 from paperplay.errors import InputError
+from paperplay.games import checked_seed, find_game
 from paperplay.messages import printable
-from paperplay.games import find_game
 from paperplay.seeds import display_code, game_code
 
 
@@ -49,8 +49,8 @@ def draw(
     """
     info = find_game(game)
     given = {"players": players, "set": card_set, "numbers": numbers, "level": level, "variant": variant}
-    info.refuse_options("draw", given, info.draw_options)
-    dealt = info.module().draw(seed_option(seed), given)
+    options = info.checked_options("draw", given, prefix="--")
+    dealt = info.game_api().draw(checked_seed(seed), options)
     if as_json:
         print_json(dealt.to_json())
         return
@@ -157,7 +157,7 @@ def call(
     """
     from paperplay.streams.api import variant_rules
 
-    canonical = seed_option(seed)
+    canonical = checked_seed(seed)
     rules = variant_rules(variant)
     only_with("--html", html is not None, force=(force, "to replace an existing page"),
               lang=(lang, "the page's language; the terminal caller speaks English"))
@@ -172,18 +172,24 @@ def call(
     start = 1 if start is None else start
     if not 1 <= start <= len(tiles):
         raise InputError(f"--from: is {start}; expected a turn 1-{len(tiles)}")
-    clear = sys.stdout.isatty() and os.environ.get("TERM") not in (None, "dumb")
-    code = display_code(game_code("streams", canonical))
-    turn = start
     # the variant goes into every command the caller suggests: without it they would call the published game
     also = "" if variant is None or rules.standard else f" --variant {shlex.quote(variant)}"
     named = "" if rules.standard else f" (variant {rules.name})"
+    code = display_code(game_code("streams", canonical))
     typer.echo(f"Calling Streams{named}, game {code}. Enter: next tile · b: back · q: quit")
+    _call_in_terminal(tiles, start, code, canonical, also)
+
+
+def _call_in_terminal(tiles: Sequence[int], start: int, code: str, seed: str, also: str) -> None:
+    """The terminal caller from turn `start`: Enter shows the next tile, b goes back, q (or the end of
+    input) stops with the line that resumes it; `also` holds the options every suggested command repeats."""
+    clear = sys.stdout.isatty() and os.environ.get("TERM") not in (None, "dumb")
+    turn = start
     # the game is over when it is shown: its seed may be revealed now, so anyone can check the draw
-    score_hint = f"Time to score: paperplay score SHEET.json --seed {display_code(canonical)}{also}"
+    score_hint = f"Time to score: paperplay score SHEET.json --seed {display_code(seed)}{also}"
 
     def stopped() -> None:
-        typer.echo(f"\nStopped before turn {turn}. Resume with: paperplay call streams --seed {canonical}{also} "
+        typer.echo(f"\nStopped before turn {turn}. Resume with: paperplay call streams --seed {seed}{also} "
                    f"--from {turn}")
 
     try:

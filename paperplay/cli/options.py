@@ -195,9 +195,13 @@ SheetPaper = Annotated[str | None, typer.Option("--paper", callback=choice(SHEET
                                                 show_default=False)]
 Players = Annotated[int | None, typer.Option("--players", "-n", click_type=WHOLE, help="Number of players.",
                                              show_default=False)]
-Seed = Annotated[str | None, typer.Option("--seed", "-s", metavar="SEED", help=SEED_HELP, show_default=False)]
-RequiredSeed = Annotated[str, typer.Option("--seed", "-s", metavar="SEED",
-                                           help="The seed whose draw to use.", show_default=False)]
+def seed(help: str = SEED_HELP, show_default: bool = False) -> Any:
+    """The --seed option (-s SEED), with the command's own help: every command declares it so."""
+    return typer.Option("--seed", "-s", metavar="SEED", help=help, show_default=show_default)
+
+
+Seed = Annotated[str | None, seed()]
+RequiredSeed = Annotated[str, seed("The seed whose draw to use.")]
 Names = Annotated[str | None, typer.Option("--names", metavar="NAMES",
                                            help="Player names, comma-separated, printed on the sheets.",
                                            show_default=False)]

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import math
 import os
-import re
 import time
 from pathlib import Path
 from typing import Annotated
@@ -15,7 +13,7 @@ from paperplay.cli import options as opt
 from paperplay.cli.common import SHORT_HELP, guarded, output_path, report_written, seed_or_new, variant_file
 from paperplay.errors import InputError
 from paperplay.files import check_not_an_input
-from paperplay.games import MAX_BACK_OFFSET, find_game
+from paperplay.games import find_game
 
 
 def _variant_part(variant: str | None) -> str:
@@ -27,29 +25,6 @@ def _variant_part(variant: str | None) -> str:
 
     rules = variant_rules(variant)
     return "" if rules.standard else f"{rules.name}-"
-
-
-def _check_scannable_lang(scannable: bool, lang: str | None) -> None:
-    """The scannable sheets are English only (the reader knows their layout): a --lang other than en is
-    refused with them; the locale's language, not asked for, is not."""
-    if scannable and lang not in (None, "en"):
-        raise InputError(f"is {lang!r}, but the scannable sheets (--scannable) are printed in English only; leave "
-                         "out --lang, or print the classic sheets", field="lang")
-
-
-def _offset(text: str | None) -> tuple[float, float] | None:
-    if text is None:
-        return None
-    parts = text.split(",")
-    if len(parts) != 2 or not all(re.fullmatch(r"\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)\s*", p) for p in parts):
-        raise InputError(f"is {text!r}; expected X,Y in mm as two decimal numbers, e.g. 1.5,-0.5", field="back_offset")
-    x, y = (float(v) for v in parts)
-    if not (math.isfinite(x) and math.isfinite(y)):
-        raise InputError(f"is {text!r}; expected two finite numbers X,Y in mm, e.g. 1.5,-0.5", field="back_offset")
-    if abs(x) > MAX_BACK_OFFSET or abs(y) > MAX_BACK_OFFSET:
-        raise InputError(f"is {text!r}; expected a duplex printer's drift of at most {MAX_BACK_OFFSET:g} mm each way, "
-                         "e.g. 1.5,-0.5", field="back_offset")
-    return x, y
 
 
 def sheets(
@@ -79,25 +54,18 @@ def sheets(
       paperplay scan photos/*.jpg --seed 7KQ2-M9XD
     """
     from paperplay.render.pdf import write_pdf
+    from paperplay.streams.api import sheets as sheets_document
 
     started = time.perf_counter()
-    _check_paper("streams", paper)
-    _check_scannable_lang(bool(scannable), lang)
+    given = {"players": players, "names": opt.names_list(names), "paper": paper, "variant": variant, "lang": lang,
+             "scannable": scannable}
+    options = find_game("streams").checked_options("kit", given, prefix="--") | {"lang": opt.lang_or_locale(lang)}
     canonical, generated = seed_or_new(seed)
     path = output_path(out, "streams", canonical, _variant_part(variant) + "sheets")
     check_not_an_input(path, "--out", [variant_file(variant)])
-    doc = find_game("streams").module().sheets(canonical, {"players": players, "names": opt.names_list(names),
-                                                           "paper": paper, "variant": variant,
-                                                           "lang": opt.lang_or_locale(lang),
-                                                           "scannable": scannable})
+    doc = sheets_document(canonical, options)
     size = write_pdf(doc, path, force)
     report_written(path, size, len(doc.pages), canonical, generated, "streams", started)
-
-
-def _check_paper(game: str, paper: str | None) -> None:
-    info = find_game(game)
-    if paper is not None and paper not in info.papers:
-        raise InputError(f"{paper} is not offered for {game}; use {' or '.join(info.papers)}", field="paper")
 
 
 def kit(
@@ -156,14 +124,11 @@ def kit(
 
     started = time.perf_counter()
     info = find_game(game)
-    given = {"players": players, "names": names, "paper": paper, "set": card_set, "numbers": numbers,
+    names_given = opt.names_list(names) if "names" in info.kit_options else names  # else refused as it is
+    given = {"players": players, "names": names_given, "paper": paper, "set": card_set, "numbers": numbers,
              "level": level, "poster": poster, "ink_saver": ink_saver, "back_offset": back_offset, "variant": variant,
              "html": html, "lang": lang, "scannable": scannable}
-    info.refuse_options("kit", given, info.kit_options)
-    _check_paper(game, paper)
-    _check_scannable_lang(bool(scannable), lang)
-    options = {**given, "names": opt.names_list(names), "back_offset": _offset(back_offset),
-               "lang": opt.lang_or_locale(lang)}
+    options = info.checked_options("kit", given, prefix="--") | {"lang": opt.lang_or_locale(lang)}
     canonical, generated = seed_or_new(seed)
     path = output_path(out, game, canonical, _variant_part(variant) + "kit")
     check_not_an_input(path, "--out", [variant_file(variant)])
@@ -174,7 +139,7 @@ def kit(
         if os.path.realpath(html) == os.path.realpath(path):
             raise InputError(f"is {str(html)!r}, the kit's PDF too; give the page another name", field="html")
         check_page_path(html, force)  # both outputs are checked before either is written
-    doc = info.module().kit(canonical, options)
+    doc = info.game_api().kit(canonical, options)
     if html is None:
         size = write_pdf(doc, path, force)
         report_written(path, size, len(doc.pages), canonical, generated, game, started)

@@ -10,10 +10,10 @@ from typing import Annotated, Any
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import (SHORT_HELP, guarded, only_with, print_json, seed_option, size_text,
-                                  stdout_is_utf8, variant_file)
+from paperplay.cli.common import SHORT_HELP, guarded, only_with, print_json, size_text, stdout_is_utf8, variant_file
 from paperplay.errors import InputError
 from paperplay.files import check_not_an_input
+from paperplay.games import checked_seed
 from paperplay.messages import did_you_mean, one_line, printable, report_line, shown_name
 from paperplay.referee import Outcome, rankings, referee_files
 
@@ -101,9 +101,7 @@ def score(
     files: Annotated[list[Path] | None, typer.Argument(help="Streams sheet files (JSON, see: paperplay schema "
                                                        "streams-sheet).", show_default=False,
                                                        click_type=opt.INPUT)] = None,
-    seed: Annotated[str | None, typer.Option("--seed", "-s", metavar="SEED",
-                                             help="The game's seed, for every sheet that has none.",
-                                             show_default=False)] = None,
+    seed: Annotated[str | None, opt.seed("The game's seed, for every sheet that has none.")] = None,
     draw_list: Annotated[str | None, typer.Option("--draw", metavar="TILES",
                                                   help="The 20 tiles in draw order, e.g. \"11,3,*,5,…\".",
                                                   show_default=False)] = None,
@@ -137,7 +135,7 @@ def score(
         raise InputError("give one or more sheet files, or a sheet with --cells")
     if seed is not None and draw_list is not None:
         raise InputError("--seed and --draw: give one source of the draw, not both")
-    canonical = seed_option(seed) if seed is not None else None
+    canonical = checked_seed(seed) if seed is not None else None
     rules = variant_rules(variant) if variant is not None else None
     drawn = parse_tiles(draw_list, "--draw", rules=rules) if draw_list is not None else None
     check_not_an_input(html, "--html", [*(files or []), variant_file(variant)])
@@ -194,18 +192,6 @@ def verify(
     _finish(outcomes, as_json, next(iter(ranked.values())) if len(ranked) == 1 else None, note)
 
 
-def _check_is_a_state(data: Any, path: Path) -> None:
-    """Another game's record, or a Streetcar game log, said as such (the schema would ask for tiles)."""
-    if not isinstance(data, dict):
-        return
-    wanted = "route reads a Streetcar board state (see: paperplay schema streetcar-state)"
-    game = data.get("game")
-    if isinstance(game, str) and game != "streetcar":
-        raise InputError(f"{path}: field game is {game!r}; {wanted}")
-    if game == "streetcar" and "turns" in data:
-        raise InputError(f"{path}: is a Streetcar game log (it has field turns); {wanted}")
-
-
 def route(
     state: Annotated[Path, typer.Argument(help="A Streetcar board state (JSON, see: paperplay schema "
                                           "streetcar-state).", show_default=False, click_type=opt.INPUT)],
@@ -243,11 +229,7 @@ def route(
       paperplay route board.json --line 2 --stops B,E --json
       paperplay route board.json --line 1 --card 1 --pdf route.pdf --lang de
     """
-    from paperplay.jsonfile import read_json
-    from paperplay.streetcar.data import lines, route_cards
-    from paperplay.streetcar.deal import check_set
-    from paperplay.streetcar.route import MAX_STOPS, Network, route_answer
-    from paperplay.streetcar.state import board_file, board_problems, state_from_json
+    from paperplay.streetcar.route import check_route
 
     if card is None and stops is None:
         raise InputError("give the stops to visit: --card N (a route card, with --set) or --stops B,D,M")
@@ -256,80 +238,30 @@ def route(
     only_with("--card", card is not None, set=(card_set, "the route card's set; --stops names the stops itself"))
     only_with("--pdf", pdf is not None, force=(force, "to replace an existing drawing"),
               lang=(lang, "the drawing's language; the answer here is in English"))
-    data = read_json(state)
-    _check_is_a_state(data, state)
-    named = data.get("board") if isinstance(data, dict) else None
-    board_path = board_file(named, str(state), state.parent) if isinstance(named, str) and named != "standard" else None
-    check_not_an_input(pdf, "--pdf", [state, board_path])  # the board file the state names is read too
-    board_state, problems = state_from_json(data, str(state), state.parent)
-    board = board_state.geo.board
-    if len(board.terminals_of(line)) != 2:
-        known = sorted({t.line for t in board.terminals})
-        raise InputError(f"--line: is {line}; this board has lines {', '.join(map(str, known))}")
-    if card is not None:
-        card_set = 2 if card_set is None else card_set
-        check_set(card_set)
-        count = len(route_cards(card_set))
-        if not 1 <= card <= count:
-            raise InputError(f"--card: is {card}; expected a route card 1-{count}")
-        if line not in lines():
-            raise InputError(f"--line: is {line}; route cards list lines {lines()[0]}-{lines()[-1]} (use --stops "
-                             "for other lines)")
-        wanted = list(route_cards(card_set)[card - 1][line - 1])
-    else:
-        assert stops is not None
-        items = [s.strip().upper() for s in stops.split(",")] if stops.strip() else []
-        if "" in items:  # "B,,D" is a slip, not B,D ('' alone is none)
-            raise InputError(f"--stops: stop {items.index('') + 1} of {len(items)} in {stops!r} is empty; expected "
-                             "location letters separated by commas, e.g. B,D,M ('' for none)")
-        wanted = items
-        if len(set(wanted)) != len(wanted):
-            raise InputError(f"--stops: is {stops!r}; each stop may be named once")
-        if len(wanted) > MAX_STOPS:
-            raise InputError(f"--stops: names {len(wanted)} stops; expected at most {MAX_STOPS} (a route card names "
-                             "2 or 3)")
-    unknown = [s for s in wanted if s not in board.locations]
-    if unknown:
-        where = (f"--card: route card {card} (set {card_set}) gives line {line} stop {unknown[0]}, which"
-                 if card is not None else f"--stops: {unknown[0]}")
-        raise InputError(f"{where} is not a location on this board; "
-                         f"expected letters from {', '.join(sorted(board.locations))}")
-    problems += board_problems(board_state)
-    answer = route_answer(Network(board_state.geo, board_state.layout, board_state.stop_signs), line, wanted, ordered)
+    check = check_route(state, line, card, card_set, stops, ordered)
+    check_not_an_input(pdf, "--pdf", check.inputs)  # the board file the state names is read too
     written = None
     if pdf is not None:
-        from paperplay.render.pdf import write_pdf
         from paperplay.i18n import translator
-        from paperplay.render.parts import qr_payload
-        from paperplay.streetcar.pages import route_title, state_document
+        from paperplay.render.pdf import write_pdf
+        from paperplay.streetcar.pages import route_document
 
-        squares = list(answer.route.steps) if answer.route else []  # every space, terminals too, with its stops
-        tiles = [(sq, tile.kind, tile.rotation) for sq, tile in sorted(board_state.layout.items())]
-        t = translator(opt.lang_or_locale(lang))
-        title = route_title(state.name, line, answer.route.length if answer.route else None, t)
         started = time.perf_counter()
-        # what the page shows, for a phone to read (a board state carries no seed or game code)
-        payload = qr_payload("streetcar", page="route", line=str(line), stops=",".join(wanted) or "-",
-                             **({"ordered": "1"} if ordered else {}),
-                             length=str(answer.route.length) if answer.route else "none")
-        size = write_pdf(state_document(board, tiles, board_state.stop_signs, squares, title, t, payload), pdf, force,
+        size = write_pdf(route_document(check, state.name, translator(opt.lang_or_locale(lang))), pdf, force,
                          option="--pdf")
         written = (f"Wrote {printable(str(pdf))} (the board with the route, {size_text(size)}, "
                    f"{time.perf_counter() - started:.2f} s)")
-    for problem in problems:
+    for problem in check.problems:
         typer.echo(one_line(f"paperplay: warning: {state}: the board breaks rule {problem.rule}: {problem.message}"),
                    err=True)
     if as_json:
-        document = answer.to_json()
-        if problems:
-            document["problems"] = [p.to_json() for p in problems]
-        print_json(document)
+        print_json(check.to_json())
     else:
-        for text in answer.text_lines():
+        for text in check.answer.text_lines():
             typer.echo(printable(text))
     if written is not None:
         typer.echo(printable(written), err=as_json)  # standard output holds only the JSON
-    raise typer.Exit(1 if problems or not answer.complete else 0)
+    raise typer.Exit(check.exit_code)
 
 
 def schema(

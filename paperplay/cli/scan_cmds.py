@@ -10,8 +10,9 @@ from typing import Annotated, Any
 import typer
 
 from paperplay.cli import options as opt
-from paperplay.cli.common import SHORT_HELP, guarded, print_json, seed_option
+from paperplay.cli.common import SHORT_HELP, guarded, print_json
 from paperplay.errors import InputError
+from paperplay.games import checked_seed
 from paperplay.messages import counted, one_line, printable
 from paperplay.referee import Outcome
 from paperplay.seeds import display_code, game_code
@@ -184,7 +185,7 @@ def scan(
 
     if seed is not None and draw_list is not None:
         raise InputError("--seed and --draw: give one source of the draw, not both")
-    canonical = seed_option(seed) if seed is not None else None
+    canonical = checked_seed(seed) if seed is not None else None
     drawn = parse_tiles(draw_list, "--draw") if draw_list is not None else (draw(canonical) if canonical else None)
     if draw_list is not None:  # the boxes are read as these tiles: a draw the bag cannot give reads them wrong
         from paperplay.streams.rules import check_draw

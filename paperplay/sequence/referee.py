@@ -327,11 +327,34 @@ class Game:
             self.winner = team
 
     def apply(self, turn: Turn) -> None:
-        """Applies a turn's cards and chips for its player (whoever's turn it is)."""
-        rules = self.rules
+        """Applies a turn's cards and chips for its player (whoever's turn it is): a dead card turned in,
+        then a pass, or a card played: a Minus removes a chip, any other places one."""
         name = turn.player
         hand = self.hands[name]
-        team = self.colour[name]
+        self._turn_in_dead_cards(turn, hand)
+        if turn.passes:
+            self._check_pass(turn, hand)
+            return
+        if turn.card is None:
+            raise IllegalAction("sequence/no-card", f"{name} plays no card")
+        card = turn.card
+        if card not in hand:
+            raise IllegalAction("sequence/card-not-in-hand", f"{name} plays {_said(card)}, which is not in the "
+                                f"hand ({_hand_text(hand)})")
+        if card.kind == MINUS:
+            self._remove_chip(turn)
+        else:
+            self._place_chip(turn, card)
+        hand.remove(card)
+        self.discards.append(card)
+        if turn.draw:
+            drawn = self.draw()
+            if drawn is not None:
+                hand.append(drawn)
+
+    def _turn_in_dead_cards(self, turn: Turn, hand: list[Card]) -> None:
+        """At most one dead card a turn (an equation whose number has no open square), for a new one."""
+        name = turn.player
         if len(turn.dead_cards) > 1:
             raise IllegalAction("sequence/dead-card", f"{name} turns in {len(turn.dead_cards)} dead cards; "
                                 "one exchange per turn")
@@ -348,69 +371,66 @@ class Game:
             replacement = self.draw()
             if replacement is not None:
                 hand.append(replacement)
-        if turn.passes:
-            if hand:
-                raise IllegalAction("sequence/pass", f"{name} passes while holding {_hand_text(hand)}")
-            given = [f for f, v in (("card", turn.card), ("square", turn.square), ("remove", turn.remove),
-                                    ("sequences", turn.sequences)) if v is not None]
-            if given:
-                # A pass plays no card, so it places and removes nothing and completes no sequence.
-                raise IllegalAction("sequence/pass", f"{name} passes, but the turn also gives field {given[0]}; "
-                                    "a pass plays no card, places and removes nothing")
-            return
-        if turn.card is None:
-            raise IllegalAction("sequence/no-card", f"{name} plays no card")
-        card = turn.card
-        if card not in hand:
-            raise IllegalAction("sequence/card-not-in-hand", f"{name} plays {_said(card)}, which is not in the "
-                                f"hand ({_hand_text(hand)})")
-        if card.kind == MINUS:
-            if turn.remove is None or turn.square is not None:
-                raise IllegalAction("sequence/minus", "a Minus card removes one opponent chip (field remove) and "
-                                    "places none")
-            if turn.sequences:
-                # A removal completes nothing.
-                raise IllegalAction("sequence/minus", "a Minus card completes no sequence; it only removes a chip "
-                                    "(field sequences)")
-            target = turn.remove
-            holder = self.chips.get(target)
-            if holder is None or holder == team:
-                what = "no chip" if holder is None else f"{name}'s own team's chip"
-                raise IllegalAction("sequence/minus-target", f"Minus on {_name(target)}, which holds {what}; "
-                                    "it must remove an opponent's chip")
-            if target in self.locked():
-                raise IllegalAction("sequence/minus-locked", f"Minus on {_name(target)}: that {holder} chip is "
-                                    "part of a completed sequence and cannot be removed")
-            del self.chips[target]
-        else:
-            if turn.remove is not None:
-                # Only a Minus card removes a chip.
-                raise IllegalAction("sequence/remove", f"{_said(card)} places a chip; only a Minus card removes "
-                                    "one (field remove)")
-            if turn.square is None:
-                raise IllegalAction("sequence/square", f"{_said(card)} places a chip: give the square (field "
-                                    "square)")
-            square = turn.square
-            if not (0 <= square[0] < rules.size and 0 <= square[1] < rules.size):
-                raise IllegalAction("sequence/square", f"{_name(square)} is off the board")
-            if square in rules.corners:
-                raise IllegalAction("sequence/corner", f"{_name(square)} is a free corner; no chip is placed there")
-            if square in self.chips:
-                raise IllegalAction("sequence/square-taken", f"{_name(square)} already holds a "
-                                    f"{self.chips[square]} chip")
-            number = self.board[square[0]][square[1]]
-            if card.kind == "equation" and card.value != number:
-                raise IllegalAction("sequence/square-number", f"{_said(card)} makes {card.value}, but "
-                                    f"{_name(square)} shows {number}")
-            self.chips[square] = team
-            made = _new_sequences(self, team, square, turn.sequences)
-            self.fixed.setdefault(team, []).extend(made)
-        hand.remove(card)
-        self.discards.append(card)
-        if turn.draw:
-            drawn = self.draw()
-            if drawn is not None:
-                hand.append(drawn)
+
+    def _check_pass(self, turn: Turn, hand: list[Card]) -> None:
+        """A pass only with an empty hand, and it plays no card, places and removes nothing."""
+        name = turn.player
+        if hand:
+            raise IllegalAction("sequence/pass", f"{name} passes while holding {_hand_text(hand)}")
+        given = [f for f, v in (("card", turn.card), ("square", turn.square), ("remove", turn.remove),
+                                ("sequences", turn.sequences)) if v is not None]
+        if given:
+            # A pass plays no card, so it places and removes nothing and completes no sequence.
+            raise IllegalAction("sequence/pass", f"{name} passes, but the turn also gives field {given[0]}; "
+                                "a pass plays no card, places and removes nothing")
+
+    def _remove_chip(self, turn: Turn) -> None:
+        """A Minus card removes one opponent chip that is in no completed sequence, and places none."""
+        name, team = turn.player, self.colour[turn.player]
+        if turn.remove is None or turn.square is not None:
+            raise IllegalAction("sequence/minus", "a Minus card removes one opponent chip (field remove) and "
+                                "places none")
+        if turn.sequences:
+            # A removal completes nothing.
+            raise IllegalAction("sequence/minus", "a Minus card completes no sequence; it only removes a chip "
+                                "(field sequences)")
+        target = turn.remove
+        holder = self.chips.get(target)
+        if holder is None or holder == team:
+            what = "no chip" if holder is None else f"{name}'s own team's chip"
+            raise IllegalAction("sequence/minus-target", f"Minus on {_name(target)}, which holds {what}; "
+                                "it must remove an opponent's chip")
+        if target in self.locked():
+            raise IllegalAction("sequence/minus-locked", f"Minus on {_name(target)}: that {holder} chip is "
+                                "part of a completed sequence and cannot be removed")
+        del self.chips[target]
+
+    def _place_chip(self, turn: Turn, card: Card) -> None:
+        """Any other card places a chip on an open square of its number (a Plus card: any open square),
+        completing the sequences the turn names."""
+        rules, team = self.rules, self.colour[turn.player]
+        if turn.remove is not None:
+            # Only a Minus card removes a chip.
+            raise IllegalAction("sequence/remove", f"{_said(card)} places a chip; only a Minus card removes "
+                                "one (field remove)")
+        if turn.square is None:
+            raise IllegalAction("sequence/square", f"{_said(card)} places a chip: give the square (field "
+                                "square)")
+        square = turn.square
+        if not (0 <= square[0] < rules.size and 0 <= square[1] < rules.size):
+            raise IllegalAction("sequence/square", f"{_name(square)} is off the board")
+        if square in rules.corners:
+            raise IllegalAction("sequence/corner", f"{_name(square)} is a free corner; no chip is placed there")
+        if square in self.chips:
+            raise IllegalAction("sequence/square-taken", f"{_name(square)} already holds a "
+                                f"{self.chips[square]} chip")
+        number = self.board[square[0]][square[1]]
+        if card.kind == "equation" and card.value != number:
+            raise IllegalAction("sequence/square-number", f"{_said(card)} makes {card.value}, but "
+                                f"{_name(square)} shows {number}")
+        self.chips[square] = team
+        made = _new_sequences(self, team, square, turn.sequences)
+        self.fixed.setdefault(team, []).extend(made)
 
 
 def play_turn(game: Game, data: dict[str, Any]) -> None:

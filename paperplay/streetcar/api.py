@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,3 +72,8 @@ def verify(data: Any, source: str, folder: Path | None = None) -> Verdict:
     from paperplay.streetcar.referee import verify as verify_record
 
     return verify_record(data, source, folder)
+
+
+def ranking(verdicts: Sequence[Verdict]) -> None:
+    """Records of this game are not ranked against each other (each game log has its own winner)."""
+    return None

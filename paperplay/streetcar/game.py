@@ -50,6 +50,36 @@ class Player:
 
 
 @dataclass
+class _Ride:
+    """Where a moving car is, space by space: on a tile entered by an edge (`at`), in a terminal entered
+    from its square k (`in_terminal`), or at its start (neither); and the stops made so far."""
+
+    stops: StopProgress
+    target: Terminal
+    progress: int
+    at: tuple[Square, Edge] | None = None
+    in_terminal: tuple[Terminal, int] | None = None
+
+    @staticmethod
+    def of(player: Player, stops: StopProgress, target: Terminal) -> _Ride:
+        car = player.car
+        ride = _Ride(stops, target, car.progress if car is not None else 0)
+        if car is not None and car.terminal is not None:
+            ride.in_terminal = (car.terminal, car.terminal.squares.index(car.square))
+        elif car is not None:
+            ride.at = (car.square, car.edge)
+        return ride
+
+    def car(self) -> Car:
+        """The car where the move leaves it (a terminal is a space like any other: it may stop in one)."""
+        if self.in_terminal is not None:
+            terminal, k = self.in_terminal
+            return Car(terminal.squares[k], terminal.side, self.progress, self.target, terminal)
+        assert self.at is not None
+        return Car(self.at[0], self.at[1], self.progress, self.target)
+
+
+@dataclass
 class Game:
     """Everything on and around the table during a game."""
 
@@ -269,7 +299,9 @@ class Game:
         return None if roll >= 5 else roll
 
     def move(self, player: Player, steps: Sequence[Square | Terminal], roll: int | None) -> None:
-        """Moves the car along `steps` (squares entered, terminals passed or arrived in), checking every space."""
+        """Moves the car along `steps` (squares entered, terminals passed or arrived in), checking every
+        space: a running car moves (1), within its allowance (2), along track into each terminal (3) or
+        square (4), stopping at a stop sign (5); with dice, a roll of 5 or 6 ends on a stop sign (6)."""
         if not player.running or player.start is None:
             raise Illegal("streetcar/running", f"{player.name} moves a car without having begun a run")
         if not steps:
@@ -277,117 +309,120 @@ class Game:
                 "streetcar/move", f"{player.name} moves 0 spaces; a running car moves at least one space a turn"
             )
         limit = self.allowance(roll)
-        stops = StopProgress(self.stop_signs, player.stops, self.ordered)  # a run starts with every sign out
         ends = self.ends(player)
-        target = ends[1 - ends.index(player.start)]
-        car = player.car
-        progress = car.progress if car is not None else 0
-        # Where the car is: a tile entered by an edge, a terminal entered from square k, or its start.
-        at: tuple[Square, Edge] | None = None
-        in_terminal: tuple[Terminal, int] | None = None
-        if car is not None and car.terminal is not None:
-            in_terminal = (car.terminal, car.terminal.squares.index(car.square))
-        elif car is not None:
-            at = (car.square, car.edge)
+        ride = _Ride.of(player, StopProgress(self.stop_signs, player.stops, self.ordered),  # every sign out
+                        ends[1 - ends.index(player.start)])
         for i, step in enumerate(steps, 1):
             last = i == len(steps)
-            if limit is not None and i > limit:
-                raise Illegal(
-                    "streetcar/dice" if self.dice != "none" else "streetcar/speed",  # the roll replaces the speed rule
-                    f"{player.name}'s car moves {len(steps)} spaces; it may move at most {limit} "
-                    + (
-                        "(the roll)"
-                        if self.dice != "none"
-                        else f"(1 more than the {self.last_move} of the previous move)"
-                    ),
-                )
+            self._check_allowance(player, i, len(steps), limit)
             if isinstance(step, Terminal):
-                terminal = step
-                if at is None:
-                    raise Illegal(
-                        "streetcar/track",
-                        f"{player.name}'s car cannot enter terminal {_tname(terminal)} from "
-                        + ("another terminal" if in_terminal else "its start"),
-                    )
-                square, edge = at
-                exits = self.layout[square].exits[edge]
-                k = next((k for k, sq in enumerate(terminal.squares)
-                          if sq == square and terminal.side in exits), None)
-                if k is None:
-                    raise Illegal("streetcar/track", f"{player.name}'s car on {name(square)} has no track forward into "
-                                           f"terminal {_tname(terminal)}")
-                in_terminal, at = (terminal, k), None
-                if terminal == target and progress == stops.full:
-                    if not last:
-                        raise Illegal("streetcar/move", f"{player.name}'s car arrives in its end terminal "
-                                              f"{_tname(terminal)} and cannot move on")
+                if self._enter_terminal(player, ride, step, last):
                     player.car = None
                     player.moved += i
                     self._finish_move(i, roll)
                     self.winner = player.name
                     return
-                continue
-            square = step
-            if in_terminal is not None:
-                terminal, k = in_terminal
-                if square != terminal.squares[1 - k]:
-                    raise Illegal(
-                        "streetcar/track",
-                        f"{player.name}'s car passes through terminal {_tname(terminal)} and must "
-                        f"come out on {name(terminal.squares[1 - k])}, not {name(square)}",
-                    )
-                edge = terminal.side
-            elif at is None:  # leaving the start terminal into one of its squares
-                if square not in player.start.squares:
-                    raise Illegal(
-                        "streetcar/track",
-                        f"{player.name}'s car starts in terminal {_tname(player.start)}, so its "
-                        f"first space is {' or '.join(name(s) for s in player.start.squares)}, "
-                        f"not {name(square)}",
-                    )
-                edge = player.start.side
             else:
-                here, entry = at
-                edge_out = next((e for e in Edge if neighbour(here, e) == square), None)
-                if edge_out is None:
-                    raise Illegal("streetcar/track", f"{player.name}'s car jumps from {name(here)} to {name(square)}, "
-                                           "which is not next to it")
-                tile = self.layout[here]
-                if edge_out not in tile.exits[entry]:
-                    why = ("a sharp turn, which no track piece makes" if edge_out in tile.ends
-                           else "there is no track that way")
-                    raise Illegal("streetcar/track", f"{player.name}'s car entered {name(here)} from the "
-                                           f"{entry.name} and cannot leave it to {name(square)}: {why}")
-                edge = Edge((edge_out + 2) % 4)
-            entered = self.layout.get(square)
-            if entered is None or edge not in entered.ends:
-                raise Illegal("streetcar/track", f"{player.name}'s car cannot enter {name(square)} from the "
-                                                 f"{edge.name}: " + ("the square is empty" if entered is None
-                                                                     else "no track meets it there"))
-            in_terminal, at = None, (square, edge)
-            progress = stops.after(progress, square)
-            if square in self.stop_signs.values() and not last:
-                letters = ", ".join(sorted(k for k, v in self.stop_signs.items() if v == square))
+                self._enter_square(player, ride, step, last)
+        if limit is None:
+            self._check_ends_on_a_sign(player, ride, roll)
+        player.car = ride.car()
+        player.moved += len(steps)
+        self._finish_move(len(steps), roll)
+
+    def _check_allowance(self, player: Player, step: int, steps: int, limit: int | None) -> None:
+        """(2) The speed rule, or the roll that replaces it: at most `limit` spaces (None: no limit)."""
+        if limit is not None and step > limit:
+            raise Illegal(
+                "streetcar/dice" if self.dice != "none" else "streetcar/speed",  # the roll replaces the speed rule
+                f"{player.name}'s car moves {steps} spaces; it may move at most {limit} "
+                + ("(the roll)" if self.dice != "none" else f"(1 more than the {self.last_move} of the previous move)"),
+            )
+
+    def _enter_terminal(self, player: Player, ride: _Ride, terminal: Terminal, last: bool) -> bool:
+        """(3) The car goes from its tile along track into `terminal`; whether that is its arrival (the end
+        terminal with every stop made, which must be the move's last space)."""
+        if ride.at is None:
+            raise Illegal(
+                "streetcar/track",
+                f"{player.name}'s car cannot enter terminal {_tname(terminal)} from "
+                + ("another terminal" if ride.in_terminal else "its start"),
+            )
+        square, edge = ride.at
+        exits = self.layout[square].exits[edge]
+        k = next((k for k, sq in enumerate(terminal.squares) if sq == square and terminal.side in exits), None)
+        if k is None:
+            raise Illegal("streetcar/track", f"{player.name}'s car on {name(square)} has no track forward into "
+                                             f"terminal {_tname(terminal)}")
+        ride.in_terminal, ride.at = (terminal, k), None
+        if terminal != ride.target or ride.progress != ride.stops.full:
+            return False
+        if not last:
+            raise Illegal("streetcar/move", f"{player.name}'s car arrives in its end terminal {_tname(terminal)} "
+                                            "and cannot move on")
+        return True
+
+    def _entry_edge(self, player: Player, ride: _Ride, square: Square) -> Edge:
+        """(4) The edge the car enters `square` by: out of the terminal it is in, out of its start terminal,
+        or along the track of the tile it is on (no jump, no sharp turn)."""
+        if ride.in_terminal is not None:
+            terminal, k = ride.in_terminal
+            if square != terminal.squares[1 - k]:
                 raise Illegal(
-                    "streetcar/forced-stop",
-                    f"{player.name}'s car enters the stop sign of {letters} on {name(square)} "
-                    "and must stop there, ending its move",
+                    "streetcar/track",
+                    f"{player.name}'s car passes through terminal {_tname(terminal)} and must "
+                    f"come out on {name(terminal.squares[1 - k])}, not {name(square)}",
                 )
-        if limit is None and (at is None or at[0] not in self.stop_signs.values()):
-            where = name(at[0]) if at is not None else f"terminal {_tname(in_terminal[0])}"  # type: ignore[index]
+            return terminal.side
+        if ride.at is None:  # leaving the start terminal into one of its squares
+            start = player.start
+            assert start is not None
+            if square not in start.squares:
+                raise Illegal(
+                    "streetcar/track",
+                    f"{player.name}'s car starts in terminal {_tname(start)}, so its first space is "
+                    f"{' or '.join(name(s) for s in start.squares)}, not {name(square)}",
+                )
+            return start.side
+        here, entry = ride.at
+        edge_out = next((e for e in Edge if neighbour(here, e) == square), None)
+        if edge_out is None:
+            raise Illegal("streetcar/track", f"{player.name}'s car jumps from {name(here)} to {name(square)}, "
+                                             "which is not next to it")
+        tile = self.layout[here]
+        if edge_out not in tile.exits[entry]:
+            why = "a sharp turn, which no track piece makes" if edge_out in tile.ends else "there is no track that way"
+            raise Illegal("streetcar/track", f"{player.name}'s car entered {name(here)} from the "
+                                             f"{entry.name} and cannot leave it to {name(square)}: {why}")
+        return Edge((edge_out + 2) % 4)
+
+    def _enter_square(self, player: Player, ride: _Ride, square: Square, last: bool) -> None:
+        """(4) The car enters `square` on track that meets it; (5) a stop sign there ends the move."""
+        edge = self._entry_edge(player, ride, square)
+        entered = self.layout.get(square)
+        if entered is None or edge not in entered.ends:
+            raise Illegal("streetcar/track", f"{player.name}'s car cannot enter {name(square)} from the "
+                                             f"{edge.name}: " + ("the square is empty" if entered is None
+                                                                 else "no track meets it there"))
+        ride.in_terminal, ride.at = None, (square, edge)
+        ride.progress = ride.stops.after(ride.progress, square)
+        if square in self.stop_signs.values() and not last:
+            letters = ", ".join(sorted(k for k, v in self.stop_signs.items() if v == square))
+            raise Illegal(
+                "streetcar/forced-stop",
+                f"{player.name}'s car enters the stop sign of {letters} on {name(square)} "
+                "and must stop there, ending its move",
+            )
+
+    def _check_ends_on_a_sign(self, player: Player, ride: _Ride, roll: int | None) -> None:
+        """(6) A roll of 5 or 6 takes the car to the next stop sign (or its end terminal): it stops there."""
+        if ride.at is None or ride.at[0] not in self.stop_signs.values():
+            where = name(ride.at[0]) if ride.at is not None else f"terminal {_tname(ride.in_terminal[0])}"  # type: ignore[index]
             raise Illegal(
                 "streetcar/dice",
                 f"{player.name} rolled {roll}, which takes the car to the next stop sign or its end "
                 f"terminal, but it stops on {where}",
             )
-        if in_terminal is not None:  # a terminal is a space like any other: the car may stop in it
-            terminal, k = in_terminal
-            player.car = Car(terminal.squares[k], terminal.side, progress, target, terminal)
-        else:
-            assert at is not None
-            player.car = Car(at[0], at[1], progress, target)
-        player.moved += len(steps)
-        self._finish_move(len(steps), roll)
 
     def _finish_move(self, spaces: int, roll: int | None) -> None:
         self.last_move = spaces

@@ -50,6 +50,7 @@ from paperplay.streetcar.data import (
     tile_kinds,
 )
 from paperplay.streetcar.deal import Seat
+from paperplay.streetcar.route import RouteCheck
 
 SQUARE = 21.0
 """Board square and tile size in mm (the whole board then fits an A3 sheet)."""
@@ -620,6 +621,20 @@ def route_title(name: str, line: int, length: int | None, t: Translator = ENGLIS
     status = (t.gettext("NOT complete") if length is None
               else t.ngettext("complete, {n} space", "complete, {n} spaces", length).format(n=length))
     return t.gettext("{name}: line {line}, {status}").format(name=name, line=line, status=status)
+
+
+def route_document(check: RouteCheck, name: str, t: Translator = ENGLISH) -> Document:
+    """`paperplay route --pdf`: the board of a route check with the route numbered on it, titled with
+    the board file's `name`, and a QR code saying what the page shows (a board state carries no seed or
+    game code)."""
+    answer = check.answer
+    squares = list(answer.route.steps) if answer.route else []  # every space, terminals too, with its stops
+    tiles = [(sq, tile.kind, tile.rotation) for sq, tile in sorted(check.state.layout.items())]
+    title = route_title(name, answer.line, answer.route.length if answer.route else None, t)
+    payload = qr_payload("streetcar", page="route", line=str(answer.line), stops=",".join(answer.stops) or "-",
+                         **({"ordered": "1"} if answer.ordered else {}),
+                         length=str(answer.route.length) if answer.route else "none")
+    return state_document(check.state.geo.board, tiles, check.state.stop_signs, squares, title, t, payload)
 
 
 def _terminal_label_point(board: Board, t: object, s: float) -> tuple[float, float]:

@@ -3,7 +3,8 @@
 The car's position is a node: a tile entered through one of its edges, or a terminal entered from
 one of its two squares. Cars follow a track piece from end to end, which is exactly the rule
 against sharp turns. Search runs breadth-first over (node, stops collected so far, direction),
-so every route it finds is a shortest one (RULINGS: Routes and the inaugural run).
+so every route it finds is a shortest one (docs/reference/rulings.md: Routes and the inaugural run).
+`check_route` is the job of `paperplay route`: a board state's file in, the line's answer out.
 """
 
 from __future__ import annotations
@@ -11,9 +12,14 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from paperplay.streetcar.data import Edge, Square, Terminal
+from paperplay.errors import ExitCode, InputError, Problem
+from paperplay.jsonfile import read_json
+from paperplay.streetcar.data import Board, Edge, Square, Terminal, lines, route_cards
+from paperplay.streetcar.deal import check_set
+from paperplay.streetcar.state import BoardState, board_file, board_problems, state_from_json
 from paperplay.streetcar.track import Geometry, Layout, neighbour
 
 
@@ -277,3 +283,95 @@ def route_answer(network: Network, line: int, stops: Sequence[str], ordered: boo
                 if not alone:
                     missing.append(f"no route through {_joined_as(stops, ordered)}")
     return RouteAnswer(line, tuple(stops), ordered, route, tuple(missing))
+
+
+@dataclass(frozen=True)
+class RouteCheck:
+    """What `paperplay route` answers: a line's route on a board state, and the rules the state breaks."""
+
+    source: Path
+    state: BoardState
+    answer: RouteAnswer
+    problems: tuple[Problem, ...]
+    inputs: tuple[Path, ...]  # the files read: the state and the board file it names (no output may replace them)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return ExitCode.RULE_BROKEN if self.problems or not self.answer.complete else ExitCode.VALID
+
+    def to_json(self) -> dict[str, Any]:
+        document = self.answer.to_json()
+        if self.problems:
+            document["problems"] = [p.to_json() for p in self.problems]
+        return document
+
+
+def _check_is_a_state(data: Any, path: Path) -> None:
+    """Another game's record, or a Streetcar game log, said as such (the schema would ask for tiles)."""
+    if not isinstance(data, dict):
+        return
+    wanted = "route reads a Streetcar board state (see: paperplay schema streetcar-state)"
+    game = data.get("game")
+    if isinstance(game, str) and game != "streetcar":
+        raise InputError(f"{path}: field game is {game!r}; {wanted}")
+    if game == "streetcar" and "turns" in data:
+        raise InputError(f"{path}: is a Streetcar game log (it has field turns); {wanted}")
+
+
+def _card_stops(line: int, card: int, card_set: int) -> list[str]:
+    """The stops route card `card` of `card_set` gives `line`; an InputError (field card or line)."""
+    check_set(card_set)
+    count = len(route_cards(card_set))
+    if not 1 <= card <= count:
+        raise InputError(f"is {card}; expected a route card 1-{count}", field="card")
+    if line not in lines():
+        raise InputError(f"is {line}; route cards list lines {lines()[0]}-{lines()[-1]} (use --stops for other "
+                         "lines)", field="line")
+    return list(route_cards(card_set)[card - 1][line - 1])
+
+
+def _listed_stops(stops: str) -> list[str]:
+    """The stops of a list such as "B,D,M" ('' for none); an InputError (field stops)."""
+    items = [s.strip().upper() for s in stops.split(",")] if stops.strip() else []
+    if "" in items:  # "B,,D" is a slip, not B,D ('' alone is none)
+        raise InputError(f"stop {items.index('') + 1} of {len(items)} in {stops!r} is empty; expected location "
+                         "letters separated by commas, e.g. B,D,M ('' for none)", field="stops")
+    if len(set(items)) != len(items):
+        raise InputError(f"is {stops!r}; each stop may be named once", field="stops")
+    if len(items) > MAX_STOPS:
+        raise InputError(f"names {len(items)} stops; expected at most {MAX_STOPS} (a route card names 2 or 3)",
+                         field="stops")
+    return items
+
+
+def _check_stops(board: Board, wanted: Sequence[str], line: int, card: int | None, card_set: int) -> None:
+    unknown = [s for s in wanted if s not in board.locations]
+    if unknown:
+        where = (f"route card {card} (set {card_set}) gives line {line} stop {unknown[0]}, which" if card is not None
+                 else f"{unknown[0]}")
+        raise InputError(f"{where} is not a location on this board; expected letters from "
+                         f"{', '.join(sorted(board.locations))}", field="card" if card is not None else "stops")
+
+
+def check_route(path: Path, line: int, card: int | None = None, card_set: int | None = None,
+                stops: str | None = None, ordered: bool = False) -> RouteCheck:
+    """Reads a board state and answers whether `line` has a complete route through the stops of route
+    card `card` (of `card_set`, default 2) or of the list `stops` (one of the two), in order when
+    `ordered`; the state's broken rules come with it. Bad input is an InputError naming the file and
+    field, or the argument (field line, card, set or stops)."""
+    data = read_json(path)
+    _check_is_a_state(data, path)
+    named = data.get("board") if isinstance(data, dict) else None
+    board_path = board_file(named, str(path), path.parent) if isinstance(named, str) and named != "standard" else None
+    state, problems = state_from_json(data, str(path), path.parent)
+    board = state.geo.board
+    if len(board.terminals_of(line)) != 2:
+        known = sorted({t.line for t in board.terminals})
+        raise InputError(f"is {line}; this board has lines {', '.join(map(str, known))}", field="line")
+    card_set = 2 if card_set is None else card_set
+    wanted = _card_stops(line, card, card_set) if card is not None else _listed_stops(stops or "")
+    _check_stops(board, wanted, line, card, card_set)
+    problems += board_problems(state)
+    answer = route_answer(Network(state.geo, state.layout, state.stop_signs), line, wanted, ordered)
+    inputs = (path,) if board_path is None else (path, board_path)
+    return RouteCheck(path, state, answer, tuple(problems), inputs)

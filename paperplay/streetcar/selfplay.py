@@ -21,96 +21,105 @@ from paperplay.streetcar.track import (
 EMPTY_COST, TRACK_COST = 5, 1
 
 
-def _plan(game: Game, player: Player) -> list[tuple[Square, frozenset[Edge]]]:
-    """A cheap route for the player over track and empty squares: the empty squares and the piece
-    each needs, in route order. Empty if the route is already complete or no plan exists."""
-    geo, layout = game.geo, game.layout
-    ends = game.ends(player)
-    stops = player.stops
-    # Where each stop is made: its stop sign, or (without one yet) any square beside the location.
-    where: list[set[Square]] = [
-        {game.stop_signs[s]} if s in game.stop_signs else set(geo.touching[s]) for s in stops]
-    full = (1 << len(stops)) - 1 if not game.ordered else len(stops)
+Key = tuple[Square, int, int, int]
+"""A search state of the plan: (square, entry edge, progress, index of the end terminal aimed at)."""
 
-    def gain(progress: int, square: Square) -> int:
-        if game.ordered:
-            while progress < len(stops) and square in where[progress]:
+
+class _Planner:
+    """A cheapest route for one player (Dijkstra over track and empty squares, empty ones dearer)."""
+
+    def __init__(self, game: Game, player: Player) -> None:
+        self.game, self.geo, self.layout = game, game.geo, game.layout
+        self.ends = game.ends(player)
+        self.stops = player.stops
+        # Where each stop is made: its stop sign, or (without one yet) any square beside the location.
+        self.where: list[set[Square]] = [
+            {game.stop_signs[s]} if s in game.stop_signs else set(self.geo.touching[s]) for s in self.stops]
+        self.full = (1 << len(self.stops)) - 1 if not game.ordered else len(self.stops)
+        self.heap: list[tuple[int, int, Square, int, int, int]] = []
+        self.parent: dict[Key, Key | None] = {}
+        self.best: dict[Key, int] = {}
+        self.counter = 0
+
+    def gain(self, progress: int, square: Square) -> int:
+        if self.game.ordered:
+            while progress < len(self.stops) and square in self.where[progress]:
                 progress += 1
             return progress
-        for i, squares in enumerate(where):
+        for i, squares in enumerate(self.where):
             if square in squares:
                 progress |= 1 << i
         return progress
 
-    # state: (square, entry edge, progress, target index)
-    heap: list[tuple[int, int, Square, int, int, int]] = []
-    parent: dict[tuple[Square, int, int, int], tuple[Square, int, int, int] | None] = {}
-    best: dict[tuple[Square, int, int, int], int] = {}
-    counter = 0
-
-    def push(cost: int, square: Square, edge: Edge, progress: int, d: int,
-             before: tuple[Square, int, int, int] | None) -> None:
-        nonlocal counter
-        tile = layout.get(square)
-        if square in geo.locations or (tile is not None and edge not in tile.ends):
+    def push(self, cost: int, square: Square, edge: Edge, progress: int, d: int, before: Key | None) -> None:
+        tile = self.layout.get(square)
+        if square in self.geo.locations or (tile is not None and edge not in tile.ends):
             return
         cost += EMPTY_COST if tile is None else TRACK_COST
-        key = (square, int(edge), gain(progress, square), d)
-        if best.get(key, 1 << 30) <= cost:
+        key = (square, int(edge), self.gain(progress, square), d)
+        if self.best.get(key, 1 << 30) <= cost:
             return
-        best[key] = cost
-        parent[key] = before
-        counter += 1
-        heapq.heappush(heap, (cost, counter, square, int(edge), key[2], d))
+        self.best[key] = cost
+        self.parent[key] = before
+        self.counter += 1
+        heapq.heappush(self.heap, (cost, self.counter, square, int(edge), key[2], d))
 
-    for d, origin in enumerate(reversed(ends)):
-        for square in origin.squares:
-            push(0, square, origin.side, 0, d, None)
-    goal = None
-    while heap:
-        cost, _, square, edge_i, progress, d = heapq.heappop(heap)
-        key = (square, edge_i, progress, d)
-        if best.get(key) != cost:
-            continue
-        edge = Edge(edge_i)
-        tile = layout.get(square)
-        exits = tile.exits[edge] if tile is not None else tuple(e for e in Edge if e != edge)
-        for out in exits:
-            nxt = neighbour(square, out)
-            if geo.on_board(nxt):
-                push(cost, nxt, Edge((out + 2) % 4), progress, d, key)
+    def goal(self) -> Key | None:
+        """The last state of a cheapest route into an end terminal with every stop made, if any."""
+        for d, origin in enumerate(reversed(self.ends)):
+            for square in origin.squares:
+                self.push(0, square, origin.side, 0, d, None)
+        while self.heap:
+            cost, _, square, edge_i, progress, d = heapq.heappop(self.heap)
+            key = (square, edge_i, progress, d)
+            if self.best.get(key) != cost:
                 continue
-            terminal = geo.ports.get((square, out))
-            if terminal is None:
+            edge = Edge(edge_i)
+            tile = self.layout.get(square)
+            exits = tile.exits[edge] if tile is not None else tuple(e for e in Edge if e != edge)
+            for out in exits:
+                nxt = neighbour(square, out)
+                if self.geo.on_board(nxt):
+                    self.push(cost, nxt, Edge((out + 2) % 4), progress, d, key)
+                    continue
+                terminal = self.geo.ports.get((square, out))
+                if terminal is None:
+                    continue
+                if terminal == self.ends[d] and progress == self.full:
+                    return key
+                other = terminal.squares[1 - terminal.squares.index(square)]
+                self.push(cost + 1, other, terminal.side, progress, d, key)
+        return None
+
+    def needs(self, goal: Key) -> list[tuple[Square, frozenset[Edge]]]:
+        """The empty squares of the route ending in `goal` and the piece each needs, in route order."""
+        chain: list[Key] = []
+        at: Key | None = goal
+        while at is not None:
+            chain.append(at)
+            at = self.parent[at]
+        chain.reverse()
+        needs = []
+        for i, (square, edge_i, _, _) in enumerate(chain):
+            if square in self.layout:
                 continue
-            if terminal == ends[d] and progress == full:
-                goal = key
-                break
-            other = terminal.squares[1 - terminal.squares.index(square)]
-            push(cost + 1, other, terminal.side, progress, d, key)
-        if goal is not None:
-            break
-    if goal is None:
-        return []
-    chain: list[tuple[Square, int, int, int]] = []
-    at: tuple[Square, int, int, int] | None = goal
-    while at is not None:
-        chain.append(at)
-        at = parent[at]
-    chain.reverse()
-    needs = []
-    for i, (square, edge_i, _, _) in enumerate(chain):
-        if square in layout:
-            continue
-        if i + 1 < len(chain):
-            nxt = chain[i + 1][0]
-            towards = next((e for e in Edge if neighbour(square, e) == nxt), None)
-            # None: through a terminal loop to the other square
-            out = towards if towards is not None else Edge(chain[i + 1][1])
-        else:
-            out = ends[goal[3]].side
-        needs.append((square, frozenset((Edge(edge_i), out))))
-    return needs
+            if i + 1 < len(chain):
+                nxt = chain[i + 1][0]
+                towards = next((e for e in Edge if neighbour(square, e) == nxt), None)
+                # None: through a terminal loop to the other square
+                out = towards if towards is not None else Edge(chain[i + 1][1])
+            else:
+                out = self.ends[goal[3]].side
+            needs.append((square, frozenset((Edge(edge_i), out))))
+        return needs
+
+
+def _plan(game: Game, player: Player) -> list[tuple[Square, frozenset[Edge]]]:
+    """A cheap route for the player over track and empty squares: the empty squares and the piece
+    each needs, in route order. Empty if the route is already complete or no plan exists."""
+    planner = _Planner(game, player)
+    goal = planner.goal()
+    return [] if goal is None else planner.needs(goal)
 
 
 def _fits(game: Game, hand: list[str], square: Square, piece: frozenset[Edge]) -> Placed | None:

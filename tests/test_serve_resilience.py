@@ -400,3 +400,54 @@ def test_a_host_name_that_is_no_name_is_refused_with_one_line(tmp_path):
         result = run_paperplay("serve", "--host-name", bad, "--db", str(tmp_path / "g.db"), cwd=tmp_path)
         assert result.returncode == 2 and result.stderr.startswith("paperplay: error: --host-name: is "), result.stderr
         assert result.stderr.count("\n") == 1
+
+
+def read_events(sock: socket.socket, count: int, seconds: float = 5.0) -> list[dict]:
+    """Reads the next `count` state events of a server-sent event stream (fewer if it ends)."""
+    sock.settimeout(seconds)
+    data = b""
+    events: list[dict] = []
+    while len(events) < count:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+        blocks = data.split(b"\n\n")
+        events = [json.loads(line[6:]) for block in blocks[:-1] for line in block.split(b"\n")
+                  if line.startswith(b"data: ")]
+    return events
+
+
+def open_events(base: str, path: str) -> socket.socket:
+    host, port = base.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)), timeout=5)
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+    return sock
+
+
+def test_server_sent_events_send_the_state_then_each_new_one(running):
+    client = running.client
+    new_game(client)
+    sock = open_events(running.base, f"/api/games/{CODE}/events")
+    try:
+        first = read_events(sock, 1)
+        assert first[0]["turn"] == 0 and first[0]["code"] == CODE
+        started = time.monotonic()
+        client.post(f"/api/games/{CODE}/call", host=True)
+        then = read_events(sock, 1)
+        assert [e["turn"] for e in then] == [1] and time.monotonic() - started < 2
+        assert then[0]["version"] > first[0]["version"] and "seed" not in then[0]
+    finally:
+        sock.close()
+    assert client.get("/api/games/ZZZZ-ZZZZ/events").status == 404
+
+
+def test_past_the_limit_an_event_stream_ends_after_the_state(running):
+    new_game(running.client)
+    running.server.live.max_waiting = 0
+    sock = open_events(running.base, f"/api/games/{CODE}/events")
+    try:
+        assert [e["turn"] for e in read_events(sock, 2, seconds=3)] == [0]  # then the stream ended
+    finally:
+        sock.close()
+    assert running.server.live.waiting == 0

@@ -26,6 +26,10 @@ Before the reveal no answer holds the seed or a tile not yet called.
     GET  /api/games                       host  -> {"games": [game state, ...]} (newest last)
     GET  /api/games/{code}[?wait=V]       any   -> game state (below); with wait=V, answered when the
                                                 state's version differs from V, or after 25 s as it is
+    GET  /api/games/{code}/events         any   server-sent events (text/event-stream): the game state now, then
+                                                each new one (event "state", id its version, data the state),
+                                                a comment every 15 s; the stream ends after 10 minutes
+                                                (a browser's EventSource opens the next one by itself)
     POST /api/games/{code}/call           host  body optional {"turn": K}: call turn K (a retry of a turn
                                                 called already answers it again; another K is 409)
                                                 -> {"turn", "tile", "turns", "called"}
@@ -86,7 +90,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -357,10 +361,25 @@ async def get_game(request: Request) -> Response:
 
         await server.live.wait_for(game.code, changed, WAIT_LIMIT)
         game = current[0]
-    # rendered once a version, whatever the number of phones asking (paperplay.serve.live)
-    body = server.live.rendered(game.code, game.version,
+    return Response(rendered_state(server, game), media_type="application/json")
+
+
+def rendered_state(server: Server, game: Game) -> bytes:
+    """The game's state as JSON, rendered once a version whatever the number of phones asking
+    (paperplay.serve.live)."""
+    return server.live.rendered(game.code, game.version,
                                 lambda: bytes(Json(state(server, game, server.store.sheets(game.code))).body))
-    return Response(body, media_type="application/json")
+
+
+async def game_events(request: Request) -> Response:
+    server: Server = request.app.state.server
+    game = game_of(request)
+
+    def current() -> tuple[int, bytes]:
+        now = game_of(request)
+        return now.version, rendered_state(server, now)
+
+    return StreamingResponse(server.live.events(game.code, current), media_type="text/event-stream")
 
 
 async def call_tile(request: Request) -> Response:
@@ -748,6 +767,7 @@ def build_app(server: Server) -> Starlette:
         Route("/api/games", _api(create_game), methods=["POST"]),
         Route("/api/games", _api(list_games), methods=["GET"]),
         Route("/api/games/{code}", _api(get_game), methods=["GET"]),
+        Route("/api/games/{code}/events", _api(game_events), methods=["GET"]),
         Route("/api/games/{code}/call", _api(call_tile), methods=["POST"]),
         Route("/api/games/{code}/reveal", _api(reveal), methods=["POST"]),
         Route("/api/games/{code}/sheets", _api(hand_in), methods=["POST"]),

@@ -451,3 +451,18 @@ def test_past_the_limit_an_event_stream_ends_after_the_state(running):
     finally:
         sock.close()
     assert running.server.live.waiting == 0
+
+
+def test_the_open_files_limit_is_raised_to_the_hard_limit():
+    resource = pytest.importorskip("resource", reason="no per-process open-files limit on this system")
+    from paperplay.serve.live import raise_open_files
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        if hard != resource.RLIM_INFINITY and hard > 256:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))  # a low soft limit, as some systems ship
+            assert raise_open_files() == hard
+            assert resource.getrlimit(resource.RLIMIT_NOFILE) == (hard, hard)
+        assert raise_open_files() >= 256
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

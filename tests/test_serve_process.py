@@ -207,11 +207,11 @@ def test_ten_phones_hand_in_at_once_each_answered_within_a_second(served):
 def photos():
     for module in ("numpy", "cv2", "zxingcpp", "pypdfium2"):
         pytest.importorskip(module, reason=f"photos of sheets need {module} (the scan and test extras)")
-    from paperplay.scan.synth import TRAIN_FONTS, font_files
+    from lab.synth import TRAIN_FONTS, font_files
 
     if not font_files(TRAIN_FONTS):
         pytest.skip("no handwriting fonts installed (apt-get install fonts-dancingscript and the others of "
-                    "paperplay.scan.synth.TRAIN_FONTS)")
+                    "lab.synth.TRAIN_FONTS)")
     from lab.loadtest import synthetic_photos
 
     return synthetic_photos(canonical_seed(SEED), 2, 4)

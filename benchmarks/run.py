@@ -224,13 +224,17 @@ def pages() -> None:
 
 def serve() -> None:
     """The game night server under a room's load: 30 typed hand-ins at once, then 8 photos at once while
-    the host calls tiles (needs the serve extra, pypdfium2 and a handwriting font for the photos)."""
+    the host calls tiles; then a room of strangers: 1,000 phones waiting for the next tile, 200 typed
+    hand-ins at once, a photo while 16 uploads trickle in a byte a second (needs the serve extra,
+    pypdfium2 and a handwriting font for the photos)."""
     import signal
 
-    from lab.loadtest import figures, measure, start_server, synthetic_photos
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # lab/ (the load generator)
+    from lab.loadtest import figures, measure, percentile, room, start_server, synthetic_photos
 
     print("Game night server (paperplay serve)")
     photos = synthetic_photos("LOADTEST", 8, 30)
+    room_photo = synthetic_photos("LOADROOM", 1, 30)[0]
     with tempfile.TemporaryDirectory() as folder:
         process, base, key = start_server(Path(folder) / "games.db")
         try:
@@ -238,7 +242,13 @@ def serve() -> None:
         finally:
             process.send_signal(signal.SIGINT)
             process.communicate(timeout=30)
-    load = os.getloadavg()[0]
+        load = os.getloadavg()[0]
+        process, base, key = start_server(Path(folder) / "room.db")  # the room on a server of its own
+        try:
+            crowd = room(base, key, process.pid, phones=1000, typed=200, photo=room_photo, photo_seed="LOADROOM")
+        finally:
+            process.send_signal(signal.SIGINT)
+            _, err = process.communicate(timeout=30)
     print(f"  30 typed sheets at once         {figures(result['typed'])}   (target: each < 1 s)")
     print(f"  8 photos at once                {figures(result['photos'])}   (target: each < 3 s)")
     print(f"    of which waiting for a worker {figures(result['queued'])}")
@@ -250,6 +260,16 @@ def serve() -> None:
     bad = [s for s in result["statuses"] if s != 201]
     if bad:
         print(f"  answers other than 201: {bad}")
+    waiting, typed, trickled = crowd["waiting"], crowd["typed"], crowd["trickled"]
+    print(f"  {waiting['phones']:,} phones waiting (?wait=)    {waiting['got']:,} had the next tile within "
+          f"{waiting['all_within']:.2f} s of the call (statuses {waiting['statuses']}; target: all within 2 s)")
+    print(f"    the host's list of games meanwhile {figures(waiting['others'])}")
+    print(f"  200 typed sheets at once        p50 {percentile(typed['seconds'], 0.5) * 1000:.0f} ms, "
+          f"p99 {percentile(typed['seconds'], 0.99) * 1000:.0f} ms (statuses {sorted(set(typed['statuses']))})")
+    print(f"  a photo while 16 uploads trickle  {trickled['status']} in {trickled['seconds'] * 1000:.0f} ms "
+          "(target: read, 201)")
+    print(f"  peak RSS, server and workers    {crowd['peak_rss'] / 2**20:.0f} MB (the room's server)")
+    print(f"  tracebacks in the server's log  {err.decode().count('Traceback')}")
 
 
 SUITES = {"streams": streams, "sequence": sequence, "streetcar": streetcar, "coach": coach, "pages": pages,

@@ -194,7 +194,7 @@ def synthetic_photos(seed: str, count: int, players: int) -> list[bytes]:
     extra, pypdfium2 and a handwriting font)."""
     import numpy as np
 
-    from paperplay.scan.synth import TRAIN_FONTS, fill_sheet, font_files, make_hand, photograph, rendered_page
+    from lab.synth import TRAIN_FONTS, fill_sheet, font_files, make_hand, photograph, rendered_page
     from paperplay.seeds import game_code
     from paperplay.streams.rules import draw
     from paperplay.streams.scansheet import layout
@@ -219,8 +219,9 @@ def figures(seconds: Sequence[float]) -> str:
 
 def measure(base: str, key: str, pid: int | None, typed: int = 30, photos: Sequence[bytes] = (),
             seed: str = "LOADTEST") -> dict[str, Any]:
-    """Plays the two bursts against a server: `typed` phones handing in typed sheets at once, then the
-    photos at once while the host calls tiles every 50 ms. Returns the latencies (seconds)."""
+    """Plays the two bursts against a server once every tile is called (hand-ins open after the last
+    tile): `typed` phones handing in typed sheets at once, then the photos at once while the host calls
+    the tiles of other games every 100 ms. Returns the latencies (seconds)."""
     from paperplay.seeds import game_code
     from paperplay.streams.rules import draw, tile_json
 
@@ -232,7 +233,7 @@ def measure(base: str, key: str, pid: int | None, typed: int = 30, photos: Seque
     code = created.json()["code"]
     assert code.replace("-", "") == game_code("streams", seed)
     tiles = [tile_json(t) for t in draw(seed)]
-    for turn in range(1, len(tiles)):  # all but the last: the last is called during the photo burst
+    for _ in tiles:
         client.post(f"/api/games/{code}/call", host=True)
     out: dict[str, Any] = {"typed": [], "photos": [], "calls": [], "statuses": [], "queued": [], "read": []}
     if typed:
@@ -243,7 +244,6 @@ def measure(base: str, key: str, pid: int | None, typed: int = 30, photos: Seque
             out["statuses"].append(answer.status)
             out["typed"].append(answer.seconds)
     if photos:
-        client.post(f"/api/games/{code}/call", host=True)  # the last tile: the photos are matched to the draw
         stop = threading.Event()
 
         def host_calls() -> None:
@@ -477,9 +477,9 @@ def display_of(seed: str) -> str:
 
 
 def room(base: str, key: str, pid: int | None, phones: int = 1000, typed: int = 200,
-         photo: bytes | None = None) -> dict[str, Any]:
-    """The room's figures: `phones` waiting phones, `typed` typed hand-ins at once, a photo while 16
-    uploads trickle in (with `photo`), and the server's peak memory."""
+         photo: bytes | None = None, photo_seed: str = "LOADTEST") -> dict[str, Any]:
+    """The room's figures: `phones` waiting phones, `typed` typed hand-ins at once, a photo (a sheet of
+    game `photo_seed`, not handed in yet) while 16 uploads trickle in, and the server's peak memory."""
     import asyncio
 
     from paperplay.serve.live import raise_open_files
@@ -488,7 +488,7 @@ def room(base: str, key: str, pid: int | None, phones: int = 1000, typed: int = 
     out: dict[str, Any] = {"waiting": asyncio.run(phones_waiting(base, key, phones)),
                            "typed": asyncio.run(typed_burst(base, key, typed))}
     if photo is not None:
-        out["trickled"] = asyncio.run(trickled_photo(base, key, photo))
+        out["trickled"] = asyncio.run(trickled_photo(base, key, photo, seed=photo_seed))
     out["peak_rss"] = peak_rss(pid) if pid is not None else None
     return out
 

@@ -1,6 +1,6 @@
 """Sequence Numbers: boards, decks, equations, sequence counting, positions and game logs.
 
-Each ruling of RULINGS.md (Sequence Numbers) has a legal and an illegal case here.
+Each ruling of docs/reference/rulings.md (Sequence Numbers) has a legal and an illegal case here.
 """
 
 from __future__ import annotations
@@ -392,7 +392,7 @@ def test_forgotten_draw_loses_the_card(legal_log):
         assert result.problems == () or result.problems[0].turn > 1
 
 
-# Rules on a hand-made game state (RULINGS: Plus, Minus, dead cards, sequences) ------------------
+# Rules on a hand-made game state (docs/reference/rulings.md: Plus, Minus, dead cards, sequences) ------------------
 
 @pytest.fixture
 def state():

@@ -31,10 +31,11 @@ ROOT = Path(__file__).resolve().parents[1]
 class Running:
     """A server in this process (uvicorn in a thread) over a database in a temporary folder."""
 
-    def __init__(self, db: Path, workers: int = 1, limit: int = 8) -> None:
+    def __init__(self, db: Path, workers: int = 1, limit: int = 8, head_seconds: float = 30.0) -> None:
         import uvicorn
 
         from paperplay.serve.app import Server, build_app
+        from paperplay.serve.guard import protocol
         from paperplay.serve.photos import PhotoReader
         from paperplay.serve.store import Store
 
@@ -44,7 +45,8 @@ class Running:
         self.base = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
         self.store = Store(db)
         self.server = Server(self.store, PhotoReader(workers, limit), self.base)
-        config = uvicorn.Config(build_app(self.server), log_level="warning", access_log=False, lifespan="off")
+        config = uvicorn.Config(build_app(self.server), log_level="warning", access_log=False, lifespan="off",
+                                http=protocol(head_seconds))  # as paperplay serve runs it
         self.uvicorn = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.uvicorn.run, kwargs={"sockets": [self.sock]}, daemon=True)
         self.thread.start()

@@ -282,7 +282,33 @@ def test_a_broken_upload_is_one_log_line_never_a_traceback(running, logged):
                                   "multipart/form-data; boundary=b\r\nTransfer-Encoding: chunked\r\n\r\n"
                                   "zz\r\nbroken\r\n".encode())
     assert status == 400
-    assert logged.tracebacks() == [] and len(logged.records) <= 1
+    time.sleep(0.2)
+    lines = [record.getMessage() for record in logged.records]
+    assert len(lines) == 1 and "the client sent a broken body after 0 bytes of its photo" in lines[0], lines
+    assert raw(running.base, b"NOT HTTP AT ALL\r\n\r\n")[0] == 400
+    time.sleep(0.2)
+    lines = [record.getMessage() for record in logged.records]
+    assert len(lines) == 2 and lines[1] == "paperplay: a request from 127.0.0.1 is not valid HTTP; answered 400"
+    assert logged.tracebacks() == []
+
+
+def test_a_connection_that_sends_no_request_head_in_time_is_closed(tmp_path):
+    server = Running(tmp_path / "games.db", head_seconds=0.5)
+    try:
+        host, port = server.base.removeprefix("http://").split(":")
+        idle = socket.create_connection((host, int(port)), timeout=5)
+        trickling = socket.create_connection((host, int(port)), timeout=5)
+        trickling.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        started = time.monotonic()
+        assert idle.recv(100) == b"" and trickling.recv(100) == b""  # closed by the server
+        assert time.monotonic() - started < 3
+        kept = socket.create_connection((host, int(port)), timeout=5)  # one that asks in time is answered
+        kept.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        assert kept.recv(100).startswith(b"HTTP/1.1 200")
+        for sock in (idle, trickling, kept):
+            sock.close()
+    finally:
+        server.stop()
 
 
 def test_an_unexpected_error_is_a_one_line_500_and_one_log_line(running, logged, monkeypatch):
@@ -332,3 +358,96 @@ def test_past_the_limit_a_phone_is_answered_at_once_not_refused(running):
     version = running.client.get(f"/api/games/{CODE}").json()["version"]
     answer = running.client.get(f"/api/games/{CODE}?wait={version}")
     assert answer.status == 200 and answer.json()["version"] == version and answer.seconds < 2
+
+
+# --- the whole process (uvicorn as paperplay serve runs it) ------------------------------------------------
+
+def test_the_served_process_answers_421_and_400_and_prints_one_line_for_an_aborted_upload(tmp_path):
+    import signal
+
+    from lab.loadtest import Client, start_server
+
+    process, base, key = start_server(tmp_path / "games.db", "--workers", "1", "--host-name", "GameNight.local")
+    try:
+        port = base.rsplit(":", 1)[1].encode()
+        assert get_with_host(base, b"evil.example:" + port)[0] == 421
+        assert get_with_host(base, b"attacker.example")[0] == 421
+        for host in (b"gamenight.local:" + port, b"gamenight.local", b"127.0.0.1:" + port, b"localhost"):
+            assert get_with_host(base, host)[0] == 200, host
+        client = Client(base, key)
+        code = client.post("/api/games", {"players": 2}, host=True).json()["code"]
+        for path in (f"/api/games/{code}/sheets/%C2%B2", f"/api/games/{code}?wait=%C2%B2",
+                     f"/api/games/{code}?wait=-1"):
+            assert client.get(path, host=True).status == 400, path
+        assert client.post(f"/api/games/{code}/sheets", {"name": "Ann", "cells": ["²"] * 20}).status in (400, 409)
+        status, _ = raw(base, f"POST /api/games/{code}/sheets HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \xb2\r\n"
+                              "Content-Type: application/json\r\n\r\n{}".encode("latin-1"))
+        assert status == 400
+        aborted = slow_upload(base, code)
+        aborted.close()
+        time.sleep(0.5)
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=20)
+    assert "Traceback" not in err.decode() and "Exception in ASGI" not in err.decode(), err.decode()[-3000:]
+    assert err.decode().count("the client went away after 5 bytes of its photo") == 1, err.decode()
+
+
+def test_a_host_name_that_is_no_name_is_refused_with_one_line(tmp_path):
+    from test_serve_process import run_paperplay
+
+    for bad in ("bad name", "evil.example/x", "-x", "a" * 254):
+        result = run_paperplay("serve", "--host-name", bad, "--db", str(tmp_path / "g.db"), cwd=tmp_path)
+        assert result.returncode == 2 and result.stderr.startswith("paperplay: error: --host-name: is "), result.stderr
+        assert result.stderr.count("\n") == 1
+
+
+def read_events(sock: socket.socket, count: int, seconds: float = 5.0) -> list[dict]:
+    """Reads the next `count` state events of a server-sent event stream (fewer if it ends)."""
+    sock.settimeout(seconds)
+    data = b""
+    events: list[dict] = []
+    while len(events) < count:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+        blocks = data.split(b"\n\n")
+        events = [json.loads(line[6:]) for block in blocks[:-1] for line in block.split(b"\n")
+                  if line.startswith(b"data: ")]
+    return events
+
+
+def open_events(base: str, path: str) -> socket.socket:
+    host, port = base.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)), timeout=5)
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+    return sock
+
+
+def test_server_sent_events_send_the_state_then_each_new_one(running):
+    client = running.client
+    new_game(client)
+    sock = open_events(running.base, f"/api/games/{CODE}/events")
+    try:
+        first = read_events(sock, 1)
+        assert first[0]["turn"] == 0 and first[0]["code"] == CODE
+        started = time.monotonic()
+        client.post(f"/api/games/{CODE}/call", host=True)
+        then = read_events(sock, 1)
+        assert [e["turn"] for e in then] == [1] and time.monotonic() - started < 2
+        assert then[0]["version"] > first[0]["version"] and "seed" not in then[0]
+    finally:
+        sock.close()
+    assert client.get("/api/games/ZZZZ-ZZZZ/events").status == 404
+
+
+def test_past_the_limit_an_event_stream_ends_after_the_state(running):
+    new_game(running.client)
+    running.server.live.max_waiting = 0
+    sock = open_events(running.base, f"/api/games/{CODE}/events")
+    try:
+        assert [e["turn"] for e in read_events(sock, 2, seconds=3)] == [0]  # then the stream ended
+    finally:
+        sock.close()
+    assert running.server.live.waiting == 0

@@ -1,6 +1,6 @@
 """Streams rules: scoring as the best cut with the wild, checking sheets, claims and ranking.
 
-Each ruling of RULINGS.md (Streams) has a legal and an illegal case here.
+Each ruling of docs/reference/rulings.md (Streams) has a legal and an illegal case here.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Streetcar kit: data from RULINGS, the seeded deal, and the PDF read back."""
+"""The Streetcar kit: data from docs/reference/rulings.md, the seeded deal, and the PDF read back."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Streetcar placement rules (RULINGS, Streetcar: Placement), each with a legal and an illegal case."""
+"""Streetcar placement rules (docs/reference/rulings.md, Streetcar: Placement), each with a legal and an
+illegal case."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from paperplay.resources import load_template
 from paperplay.streetcar.data import Edge, standard_board, tile_kinds
 from paperplay.errors import IllegalAction as Illegal
 from paperplay.streetcar.game import Game, Player, new_game
-from paperplay.streetcar.referee import verify_state
 from paperplay.streetcar.track import (
     double_exchange_faults, geometry, legal_plays, orientations, placed, play_and_another, play_faults,
 )
@@ -142,37 +142,6 @@ def test_one_tile_may_carry_two_stop_signs():
     ann = Player("Ann", 1, ("A", "B"), hand=["curve"])
     game.lay(ann, [((1, 2), placed("curve", 0))])  # [1, 2] touches A (west) and B (south)
     assert game.stop_signs == {"A": (1, 2), "B": (1, 2)}
-
-
-def test_state_stop_signs(write_json):
-    tile = {"at": [5, 3], "tile": "straight", "rotation": 90}
-    other = {"at": [7, 3], "tile": "straight", "rotation": 90}
-    base = {"game": "streetcar", "board": "standard"}
-    # One tile touches L: it has the sign without saying so.
-    assert verify_state({**base, "tiles": [tile]}, "s").stop_signs["L"] == (5, 3)
-    # Two touch L: the state must say which.
-    with pytest.raises(InputError, match="stop_signs has no entry for L"):
-        verify_state({**base, "tiles": [tile, other]}, "s")
-    ok = verify_state({**base, "tiles": [tile, other], "stop_signs": {"L": [7, 3]}}, "s")
-    assert ok.valid and ok.stop_signs["L"] == (7, 3)
-    far = verify_state({**base, "tiles": [tile], "stop_signs": {"L": [5, 2]}}, "s")
-    assert [p.rule for p in far.problems] == ["streetcar/stop-sign"] and "not orthogonally next to L" in far.problems[
-        0
-    ].message
-    empty = verify_state({**base, "tiles": [tile], "stop_signs": {"L": [6, 4]}}, "s")
-    assert [p.rule for p in empty.problems] == ["streetcar/stop-sign"] and "empty" in empty.problems[0].message
-    assert [p.square for p in far.problems + empty.problems] == [(5, 2), (6, 4)]
-
-
-def test_state_rules_and_tile_counts():
-    crossings = [{"at": [r, 6], "tile": "crossing", "rotation": 0} for r in range(1, 6)]
-    bad = verify_state({"game": "streetcar", "tiles": crossings}, "s")
-    assert "streetcar/tile-count" in [p.rule for p in bad.problems]  # five crossings; the game has four
-    good = verify_state({"game": "streetcar", "tiles": [{"at": [5, 0], "tile": "straight", "rotation": 90}]}, "s")
-    assert good.valid and good.tiles == 1
-    off = verify_state({"game": "streetcar", "tiles": [{"at": [3, 0], "tile": "straight", "rotation": 90}]}, "s")
-    assert [p.rule for p in off.problems] == ["streetcar/A"]
-    assert off.to_json()["problems"][0]["square"] == [3, 0]  # each problem at one square names it
 
 
 def test_pass_claim_is_checked_against_every_legal_play():

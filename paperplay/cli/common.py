@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 
 import typer
 
-from paperplay.errors import InputError
+from paperplay.errors import ExitCode, InputError
 from paperplay.games import checked_seed
 from paperplay.messages import counted, printable
 from paperplay.seeds import display_code, game_code, generate_seed
@@ -22,7 +22,7 @@ def fail(message: str) -> NoReturn:
     from paperplay.messages import one_line
 
     typer.echo(f"paperplay: error: {one_line(message)}", err=True)
-    raise typer.Exit(2)
+    raise typer.Exit(ExitCode.BAD_INPUT)
 
 
 def seed_or_new(seed: str | None) -> tuple[str, bool]:

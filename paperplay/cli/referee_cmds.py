@@ -11,7 +11,7 @@ import typer
 
 from paperplay.cli import options as opt
 from paperplay.cli.common import SHORT_HELP, guarded, only_with, print_json, size_text, stdout_is_utf8, variant_file
-from paperplay.errors import InputError
+from paperplay.errors import ExitCode, InputError
 from paperplay.files import check_not_an_input
 from paperplay.games import checked_seed
 from paperplay.messages import did_you_mean, one_line, printable, report_line, shown_name
@@ -45,7 +45,7 @@ def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]
                 typer.echo(f"  {row['place']}. {shown_name(row['player'])}: {row['total']}")
     if note:
         typer.echo(note, err=as_json)
-    raise typer.Exit(max((o.code for o in outcomes), default=0))
+    raise typer.Exit(max((o.code for o in outcomes), default=ExitCode.VALID))
 
 
 def _game_codes(outcomes: list[Outcome]) -> list[str]:

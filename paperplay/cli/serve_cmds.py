@@ -150,7 +150,7 @@ def serve(
     import uvicorn
 
     from paperplay.serve.app import Server, build_app
-    from paperplay.serve.guard import Door, Hosts
+    from paperplay.serve.guard import Door, Hosts, protocol
     from paperplay.serve.live import raise_open_files
     from paperplay.serve.photos import PhotoReader
     from paperplay.serve.store import Store
@@ -179,7 +179,8 @@ def serve(
     typer.echo(f"Games are kept in {printable(str(db))}: Ctrl-C stops; the same command carries on later.")
     sys.stdout.flush()
     config = uvicorn.Config(build_app(server), log_level="warning", access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=3, server_header=False, backlog=BACKLOG)
+                            timeout_graceful_shutdown=3, server_header=False, backlog=BACKLOG,
+                            http=protocol())
     # no limit_concurrency: a thousand phones may wait at once (paperplay.serve.live bounds them instead)
     try:
         uvicorn.Server(config).run(sockets=[sock])

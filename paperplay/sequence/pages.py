@@ -16,7 +16,7 @@ from paperplay.render.parts import (
 )
 from paperplay.render.ink import greyscale_page
 from paperplay.seeds import display_code
-from paperplay.sequence.rules import MINUS, PLUS, Board, Card, SequenceRules, standard_rules
+from paperplay.sequence.rules import MINUS, PLUS, Board, Card, CardKind, SequenceRules, standard_rules
 
 ACCENT = "#7a3e9d"
 CHIP_LABELS = {"red": N_("red: circles marked {letter}"), "blue": N_("blue: squares marked {letter}"),
@@ -179,7 +179,7 @@ def _card_back(code: str, ink_saver: bool, t: Translator = ENGLISH) -> tuple[Ite
 
 def card_order(deck: Sequence[Card]) -> list[Card]:
     """The printing order of the cards: by value, then text; Plus and Minus last."""
-    return sorted(deck, key=lambda c: (c.kind != "equation", c.value if c.value is not None else 0, c.text))
+    return sorted(deck, key=lambda c: (c.kind != CardKind.EQUATION, c.value if c.value is not None else 0, c.text))
 
 
 def card_fronts(deck: Sequence[Card], code: str, ink_saver: bool, t: Translator = ENGLISH) -> list[tuple[Item, ...]]:
@@ -313,7 +313,7 @@ def deck_card_numbers(deck: Sequence[Card]) -> list[int]:
 
 
 def seating_text(players: int, rules: SequenceRules, t: Translator = ENGLISH) -> str:
-    """How `players` play (RULINGS): their colours or teams, the hand, and the sequences to win."""
+    """How `players` play (docs/reference/rulings.md): their colours or teams, the hand, and the sequences to win."""
     _ = t.gettext
     count = rules.player_count(players)
     if count.teams == (players,):

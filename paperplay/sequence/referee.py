@@ -14,8 +14,8 @@ from paperplay.jsonfile import validate
 from paperplay.messages import counted, shorten
 from paperplay.seeds import seed_field
 from paperplay.sequence.rules import (
-    MINUS, PLUS, Board, Card, SequenceRules, Square, Window, best_sequences, complete_windows, evaluate, make_board,
-    make_deck, number_set, reshuffle, standard_rules,
+    MINUS, PLUS, Board, Card, CardKind, SequenceRules, Square, Window, best_sequences, complete_windows, evaluate,
+    make_board, make_deck, number_set, reshuffle, standard_rules,
 )
 
 
@@ -161,7 +161,7 @@ def verify_position(data: dict[str, Any], source: str, rules: SequenceRules | No
 
 @dataclass(frozen=True)
 class Turn:
-    """One turn of a game log, read into typed values (RULINGS: Plus, Minus, dead cards, draws)."""
+    """One turn of a game log, read into typed values (docs/reference/rulings.md: Plus, Minus, dead cards, draws)."""
 
     player: str
     card: Card | None = None
@@ -217,7 +217,7 @@ def _card(text: str, where: str) -> Card:
         raise InputError(f"{where} is a text of {len(text):,} characters; expected a card as printed (an "
                          f"equation such as \"3 x 4 + 2\", plus or minus: at most {MAX_CARD_TEXT} characters)")
     card = Card(card_text(text))
-    if card.kind == "equation":
+    if card.kind == CardKind.EQUATION:
         try:
             value = evaluate(card.text)
         except (ValueError, ZeroDivisionError, IndexError):
@@ -362,7 +362,7 @@ class Game:
             if card not in hand:
                 raise IllegalAction("sequence/card-not-in-hand", f"{name} turns in {_said(card)}, which is not in "
                                     f"the hand ({_hand_text(hand)})")
-            if card.kind != "equation" or card.value is None or any(
+            if card.kind != CardKind.EQUATION or card.value is None or any(
                     s not in self.chips for s in self.squares_of(card.value)):
                 raise IllegalAction("sequence/dead-card", f"{_said(card)} is not dead: a square of its number is "
                                     "still open")
@@ -425,7 +425,7 @@ class Game:
             raise IllegalAction("sequence/square-taken", f"{_name(square)} already holds a "
                                 f"{self.chips[square]} chip")
         number = self.board[square[0]][square[1]]
-        if card.kind == "equation" and card.value != number:
+        if card.kind == CardKind.EQUATION and card.value != number:
             raise IllegalAction("sequence/square-number", f"{_said(card)} makes {card.value}, but "
                                 f"{_name(square)} shows {number}")
         self.chips[square] = team
@@ -484,7 +484,7 @@ def _seating_problem(names: list[str], colour: dict[str, str], players: int, rul
 
 
 def _new_sequences(game: Game, team: str, square: Square, claimed: Sequence[Window] | None) -> list[Window]:
-    """The sequences a chip on `square` completes for `team` (RULINGS: fixed when made)."""
+    """The sequences a chip on `square` completes for `team` (docs/reference/rulings.md: fixed when made)."""
     owned = {s for s, c in game.chips.items() if c == team}
     fresh = [w for w in complete_windows(owned, game.rules) if square in w]
     fixed = list(game.fixed.get(team, []))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from fractions import Fraction
 from functools import cache
 from typing import Any
@@ -19,7 +20,18 @@ from paperplay.seeds import Rng
 
 Square = tuple[int, int]
 Board = tuple[tuple[int | None, ...], ...]
-PLUS, MINUS = "plus", "minus"
+
+
+class CardKind(StrEnum):
+    """What a card is: an equation (its value a number on the board), or a Plus or a Minus card (its
+    text is its kind)."""
+
+    EQUATION = "equation"
+    PLUS = "plus"
+    MINUS = "minus"
+
+
+PLUS, MINUS = CardKind.PLUS, CardKind.MINUS
 LEVELS = tuple(load_template("sequence/game.json")["levels"])
 """Equation levels, as templates/sequence/game.json names them."""
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
@@ -200,12 +212,12 @@ class Card:
     text: str
 
     @property
-    def kind(self) -> str:
-        return self.text if self.text in (PLUS, MINUS) else "equation"
+    def kind(self) -> CardKind:
+        return CardKind(self.text) if self.text in (PLUS, MINUS) else CardKind.EQUATION
 
     @property
     def value(self) -> int | None:
-        if self.kind != "equation":
+        if self.kind != CardKind.EQUATION:
             return None
         result = evaluate(self.text)
         return int(result) if result.denominator == 1 else None

@@ -60,6 +60,7 @@ ROUTES = [
     Route("/api/games", games.create_game, methods=["POST"]),
     Route("/api/games", games.list_games, methods=["GET"]),
     Route("/api/games/{code}", games.get_game, methods=["GET"]),
+    Route("/api/games/{code}/events", games.game_events, methods=["GET"]),
     Route("/api/games/{code}/call", games.call_tile, methods=["POST"]),
     Route("/api/games/{code}/reveal", games.reveal, methods=["POST"]),
     Route("/api/games/{code}/sheets", sheets.hand_in, methods=["POST"]),

@@ -42,6 +42,12 @@ LOG = logging.getLogger("uvicorn.error")
 """Where the server's lines go (uvicorn prints them in the host's terminal)."""
 
 
+BROKEN = "paperplay.broken"
+"""The scope's key the protocol sets when a request's body breaks HTTP (the door's log line says so)."""
+HEAD_SECONDS = 30.0
+"""How long a connection may take to send a request's head (its first line and headers)."""
+
+
 @dataclass
 class Limits:
     """The door's limits (tests shorten them)."""
@@ -324,8 +330,9 @@ class Guard:
                 while True:
                     message = await receive()
                     if message["type"] == "http.disconnect":
-                        LOG.warning("paperplay: %s: the client went away after %s bytes of its %s (nothing stored)",
-                                    _request(scope), f"{held:,}", what)
+                        LOG.warning("paperplay: %s: the client %s after %s bytes of its %s (nothing stored)",
+                                    _request(scope), "sent a broken body" if scope.get(BROKEN) else "went away",
+                                    f"{held:,}", what)
                         self.door.in_flight -= held
                         spool.close()
                         return None
@@ -383,3 +390,72 @@ class Guard:
                   "" if debugging() else " (PAPERPLAY_DEBUG=1 shows the traceback)", exc_info=exc if debugging()
                   else None)
 
+
+
+# --- the connection (uvicorn's HTTP/1.1 protocol, with a deadline for a request's head) -----------------------
+
+class _Lines:
+    """uvicorn's logger without its own line for a request that breaks HTTP (the protocol below writes one,
+    with the client's address, or the door does)."""
+
+    def __init__(self, logger: logging.Logger) -> None:
+        self._logger = logger
+
+    def warning(self, message: str, *args: object, **kwargs: object) -> None:
+        if message != "Invalid HTTP request received.":
+            self._logger.warning(message, *args, **kwargs)  # type: ignore[arg-type]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._logger, name)
+
+
+def protocol(head_seconds: float = HEAD_SECONDS) -> type:
+    """uvicorn's HTTP/1.1 protocol (h11) for `uvicorn.Config(http=...)`, with two changes: a connection that
+    has not sent a request's head within `head_seconds` (of connecting, or of its last answer) is closed,
+    so connections trickling their headers, or sending nothing, do not pile up; and a request that breaks
+    HTTP is one log line naming its client (in the middle of a body, the door's line says it)."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class Protocol(H11Protocol):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+            self.logger = _Lines(self.logger)  # type: ignore[assignment]
+            self._head_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._head_timer = self.loop.call_later(head_seconds, self._head_late)
+
+        def _disarm(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def _head_late(self) -> None:
+            self._head_timer = None
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                self.transport.close()
+
+        def send_400_response(self, msg: str) -> None:
+            cycle = self.cycle
+            if cycle is not None and not cycle.response_complete:
+                cycle.scope[BROKEN] = True  # type: ignore[literal-required]
+            else:
+                client = self.client[0] if self.client else "a client"
+                LOG.warning("paperplay: a request from %s is not valid HTTP; answered 400", client)
+            super().send_400_response(msg)
+
+    return Protocol

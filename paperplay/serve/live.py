@@ -1,4 +1,5 @@
-"""Phones that follow a game: `GET /api/games/{code}?wait=VERSION` is held until the game changes.
+"""Phones that follow a game: `GET /api/games/{code}?wait=VERSION` is held until the game changes, and
+`GET /api/games/{code}/events` streams each new state (server-sent events).
 
 A room holds a thousand of them at once. Each waits on one asyncio event of its game (no thread, no
 timer of its own beyond its deadline); a change wakes them all, and the game's state is rendered once
@@ -11,10 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 MAX_WAITING = 5000
 """Phones held at once across all games (each costs a socket and a few kilobytes)."""
+HEARTBEAT = 15.0
+"""Seconds between the comments that keep a quiet event stream open through proxies and phones' radios."""
+STREAM_SECONDS = 600.0
+"""How long one event stream lasts; the browser then opens a new one (EventSource does it by itself)."""
 
 
 class Live:
@@ -58,6 +63,35 @@ class Live:
         while not changed():
             if not await self.wait(code, deadline - time.monotonic()):
                 return
+
+    async def events(self, code: str, current: Callable[[], tuple[int, bytes]], heartbeat: float = HEARTBEAT,
+                     seconds: float = STREAM_SECONDS) -> AsyncIterator[bytes]:
+        """A game's server-sent events (text/event-stream): its state now, then each new state (an event
+        `state`, its id the version, its data the state's JSON), a comment every `heartbeat` seconds, for
+        `seconds`. `current()` reads the game's version and its state rendered. Past `max_waiting` phones
+        held, the stream ends after the first state (the browser asks again a few seconds later)."""
+        held = self.waiting < self.max_waiting
+        self.waiting += held
+        try:
+            yield b"retry: 3000\n\n"
+            deadline = time.monotonic() + seconds
+            version = -1
+            while True:
+                event = self._events.setdefault(code, asyncio.Event())  # before the read: no change is missed
+                now, data = current()
+                if now != version:
+                    version = now
+                    yield b"event: state\nid: %d\ndata: %s\n\n" % (version, data)
+                left = deadline - time.monotonic()
+                if not held or left <= 0:
+                    return
+                try:
+                    async with asyncio.timeout(min(heartbeat, left)):
+                        await event.wait()
+                except TimeoutError:
+                    yield b": still here\n\n"
+        finally:
+            self.waiting -= held
 
     def rendered(self, code: str, version: int, render: Callable[[], bytes]) -> bytes:
         """The game's state at `version`, rendered once (the first phone to ask renders it)."""

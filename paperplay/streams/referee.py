@@ -7,6 +7,7 @@ import copy
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import cache
 from typing import Any
 
@@ -25,6 +26,15 @@ _WILD_WORDS = {"*", "x", "X"}
 _EMPTY_WORDS = {"_", ".", "-"}
 BOXES = -1
 """parse_tiles' default count: as many as the rules have boxes."""
+
+
+class CheckedAgainst(StrEnum):
+    """What a sheet's boxes were checked against (its result's checked_against): the draw of a seed, a
+    recorded draw, or the bag alone (neither given)."""
+
+    SEED = "seed"
+    DRAW = "draw"
+    BAG = "bag"
 
 
 @dataclass(frozen=True)
@@ -171,7 +181,7 @@ class SheetResult(Verdict):
 
     sheet: Sheet
     seed: str | None
-    checked_against: str
+    checked_against: CheckedAgainst
     score: Score
     problems: tuple[Problem, ...] = field(default=())
 
@@ -215,7 +225,7 @@ class SheetResult(Verdict):
 
 def _resolve_draw(
     sheet: Sheet, seed: str | None, drawn: Sequence[Tile] | None
-) -> tuple[str | None, tuple[Tile, ...] | None, str]:
+) -> tuple[str | None, tuple[Tile, ...] | None, CheckedAgainst]:
     """Finds the sheet's draw from its own fields and the command line; disagreements are input errors."""
     src = sheet.source
     rules = sheet.rules
@@ -240,10 +250,10 @@ def _resolve_draw(
             f"({tile_text(recorded[turn - 1])} recorded, {tile_text(seed_draw[turn - 1])} drawn by the seed)"
         )
     if seed_draw is not None:
-        return seed, seed_draw, "seed"
+        return seed, seed_draw, CheckedAgainst.SEED
     if recorded is not None:
-        return None, recorded, "draw"
-    return None, None, "bag"
+        return None, recorded, CheckedAgainst.DRAW
+    return None, None, CheckedAgainst.BAG
 
 
 def draw_of(sheet: Sheet) -> tuple[str | None, tuple[Tile, ...] | None]:
@@ -260,7 +270,7 @@ def referee(sheet: Sheet, seed: str | None = None, drawn: Sequence[Tile] | None 
     seed, tiles, against = _resolve_draw(sheet, seed, drawn)
     rules = sheet.rules
     problems: list[Problem] = []
-    if against == "draw":
+    if against == CheckedAgainst.DRAW:
         assert tiles is not None
         problems += check_draw(tiles, rules)
     problems += check_tiles(sheet.cells, tiles, rules)
@@ -296,9 +306,9 @@ def result_lines(result: SheetResult) -> list[str]:
     """Describes a sheet's verdict in a few lines a player understands."""
     who = f" ({shown_name(result.sheet.player)})" if result.sheet.player else ""
     against = {
-        "seed": f"checked against the draw of seed {display_code(result.seed or '')}",
-        "draw": "checked against the recorded draw",
-        "bag": "checked against the bag only (no seed or draw given)",
+        CheckedAgainst.SEED: f"checked against the draw of seed {display_code(result.seed or '')}",
+        CheckedAgainst.DRAW: "checked against the recorded draw",
+        CheckedAgainst.BAG: "checked against the bag only (no seed or draw given)",
     }[result.checked_against]
     verdict = "valid" if result.valid else "NOT VALID"
     rules = result.sheet.rules

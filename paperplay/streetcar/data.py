@@ -85,7 +85,7 @@ def standard_board() -> Board:
 
 @cache
 def tile_kinds() -> tuple[TileKind, ...]:
-    """The 12 tile kinds in the RULINGS table order."""
+    """The 12 tile kinds in the order of the table of docs/reference/rulings.md."""
     data = load_template("streetcar/tiles.json")
     return tuple(TileKind(t["id"], tuple(frozenset(Edge[e] for e in p) for p in t["pieces"]), t["count"], t["trees"])
                  for t in data["tiles"])

@@ -46,8 +46,9 @@ def deal(seed: str, players: int, card_set: int = 2) -> tuple[Seat, ...]:
 
 
 def bag(seed: str, players: int) -> list[str]:
-    """The bag in draw order (label streetcar/tiles): every tile id by its count, in the RULINGS
-    table order, less the starting hands taken from the front of their ids' runs, shuffled."""
+    """The bag in draw order (label streetcar/tiles): every tile id by its count, in the order of the
+    tile table (docs/reference/rulings.md), less the starting hands taken from the front of their ids'
+    runs, shuffled."""
     check_players(players)
     hand = starting_hand()
     tiles: list[str] = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,15 @@ from paperplay.streetcar.track import (
 HAND = 5
 Before = tuple[dict[Square, Placed], list[str]]
 """The layout and a player's hand at the start of a turn (what the pass check tries plays from)."""
-DICE = ("none", "roll", "roll-or-repeat")
+
+
+class Dice(StrEnum):
+    """The dice variant a log plays (its variants.dice): none (the speed rule), a roll a move, or a roll
+    that may repeat the previous one."""
+
+    NONE = "none"
+    ROLL = "roll"
+    ROLL_OR_REPEAT = "roll-or-repeat"
 
 
 @dataclass
@@ -86,7 +95,7 @@ class Game:
     geo: Geometry
     players: list[Player]
     ordered: bool = False
-    dice: str = "none"
+    dice: Dice = Dice.NONE
     bag: list[str] | None = None  # the seeded bag in draw order, or None when draws are recorded
     supply: Counter[str] = field(default_factory=Counter)  # what is left in the bag, by kind
     rolls: Rng | None = None
@@ -142,7 +151,7 @@ class Game:
 
         Two exchanges on side-by-side squares that are not legal one after the other (each judged
         on its own, the second able to use the tile the first returned) are a double exchange,
-        judged together on the final configuration (RULINGS: Exchange).
+        judged together on the final configuration (docs/reference/rulings.md: Exchange).
         """
         double = (len(plays) == 2 and all(sq in self.layout for sq, _ in plays)
                   and side_by_side(plays[0][0], plays[1][0]))
@@ -203,10 +212,10 @@ class Game:
         self._changed()
 
     def check_pass(self, player: Player, laid: int, before: Before | None = None) -> None:
-        """Checks the claim of a player who laid fewer than two tiles that no more were legal (RULINGS:
-        Pass): every single play left now, then, from the turn's start (`before`: the layout and the
-        hand; default now, right only when nothing was laid), every double exchange and every other
-        first play that leaves room for a second."""
+        """Checks the claim of a player who laid fewer than two tiles that no more were legal
+        (docs/reference/rulings.md: Pass): every single play left now, then, from the turn's start
+        (`before`: the layout and the hand; default now, right only when nothing was laid), every double
+        exchange and every other first play that leaves room for a second."""
         if laid >= 2:
             return
         laid_words = f"{player.name} laid {counted(laid, 'tile')}"
@@ -293,7 +302,7 @@ class Game:
 
     def allowance(self, roll: int | None) -> int | None:
         """Spaces a move may go: the speed rule, or the roll (None: to the next stop sign)."""
-        if self.dice == "none":
+        if self.dice == Dice.NONE:
             return self.last_move + 1
         assert roll is not None
         return None if roll >= 5 else roll
@@ -334,9 +343,10 @@ class Game:
         """(2) The speed rule, or the roll that replaces it: at most `limit` spaces (None: no limit)."""
         if limit is not None and step > limit:
             raise Illegal(
-                "streetcar/dice" if self.dice != "none" else "streetcar/speed",  # the roll replaces the speed rule
+                "streetcar/dice" if self.dice != Dice.NONE else "streetcar/speed",  # the roll replaces the speed rule
                 f"{player.name}'s car moves {steps} spaces; it may move at most {limit} "
-                + ("(the roll)" if self.dice != "none" else f"(1 more than the {self.last_move} of the previous move)"),
+                + ("(the roll)" if self.dice != Dice.NONE
+                   else f"(1 more than the {self.last_move} of the previous move)"),
             )
 
     def _enter_terminal(self, player: Player, ride: _Ride, terminal: Terminal, last: bool) -> bool:
@@ -444,10 +454,10 @@ class Game:
 
     def roll(self, recorded: int | None, repeat: bool) -> int | None:
         """The roll a move uses: recorded, repeated from the previous roll, or the seed's next roll."""
-        if self.dice == "none":
+        if self.dice == Dice.NONE:
             return None
         if repeat:
-            if self.dice != "roll-or-repeat":
+            if self.dice != Dice.ROLL_OR_REPEAT:
                 raise Illegal("streetcar/dice", "repeating the previous roll is allowed only in the roll-or-repeat "
                                                 "variant")
             if self.last_roll is None:
@@ -628,10 +638,10 @@ def new_game(data: Mapping[str, Any], source: str, folder: Path | None = None) -
         supply[kind.id] = kind.count - hand.get(kind.id, 0) * len(players)
     for p in players:
         p.hand = [tile for tile, n in hand.items() for _ in range(n)]
-    dice = variants.get("dice", "none")
+    dice = Dice(variants.get("dice", "none"))  # the schema allows these three only
     return Game(geo, players, ordered=variants.get("ordered", False), dice=dice,
                 bag=seeded_bag(seed, len(players)) if seed is not None else None, supply=supply,
-                rolls=Rng("streetcar/dice", seed) if seed is not None and dice != "none" else None)
+                rolls=Rng("streetcar/dice", seed) if seed is not None and dice != Dice.NONE else None)
 
 
 def _step(value: Any, geo: Geometry, where: str) -> Space:
@@ -646,7 +656,7 @@ def _step(value: Any, geo: Geometry, where: str) -> Space:
 
 
 def parse_turn(data: Mapping[str, Any], where: str, geo: Geometry, names: Sequence[str], seeded: bool,
-               dice: str) -> Turn:
+               dice: Dice) -> Turn:
     """Reads one turn of a log (already schema-checked) into a typed turn; raises only InputError."""
     if data["player"] not in names:
         raise InputError(f"{where}.player is {data['player']!r}; expected one of {', '.join(names)}")
@@ -681,10 +691,10 @@ def parse_turn(data: Mapping[str, Any], where: str, geo: Geometry, names: Sequen
             else:
                 draws.append(tile)
         return Build(data["player"], plays, tuple(draws))
-    if dice == "none" and ("roll" in data or "repeat" in data):
+    if dice == Dice.NONE and ("roll" in data or "repeat" in data):
         raise InputError(f"{where}: field {'roll' if 'roll' in data else 'repeat'} is given, but no dice "
                          "variant is played")
-    if dice != "none" and not seeded and "roll" not in data and not data.get("repeat"):
+    if dice != Dice.NONE and not seeded and "roll" not in data and not data.get("repeat"):
         raise InputError(f"{where}: field roll is missing; without a seed the log must record each roll")
     steps = tuple(_step(s, geo, f"{where}.move[{i}]") for i, s in enumerate(data.get("move", [])))
     return Run(data["player"], steps, data.get("start"), data.get("roll"), bool(data.get("repeat", False)))

@@ -13,7 +13,7 @@ from typing import Any
 
 from paperplay.seeds import Rng, canonical_seed
 from paperplay.streetcar.data import Edge, Square, Terminal
-from paperplay.streetcar.game import Build, Draw, Game, Player, Restart, Run, Turn, new_game
+from paperplay.streetcar.game import Build, Dice, Draw, Game, Player, Restart, Run, Turn, new_game
 from paperplay.streetcar.track import (
     Placed, double_exchanges, legal_plays, neighbour, orientations, play_and_another, play_faults,
 )
@@ -190,13 +190,13 @@ def _run_turn(game: Game, player: Player, rng: Rng, dice: Rng | None) -> Run | R
             return Restart(player.name)
         route = found
     limit: int | None
-    if game.dice == "none":
+    if game.dice == Dice.NONE:
         speed = game.last_move + 1
         if speed > 1 and rng.randbelow(8) == 0:
             speed -= 1 + rng.randbelow(speed - 1)  # now and then a slower move, as players do
         limit = speed
     else:
-        if game.dice == "roll-or-repeat" and game.last_roll is not None and game.last_roll >= 4:
+        if game.dice == Dice.ROLL_OR_REPEAT and game.last_roll is not None and game.last_roll >= 4:
             repeat = True
             roll = game.last_roll
         else:
@@ -214,7 +214,7 @@ def _run_turn(game: Game, player: Player, rng: Rng, dice: Rng | None) -> Run | R
     return Run(player.name, tuple(move), start, None, repeat)
 
 
-def play_game(seed: str, players: int = 4, card_set: int = 2, ordered: bool = False, dice: str = "none",
+def play_game(seed: str, players: int = 4, card_set: int = 2, ordered: bool = False, dice: str = Dice.NONE,
               board: dict[str, Any] | None = None, deal: list[dict[str, Any]] | None = None,
               max_turns: int = 600) -> dict[str, Any]:
     """Plays a game to its end (or `max_turns`) and returns its log; every turn is refereed as played."""
@@ -226,7 +226,7 @@ def play_game(seed: str, players: int = 4, card_set: int = 2, ordered: bool = Fa
         header["deal"] = deal
     game = new_game(header, "self-play")
     rng = Rng("streetcar/selfplay", seed)
-    rolls = Rng("streetcar/dice", seed) if dice != "none" else None
+    rolls = Rng("streetcar/dice", seed) if dice != Dice.NONE else None
     turns: list[Turn] = []
     while game.winner is None and len(turns) < max_turns:
         player = game.to_play

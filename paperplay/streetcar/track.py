@@ -1,7 +1,7 @@
 """Track on a Streetcar board: tiles as laid, and placement rules A-D, exchanges and stop signs.
 
 A board's layout maps squares to placed tiles. Rules are checked per square and are symmetric:
-checking every tile of a layout checks the whole board (RULINGS, Streetcar: Placement).
+checking every tile of a layout checks the whole board (docs/reference/rulings.md, Streetcar: Placement).
 """
 
 from __future__ import annotations
@@ -234,7 +234,8 @@ def play_faults(geo: Geometry, layout: dict[Square, Placed], square: Square, til
 
 def double_exchange_faults(geo: Geometry, layout: dict[Square, Placed],
                           plays: tuple[tuple[Square, Placed], tuple[Square, Placed]]) -> list[Problem]:
-    """Checks two side-by-side exchanges on the final configuration only (RULINGS: double exchange)."""
+    """Checks two side-by-side exchanges on the final configuration only (docs/reference/rulings.md: double
+    exchange)."""
     olds = [(sq, layout[sq]) for sq, _ in plays]
     problems = [p for (sq, new), (_, old) in zip(plays, olds) for p in exchange_faults(old, new, sq)]
     for sq, new in plays:
@@ -279,7 +280,7 @@ Play = tuple[Square, Placed]
 
 def double_exchanges(geo: Geometry, layout: dict[Square, Placed], hand: list[str]) -> Iterator[tuple[Play, Play]]:
     """Every legal double exchange from a hand: two side-by-side tiles, each replaced by a hand tile
-    that keeps all its track and adds some, judged together on the final configuration (RULINGS:
+    that keeps all its track and adds some, judged together on the final configuration (docs/reference/rulings.md:
     Exchange). Pairs legal one by one are included."""
     candidates = [p for tile in sorted(set(hand)) for p in orientations(tile)]
     upgrades = {sq: [t for t in candidates if old.pieces < t.pieces]

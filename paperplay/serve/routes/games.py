@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 
 from paperplay.errors import InputError
 from paperplay.seeds import canonical_seed, display_code, game_code, generate_seed
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import ApiError, Code, Conflict
+from paperplay.serve.store import Game
 from paperplay.serve.web import WAIT_LIMIT, Json, Server, game_of, join_url, json_body, need_host, only_fields, state
 from paperplay.streams.rules import tile_json
 
@@ -63,10 +64,25 @@ async def get_game(request: Request) -> Response:
 
         await server.live.wait_for(game.code, changed, WAIT_LIMIT)
         game = current[0]
-    # rendered once a version, whatever the number of phones asking (paperplay.serve.live)
-    body = server.live.rendered(game.code, game.version,
+    return Response(rendered_state(server, game), media_type="application/json")
+
+
+def rendered_state(server: Server, game: Game) -> bytes:
+    """The game's state as JSON, rendered once a version whatever the number of phones asking
+    (paperplay.serve.live)."""
+    return server.live.rendered(game.code, game.version,
                                 lambda: bytes(Json(state(server, game, server.store.sheets(game.code))).body))
-    return Response(body, media_type="application/json")
+
+
+async def game_events(request: Request) -> Response:
+    server: Server = request.app.state.server
+    game = game_of(request)
+
+    def current() -> tuple[int, bytes]:
+        now = game_of(request)
+        return now.version, rendered_state(server, now)
+
+    return StreamingResponse(server.live.events(game.code, current), media_type="text/event-stream")
 
 
 async def call_tile(request: Request) -> Response:

@@ -9,7 +9,7 @@ Run: python benchmarks/scan_eval.py                 (60 photos in each condition
 Needs the scan and test extras (pip install '.[scan,test]') and the held-out font packages
 (apt-get install fonts-sjfonts fonts-humor-sans fonts-bwht). Photos are synthetic: held-out
 hands (fonts never trained on, load_digits samples 1300..1796) on scannable sheets of random
-games, photographed in three conditions (paperplay/scan/synth.py, photograph_as): easy (flat,
+games, photographed in three conditions (lab/synth.py, photograph_as): easy (flat,
 scanner-like), phone (tilt up to 8°, perspective, any of four orientations, uneven light, blur,
 JPEG 55-92) and hard (1280-2048 px photos, stronger blur, perspective and shadow, some at about
 2 pixels a millimetre); mixed is the earlier single condition (synth.photograph). The time per
@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from paperplay.scan.evaluate import SOURCES, TABLE_HEAD, evaluate  # noqa: E402
-from paperplay.scan.synth import CONDITIONS  # noqa: E402
+from lab.evaluate import SOURCES, TABLE_HEAD, evaluate  # noqa: E402
+from lab.synth import CONDITIONS  # noqa: E402
 
 MIXED = "mixed"
 

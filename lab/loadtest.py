@@ -194,7 +194,7 @@ def synthetic_photos(seed: str, count: int, players: int) -> list[bytes]:
     extra, pypdfium2 and a handwriting font)."""
     import numpy as np
 
-    from paperplay.scan.synth import TRAIN_FONTS, fill_sheet, font_files, make_hand, photograph, rendered_page
+    from lab.synth import TRAIN_FONTS, fill_sheet, font_files, make_hand, photograph, rendered_page
     from paperplay.seeds import game_code
     from paperplay.streams.rules import draw
     from paperplay.streams.scansheet import layout

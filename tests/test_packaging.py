@@ -21,3 +21,36 @@ def test_every_template_and_schema_matches_the_package_data_globs():
     globs = config["tool"]["setuptools"]["package-data"]
     assert (ROOT / "templates").rglob("*.json") and "**/*.json" in globs["paperplay.templates"]
     assert all(p.suffix == ".json" for p in (ROOT / "schemas").glob("*.schema.json"))
+
+
+def _wheel_files() -> set[str]:
+    """The files a wheel holds, as pyproject's setuptools configuration lists them (packages, their
+    package-dir, package-data; include-package-data is off)."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    assert config.get("include-package-data") is False
+    files = set()
+    for package in config["packages"]:
+        folder = ROOT / config.get("package-dir", {}).get(package, package.replace(".", "/"))
+        globs = ["*.py", *config["package-data"].get(package, [])]
+        files |= {f"{package.replace('.', '/')}/{p.relative_to(folder)}" for g in globs for p in folder.glob(g)}
+    return files
+
+
+def test_the_wheel_holds_what_users_run_and_no_lab_tool():
+    files = _wheel_files()
+    assert "paperplay/scan/reader.py" in files and "paperplay/scan/net.py" in files
+    assert not [f for f in files if f.startswith("lab/") or f.split("/")[-1] in
+                ("train.py", "evaluate.py", "synth.py", "netfit.py", "loadtest.py", "house.py")]
+    assert not [p for p in (ROOT / "lab").glob("*.py") if (ROOT / "paperplay" / p.name).exists()]
+    importing_lab = [str(p.relative_to(ROOT)) for p in (ROOT / "paperplay").rglob("*.py")
+                     if "from lab" in (text := p.read_text(encoding="utf-8")) or "import lab" in text]
+    assert not importing_lab, f"the package imports lab/: {importing_lab}"
+
+
+def test_the_wheel_ships_exactly_the_weight_files_the_reader_names():
+    files = _wheel_files()
+    shipped = {f.split("/")[-1] for f in files if f.startswith("paperplay/scan/") and f.endswith(".npz")}
+    named = {"digits.npz", "digits-2.npz", "digits-low.npz"}
+    assert shipped == named
+    source = (ROOT / "paperplay" / "scan" / "model.py").read_text(encoding="utf-8")
+    assert all(f'"{name}"' in source for name in named) and "glob(" not in source

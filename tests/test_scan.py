@@ -222,10 +222,11 @@ def test_an_unsure_box_shows_its_certainty_rounded_down():
 
 def test_the_digit_net_gradients_match_finite_differences():
     np = need("numpy")
+    from lab import netfit
     from paperplay.scan import net
 
     rng = np.random.default_rng(5)
-    params = {k: v.astype(np.float64) for k, v in net.init(rng, 3, 4, 6, extra=5).items()}
+    params = {k: v.astype(np.float64) for k, v in netfit.init(rng, 3, 4, 6, extra=5).items()}
     x = rng.random((3, net.SIZE * net.SIZE + 5))
     y = np.array([1, 7, 11])
 
@@ -236,7 +237,7 @@ def test_the_digit_net_gradients_match_finite_differences():
     logits, cache = net.forward(params, x, keep=True)
     p = net.softmax(logits)
     p[np.arange(3), y] -= 1
-    grads = net.backward(params, cache, p / 3)
+    grads = netfit.backward(params, cache, p / 3)
     for name, value in params.items():
         for _ in range(3):
             i = tuple(int(rng.integers(n)) for n in value.shape)
@@ -248,11 +249,28 @@ def test_the_digit_net_gradients_match_finite_differences():
             assert abs((up - down) / 2e-5 - grads[name][i]) < 1e-6 + 1e-4 * abs(grads[name][i]), name
 
 
+def test_the_reader_loads_only_its_named_weight_files(tmp_path, monkeypatch):
+    need("numpy")
+    import shutil
+
+    from paperplay.scan import model
+
+    for path in (*model.ENSEMBLE, model.LOW_WEIGHTS):
+        shutil.copy(path, tmp_path / path.name)
+    shutil.copy(model.LOW_WEIGHTS, tmp_path / "digits-stray.npz")  # a stray file beside them
+    monkeypatch.setattr(model, "ENSEMBLE", tuple(tmp_path / p.name for p in model.ENSEMBLE))
+    model._models.cache_clear()
+    try:
+        assert len(model._models()) == 2 and len(model._models(low=True)) == 1
+    finally:
+        model._models.cache_clear()
+
+
 def test_committed_weights_are_small_and_give_probabilities():
     np = need("numpy")
     from paperplay.scan import model
 
-    assert sum(p.stat().st_size for p in model.WEIGHTS.parent.glob("digits*.npz")) < 2_000_000
+    assert sum(p.stat().st_size for p in (*model.ENSEMBLE, model.LOW_WEIGHTS)) < 2_000_000
     x = np.random.default_rng(1).random((4, 530)).astype(np.float32)
     p = model.probabilities(x, [0.1, 0.2, 0.0, 0.3])
     assert p.shape == (4, 12) and np.allclose(p.sum(axis=1), 1) and p[2, model.EMPTY] == 1.0
@@ -264,7 +282,7 @@ def test_committed_weights_are_small_and_give_probabilities():
 def scan_stack():
     for module in ("numpy", "cv2", "zxingcpp", "pypdfium2"):
         need(module)
-    from paperplay.scan.synth import HELDOUT_FONTS, font_files
+    from lab.synth import HELDOUT_FONTS, font_files
 
     fonts = font_files(HELDOUT_FONTS)
     if CI:
@@ -275,7 +293,7 @@ def scan_stack():
 @pytest.fixture(scope="module")
 def heldout_fonts(scan_stack):
     """The held-out handwriting fonts, for the measured floors (they are figures of the fonts' photos)."""
-    from paperplay.scan.synth import HELDOUT_FONTS, HELDOUT_PACKAGES
+    from lab.synth import HELDOUT_FONTS, HELDOUT_PACKAGES
 
     if len(scan_stack) < len(HELDOUT_FONTS):
         pytest.skip(f"needs Debian's {', '.join(HELDOUT_PACKAGES)} (apt-get install {' '.join(HELDOUT_PACKAGES)})")
@@ -283,7 +301,7 @@ def heldout_fonts(scan_stack):
 
 
 def test_reader_on_held_out_photos_meets_its_floors(heldout_fonts):
-    from paperplay.scan.evaluate import evaluate
+    from lab.evaluate import evaluate
 
     figures = evaluate(6, base_seed=7, digits_path=HELDOUT)
     print("\n".join(figures.lines()))
@@ -301,8 +319,8 @@ def _photo(tmp_path, name, index, scan_stack, change=None):
     import cv2
     import numpy as np
 
-    from paperplay.scan import evaluate
-    from paperplay.scan.synth import fill_sheet, make_hand, photograph, rendered_page
+    from lab import evaluate
+    from lab.synth import fill_sheet, make_hand, photograph, rendered_page
     from paperplay.streams.rules import draw
 
     rng = np.random.default_rng([99, index])
@@ -503,7 +521,7 @@ def test_a_classic_sheet_is_named_as_such(tmp_path, scan_stack):
 @pytest.mark.slow
 def test_held_out_evaluation_of_200_photos(heldout_fonts):
     """The figures of the README (python benchmarks/scan_eval.py prints the same)."""
-    from paperplay.scan.evaluate import evaluate
+    from lab.evaluate import evaluate
 
     figures = evaluate(200, digits_path=HELDOUT)
     print("\n".join(figures.lines()))
@@ -1163,7 +1181,7 @@ def test_the_corner_marks_place_the_cells_within_a_fifth_of_a_millimetre_at_2_px
     import numpy as np
 
     from paperplay.scan.reader import _project, pixels_per_mm, register
-    from paperplay.scan.synth import photograph_as, rendered_page
+    from lab.synth import photograph_as, rendered_page
 
     jpeg, facts = photograph_as(rendered_page(paper, "P2QPHGPH", 1, 4), np.random.default_rng([77, index]), "hard")
     assert 2.0 <= facts["px_per_mm"] <= 2.3

@@ -2,7 +2,7 @@
 projector and three phones (390×844) in Debian's Chromium driven by Playwright.
 
 The host starts a game and calls its 20 tiles while the projector follows; one phone hands in a photo
-of a scannable sheet (made by paperplay.scan.synth, as the scan tests make theirs), one types its boxes,
+of a scannable sheet (made by lab/synth.py, as the scan tests make theirs), one types its boxes,
 one types a box wrong and fixes it with one tap; the host reveals, and the projector's ranking is the
 one `paperplay score --json` gives for the same sheet files.
 
@@ -67,8 +67,8 @@ def sheet_photo(cells: list[Any], hand: int = PHOTO_HAND) -> bytes:
     """A phone's photo (JPEG) of scannable sheet 1/3 of the game, filled in with these boxes."""
     import numpy as np
 
-    from paperplay.scan import evaluate
-    from paperplay.scan.synth import fill_sheet, make_hand, photograph, rendered_page
+    from lab import evaluate
+    from lab.synth import fill_sheet, make_hand, photograph, rendered_page
     from paperplay.streams.scansheet import layout
 
     rng = np.random.default_rng([35, hand])

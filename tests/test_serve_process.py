@@ -207,11 +207,11 @@ def test_ten_phones_hand_in_at_once_each_answered_within_a_second(served):
 def photos():
     for module in ("numpy", "cv2", "zxingcpp", "pypdfium2"):
         pytest.importorskip(module, reason=f"photos of sheets need {module} (the scan and test extras)")
-    from paperplay.scan.synth import TRAIN_FONTS, font_files
+    from lab.synth import TRAIN_FONTS, font_files
 
     if not font_files(TRAIN_FONTS):
         pytest.skip("no handwriting fonts installed (apt-get install fonts-dancingscript and the others of "
-                    "paperplay.scan.synth.TRAIN_FONTS)")
+                    "lab.synth.TRAIN_FONTS)")
     from lab.loadtest import synthetic_photos
 
     return synthetic_photos(canonical_seed(SEED), 2, 4)
@@ -243,7 +243,7 @@ def test_a_photo_is_read_matched_to_the_draw_and_its_owner_corrects_it(served, p
     assert retry.status == 200 and retry.json()["id"] == sheet["id"]
     twice = client.photo(CODE, photos[0])
     assert twice.status == 409 and twice.json() == {
-        "error": "photo: shows sheet 1/4, which 'sheet 1/4' has handed in already"}
+        "error": "photo: shows sheet 1/4, which 'sheet 1/4' has handed in already", "code": "sheet_used"}
     fixed = client.request("PUT", f"/api/games/{CODE}/sheets/{sheet['id']}", json_body={"cells": {"3": 30}},
                            headers={"X-Paperplay-Token": sheet["token"]})
     assert fixed.status == 200 and fixed.json()["boxes"][2]["value"] == 30

@@ -22,7 +22,7 @@ reading is that tile."""
 WEIGHT = 12.0
 """How strongly likeness to the writer's own digits moves a cell's probabilities: each class's
 probability is multiplied by exp(WEIGHT × (its likeness − the best likeness)). Chosen on the
-validation sources (python -m paperplay.scan.train --tune)."""
+validation sources (python -m lab.train --tune)."""
 
 
 def cell_labels(cells: Any, readings: Any) -> dict[int, int]:

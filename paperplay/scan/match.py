@@ -114,7 +114,7 @@ class BoxReading:
 MARGIN = 4.0
 """A matched box is flagged when the best placement of the draw that puts another tile in it is less than
 this much less likely (in nats: e^4, about 55 times) than the best placement of all (the assignment's
-margin for that box). Chosen on the validation sources (python -m paperplay.scan.train --tune)."""
+margin for that box). Chosen on the validation sources (python -m lab.train --tune)."""
 LOW_MARGIN = 5.0
 """MARGIN for a photo read by the low-resolution net (model.LOW_RES): its coarse cells' probabilities are less
 well calibrated (on the validation photos under 4 px/mm, a box was wrong with a margin of 4.07 nats; none

@@ -25,7 +25,7 @@ it is never read as empty, whatever the digit reader says (a thin 1 or a faint t
 READABLE = 0.3
 """A box with an inked cell that no class fits with at least this probability is flagged (0.5 flagged a third
 more boxes on the validation photos, of which nine in ten were right, and caught no wrong box that the
-assignment's margin missed: python -m paperplay.scan.train --tune)."""
+assignment's margin missed: python -m lab.train --tune)."""
 
 BLANK = 0.9
 """A box whose two cells are both empty with at least this probability has nothing written in it:

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from paperplay.scan.synth import (CONDITIONS, HELDOUT_FONTS, Hand, fill_sheet, font_files, make_hand, photograph,
+from lab.synth import (CONDITIONS, HELDOUT_FONTS, Hand, fill_sheet, font_files, make_hand, photograph,
                                   photograph_as, rendered_page)
 
-HELDOUT_DIGITS = Path(__file__).resolve().parents[2] / "tests" / "data" / "digits-heldout.npz"
+HELDOUT_DIGITS = Path(__file__).resolve().parents[1] / "tests" / "data" / "digits-heldout.npz"
 """In a checkout of the repository (tests pass their own path: an installed paperplay has no tests/)."""
 
 
@@ -54,7 +54,7 @@ def _heldout_source(font_share: float) -> Callable[[Path], HandSource]:
 
 
 def _mnist_source(digits_path: Path) -> HandSource:
-    from paperplay.scan.synth import load_mnist_samples
+    from lab.synth import load_mnist_samples
 
     digits = load_mnist_samples("test")
     return lambda rng: make_hand(rng, {}, digits, font_share=0.0)

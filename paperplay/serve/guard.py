@@ -38,6 +38,7 @@ from typing import IO
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from paperplay.serve import numbers
+from paperplay.serve.errors import STATUS, Code
 
 LOG = logging.getLogger("uvicorn.error")
 """Where the server's lines go (uvicorn prints them in the host's terminal)."""
@@ -68,16 +69,16 @@ class Limits:
     """Seconds a client is asked to wait (Retry-After) when the server is full."""
 
 
-def answer(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> tuple[int, bytes, list[
+def answer(code: Code, message: str, headers: dict[str, str] | None = None) -> tuple[int, bytes, list[
         tuple[bytes, bytes]]]:
-    """A one-line JSON error as the API writes it (<, > and & escaped)."""
+    """A one-line JSON error as the API writes it (<, > and & escaped), with its code's status."""
     from paperplay.messages import one_line
 
-    text = json.dumps({"error": one_line(message), "code": code}, ensure_ascii=False)
+    text = json.dumps({"error": one_line(message), "code": str(code)}, ensure_ascii=False)
     body = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode()
     head = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     head += [(name.lower().encode(), value.encode()) for name, value in (headers or {}).items()]
-    return status, body, head
+    return STATUS[code], body, head
 
 
 async def send_answer(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
@@ -302,7 +303,7 @@ class Guard:
         except Exception as exc:  # noqa: BLE001 - one line in the terminal, never a traceback
             self._log_error(scope, exc)
             if not started:
-                await send_answer(send, *answer(500, "internal", f"internal error: {type(exc).__name__}: {exc}"))
+                await send_answer(send, *answer(Code.INTERNAL, f"internal error: {type(exc).__name__}: {exc}"))
         finally:
             self.door.give_back(_client(scope), held)
             if body is not None:
@@ -312,13 +313,13 @@ class Guard:
         host = _header(scope, b"host")
         if not self.hosts.allows(host):
             name = host_part(host or "")
-            return answer(421, "wrong_host", f"Host: {name!r} is not this server's name; open the address paperplay "
+            return answer(Code.WRONG_HOST, f"Host: {name!r} is not this server's name; open the address paperplay "
                                              f"serve printed, or start it with --host-name {name} if that name is "
                                              "yours")
         try:
             numbers.content_length(_header(scope, b"content-length"))
         except numbers.BadNumber as exc:
-            return answer(400, numbers.CODE, str(exc), {"Connection": "close"})
+            return answer(Code.BAD_NUMBER, str(exc), {"Connection": "close"})
         return None
 
     @staticmethod
@@ -343,14 +344,14 @@ class Guard:
 
         def full(whose: str) -> tuple[int, bytes, list[tuple[bytes, bytes]]]:
             held_now = self.door.in_flight if whose == "server" else self.door.by_client.get(client, 0)
-            return answer(503, "busy", f"{what}: {'the server' if whose == 'server' else 'this address'} is "
+            return answer(Code.BUSY, f"{what}: {'the server' if whose == 'server' else 'this address'} is "
                                        f"sending {held_now:,} bytes of uploads already, its limit; send it again in "
                                        f"{limits.retry_after} seconds", {"Retry-After": str(limits.retry_after),
                                                                           **close})
 
         spool: IO[bytes] = tempfile.SpooledTemporaryFile(limits.in_memory, dir=self.spool)  # noqa: SIM115 - closed by the caller
         if declared is not None and declared > limits.largest_body:
-            return spool, 0, answer(413, "too_large", f"{what}: is {declared:,} bytes; expected at most "
+            return spool, 0, answer(Code.TOO_LARGE, f"{what}: is {declared:,} bytes; expected at most "
                                                       f"{limits.largest_body:,}", close)
         if declared is not None and (whose := self.door.take(client, declared)) is not None:
             return spool, 0, full(whose)  # it would not fit now: said before it is sent
@@ -369,7 +370,7 @@ class Guard:
                         return None
                     chunk = message.get("body", b"")
                     if held + len(chunk) > limits.largest_body:
-                        return spool, held, answer(413, "too_large", f"{what}: is more than {limits.largest_body:,} "
+                        return spool, held, answer(Code.TOO_LARGE, f"{what}: is more than {limits.largest_body:,} "
                                                                      f"bytes; expected at most "
                                                                      f"{limits.largest_body:,}", close)
                     if (whose := self.door.take(client, len(chunk))) is not None:
@@ -379,7 +380,7 @@ class Guard:
                     if not message.get("more_body", False):
                         break
         except TimeoutError:
-            return spool, held, answer(408, "too_slow", f"{what}: did not arrive within {limits.upload_seconds:g} s "
+            return spool, held, answer(Code.TOO_SLOW, f"{what}: did not arrive within {limits.upload_seconds:g} s "
                                                         f"({held:,} bytes came); send it again from a better place "
                                                         "in the room", close)
         spool.seek(0)

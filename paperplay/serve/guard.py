@@ -15,6 +15,9 @@
   phones send at once, and one person cannot take it all.
 - **One line, never a traceback.** A client that goes away mid-upload is one log line; an error the
   app did not expect is one log line and a 500 (PAPERPLAY_DEBUG=1 logs its traceback).
+- **Below the app** (`protocol()`, uvicorn's HTTP/1.1 protocol as `paperplay serve` runs it): a
+  connection that sends no request head within 30 s is closed, and a request that breaks HTTP is one
+  log line naming its client.
 
 Errors are JSON, `{"error": "<one line naming the field>", "code": "<stable code>"}`.
 """

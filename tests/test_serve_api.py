@@ -85,8 +85,9 @@ def call_all(client: Client, code: str, turns: int = 20) -> None:
 
 def is_one_line_error(answer) -> bool:
     document = answer.json()
-    return (answer.headers["content-type"].startswith("application/json") and list(document) == ["error"]
-            and isinstance(document["error"], str) and "\n" not in document["error"] and document["error"])
+    return (answer.headers["content-type"].startswith("application/json") and list(document) == ["error", "code"]
+            and isinstance(document["error"], str) and "\n" not in document["error"] and document["error"]
+            and re.fullmatch(r"[a-z_]+", document["code"]) is not None)
 
 
 # --- the contract -----------------------------------------------------------------------------------
@@ -255,7 +256,7 @@ def test_the_kit_holds_no_seed_before_the_reveal():
     import dataclasses
     import time
 
-    from paperplay.serve.app import kit_document
+    from paperplay.serve.routes.files import kit_document
     from paperplay.serve.store import Game
 
     game = Game(game_code("streams", canonical_seed(SEED)), canonical_seed(SEED), None, "de", 3, 0, False, 1,
@@ -308,9 +309,9 @@ def test_host_calls_need_the_key(running, method, path, body):
 def test_the_key_is_compared_in_constant_time():
     import inspect
 
-    from paperplay.serve import app
+    from paperplay.serve import web
 
-    assert "hmac.compare_digest" in inspect.getsource(app._same)
+    assert "hmac.compare_digest" in inspect.getsource(web._same)
 
 
 # --- bad input --------------------------------------------------------------------------------------
@@ -579,3 +580,12 @@ def test_only_the_serve_command_loads_the_web_server():
              "print(sorted({m.split('.')[0] for m in sys.modules} & {'starlette', 'uvicorn', 'multipart', 'cv2'}))")
     result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=ROOT)
     assert result.stdout.strip() == "[]", result.stderr
+
+
+def test_every_error_code_is_in_the_api_reference_with_its_status():
+    from paperplay.serve.errors import STATUS, Code
+
+    document = (ROOT / "docs" / "reference" / "api.md").read_text(encoding="utf-8")
+    listed = dict(re.findall(r"^\| `([a-z_]+)` \| (\d+) \|", document, re.M))
+    assert set(listed) == {code.value for code in Code}
+    assert all(int(listed[code.value]) == STATUS[code] for code in Code)

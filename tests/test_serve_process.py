@@ -243,7 +243,7 @@ def test_a_photo_is_read_matched_to_the_draw_and_its_owner_corrects_it(served, p
     assert retry.status == 200 and retry.json()["id"] == sheet["id"]
     twice = client.photo(CODE, photos[0])
     assert twice.status == 409 and twice.json() == {
-        "error": "photo: shows sheet 1/4, which 'sheet 1/4' has handed in already"}
+        "error": "photo: shows sheet 1/4, which 'sheet 1/4' has handed in already", "code": "sheet_used"}
     fixed = client.request("PUT", f"/api/games/{CODE}/sheets/{sheet['id']}", json_body={"cells": {"3": 30}},
                            headers={"X-Paperplay-Token": sheet["token"]})
     assert fixed.status == 200 and fixed.json()["boxes"][2]["value"] == 30

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from paperplay.serve.errors import Code, Conflict
+
 SCHEMA_VERSION = 1
 _T = TypeVar("_T")
 MAX_GAMES = 1000
@@ -63,10 +65,6 @@ CREATE TABLE IF NOT EXISTS crops (
     PRIMARY KEY (sheet, box)
 );
 """
-
-
-class Conflict(Exception):
-    """A change the game's state does not allow (HTTP 409): one line naming the field."""
 
 
 @dataclass(frozen=True)
@@ -219,10 +217,10 @@ class Store:
         def work(db: sqlite3.Connection) -> Game:
             if db.execute("SELECT 1 FROM games WHERE code=?", (code,)).fetchone() is not None:
                 raise Conflict(f"seed: gives game code {code}, which this server has already; leave out the seed "
-                               "for a new game, or open that game")
+                               "for a new game, or open that game", Code.GAME_EXISTS)
             if db.execute("SELECT count(*) FROM games").fetchone()[0] >= MAX_GAMES:
                 raise Conflict(f"players: this database holds {MAX_GAMES} games already; start the server with "
-                               "another --db")
+                               "another --db", Code.TOO_MANY_GAMES)
             db.execute("INSERT INTO games (code, seed, variant, lang, players, created) VALUES (?, ?, ?, ?, ?, ?)",
                        (code, seed, variant, lang, players, time.time()))
             return _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone())
@@ -247,9 +245,9 @@ class Store:
             if game.revealed:
                 raise Conflict("code: the game is revealed; no more tiles are called")
             if game.turn >= total:
-                raise Conflict(f"turn: all {total} tiles are called; reveal the game to score it")
+                raise Conflict(f"turn: all {total} tiles are called; reveal the game to score it", Code.ALL_CALLED)
             if expected is not None and expected != game.turn + 1:
-                raise Conflict(f"turn: is {expected}; the next turn to call is {game.turn + 1}")
+                raise Conflict(f"turn: is {expected}; the next turn to call is {game.turn + 1}", Code.WRONG_TURN)
             db.execute("UPDATE games SET turn=turn+1, version=version+1 WHERE code=?", (code,))
             return _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone()), True
 
@@ -283,13 +281,14 @@ class Store:
             if printed is not None:
                 other = db.execute("SELECT name FROM sheets WHERE game=? AND printed=?", (code, printed)).fetchone()
                 if other is not None:
-                    raise Conflict(f"photo: shows sheet {printed}, which {other[0]!r} has handed in already")
+                    raise Conflict(f"photo: shows sheet {printed}, which {other[0]!r} has handed in already",
+                                   Code.SHEET_USED)
             same = db.execute("SELECT id FROM sheets WHERE game=? AND name_key=?", (code, name_key(name))).fetchone()
             if same is not None:
                 raise Conflict(f"name: {name!r} has handed in a sheet already; choose another name (or correct "
-                               "that sheet)")
+                               "that sheet)", Code.NAME_TAKEN)
             if db.execute("SELECT count(*) FROM sheets WHERE game=?", (code,)).fetchone()[0] >= MAX_SHEETS:
-                raise Conflict(f"code: the game has {MAX_SHEETS} sheets; no more can be handed in")
+                raise Conflict(f"code: the game has {MAX_SHEETS} sheets; no more can be handed in", Code.GAME_FULL)
             now = time.time()
             cursor = db.execute(
                 "INSERT INTO sheets (game, name, name_key, token, idempotency, kind, printed, boxes, created, updated) "

@@ -1,0 +1,104 @@
+"""What a game gives besides its state: the results (JSON and the page), the kit and sheets (PDF), the join
+QR code, and the server's health. docs/reference/api.md."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+
+from paperplay.seeds import display_code
+from paperplay.serve import checks
+from paperplay.serve.errors import ApiError, Code
+from paperplay.serve.store import Game
+from paperplay.serve.web import Json, Server, game_of, join_url, need_host
+
+
+def _revealed(game: Game) -> None:
+    if not game.revealed:
+        raise ApiError(Code.NOT_REVEALED, f"code: game {display_code(game.code)} is not revealed yet; the results "
+                                           "come after the host reveals it")
+
+
+async def results(request: Request) -> Response:
+    server: Server = request.app.state.server
+    game = game_of(request)
+    _revealed(game)
+    sheets = server.store.sheets(game.code)
+    return Json(await run_in_threadpool(checks.results, game, sheets))
+
+
+async def results_page(request: Request) -> Response:
+    server: Server = request.app.state.server
+    game = game_of(request)
+    _revealed(game)
+    page = await run_in_threadpool(checks.results_page, game, server.store.sheets(game.code))
+    return Response(page, media_type="text/html; charset=utf-8")
+
+
+async def kit_pdf(request: Request) -> Response:
+    need_host(request)
+    game = game_of(request)
+    data = await run_in_threadpool(_kit, game)
+    return _pdf(data, f"streams-{game.code}-kit.pdf")
+
+
+def kit_document(game: Game) -> Any:
+    """The game's kit (paperplay kit streams): until the reveal without the caller's sheet, which holds
+    the seed and the draw (the server calls the tiles)."""
+    from paperplay.games import find_game
+
+    doc = find_game("streams").module().kit(game.seed, {"players": game.players, "variant": game.variant,
+                                                         "lang": game.lang})
+    return doc if game.revealed else type(doc)(doc.title, doc.pages[1:], doc.forms, doc.subject)
+
+
+def _kit(game: Game) -> bytes:
+    from paperplay.render.pdf import render_bytes
+
+    return render_bytes(kit_document(game))
+
+
+async def sheets_pdf(request: Request) -> Response:
+    need_host(request)
+    game = game_of(request)
+    if game.variant is not None:
+        raise ApiError(Code.VARIANT_SHEETS, f"code: game {display_code(game.code)} is variant {game.variant}; "
+                                             "scannable sheets are for the published game (the kit has this "
+                                             "variant's sheets)")
+    data = await run_in_threadpool(_scannable_sheets, game)
+    return _pdf(data, f"streams-{game.code}-sheets.pdf")
+
+
+def _scannable_sheets(game: Game) -> bytes:
+    from paperplay.games import find_game
+    from paperplay.render.pdf import render_bytes
+
+    return render_bytes(find_game("streams").module().sheets(game.seed, {"players": game.players,
+                                                                          "scannable": True}))
+
+
+def _pdf(data: bytes, name: str) -> Response:
+    return Response(data, media_type="application/pdf",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+async def join_qr(request: Request) -> Response:
+    import io
+
+    import qrcode
+    import qrcode.image.svg
+
+    server: Server = request.app.state.server
+    image = qrcode.make(join_url(server, game_of(request)), image_factory=qrcode.image.svg.SvgPathImage, border=2)
+    out = io.BytesIO()
+    image.save(out)
+    return Response(out.getvalue(), media_type="image/svg+xml")
+
+
+async def health(request: Request) -> Response:
+    server: Server = request.app.state.server
+    return Json({"ok": True, "photo_workers_ready": server.photos.ready, "photos_waiting": server.photos.waiting,
+                 "phones_waiting": server.live.waiting, "uploads_in_flight": server.door.in_flight})

@@ -1,0 +1,184 @@
+"""The sheets of a game: hand one in (typed or a photo), read, correct, remove, its file, its boxes' images.
+docs/reference/api.md."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+
+from paperplay.seeds import display_code
+from paperplay.serve import checks, numbers
+from paperplay.serve.errors import ApiError, Code
+from paperplay.serve.photos import Full
+from paperplay.serve.store import Game
+from paperplay.serve.web import (
+    FORM_ROOM, MAX_PHOTO, RETRY_AFTER, Json, Server, game_of, is_host, json_body, limited, need_host, need_owner,
+    only_fields, sheet_of, sheet_view,
+)
+
+_IDEMPOTENCY = re.compile(r"[A-Za-z0-9_-]{8,100}")
+
+
+def _idempotency(request: Request) -> str | None:
+    key = request.headers.get("idempotency-key")
+    if key is None:
+        return None
+    if not _IDEMPOTENCY.fullmatch(key):
+        raise ApiError(Code.BAD_INPUT, "Idempotency-Key: expected 8-100 letters, digits, - or _ (one random key a "
+                                       "hand-in)")
+    return key
+
+
+async def hand_in(request: Request) -> Response:
+    server: Server = request.app.state.server
+    game = game_of(request)
+    key = _idempotency(request)
+    if key is not None:
+        done = await run_in_threadpool(server.store.by_idempotency, game.code, key)
+        if done is not None:
+            return Json(sheet_view(server, game, done, token=True), status_code=200)
+    if game.revealed:
+        raise ApiError(Code.REVEALED, "code: the game is revealed; sheets can no longer be handed in")
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind == "multipart/form-data":
+        return await _hand_in_photo(request, server, game, key)
+    if kind != "application/json":
+        raise ApiError(Code.WRONG_TYPE, f"Content-Type: is {kind or 'missing'!r}; expected application/json (a typed "
+                                        "sheet) or multipart/form-data (a photo)")
+    data = await json_body(request)
+    only_fields(data, ("name", "cells"))
+    name = checks.check_name(data.get("name"))
+    cells = checks.check_cells(data.get("cells"), checks.game_rules(game.variant))
+    checks.check_document(game, name, cells)
+    boxes = checks.typed_boxes(cells, checks.called_tiles(game)[:game.turn])
+    sheet, new = await run_in_threadpool(server.store.add_sheet, game.code, name, "typed", boxes, None, key)
+    server.notify(game.code)
+    return Json(sheet_view(server, game, sheet, token=True), status_code=201 if new else 200)
+
+
+async def _hand_in_photo(request: Request, server: Server, game: Game, key: str | None) -> Response:
+    if game.variant is not None:
+        raise ApiError(Code.NO_PHOTOS, f"photo: game {display_code(game.code)} is variant {game.variant}; photos are "
+                                       "read for the published game's scannable sheets only: type the sheet instead")
+    try:
+        server.photos.reserve()
+    except Full:
+        raise ApiError(Code.BUSY, f"photo: {server.photos.limit} photos are being read; send it again in a few seconds",
+                       {"Retry-After": str(RETRY_AFTER)}) from None
+    path = None
+    try:
+        form_request = limited(request, MAX_PHOTO + FORM_ROOM, "photo")
+        async with form_request.form(max_files=1, max_fields=2, max_part_size=FORM_ROOM) as form:
+            photo = form.get("photo")
+            name_field = form.get("name")
+            if photo is None or isinstance(photo, str):
+                raise ApiError(Code.BAD_INPUT, "photo: missing; expected the photo as the form's file field 'photo'")
+            if photo.size is not None and photo.size > MAX_PHOTO:
+                raise ApiError(Code.TOO_LARGE, f"photo: is {photo.size:,} bytes; expected at most {MAX_PHOTO:,}")
+            name = checks.check_name(name_field) if name_field not in (None, "") else None
+            handle, named = tempfile.mkstemp(suffix=".photo", dir=server.spool)
+            path = named
+            await run_in_threadpool(_save, photo.file, handle)
+        game = game_of(request)
+        total = checks.total_turns(game)
+        drawn = checks.called_tiles(game) if game.turn >= total or game.revealed else None
+        sent = time.perf_counter()
+        try:
+            read = await server.photos.read(path, drawn)
+        except TimeoutError:
+            raise ApiError(Code.BUSY, "photo: took too long to read; send it again",
+                           {"Retry-After": str(RETRY_AFTER)}) from None
+    finally:
+        server.photos.release()
+        if path is not None:
+            Path(path).unlink(missing_ok=True)
+    # how long the photo waited for a worker and was read (ms), for the benchmark and the browser's tools
+    timing = {"Server-Timing": f"queue;dur={(time.perf_counter() - sent - read['seconds']) * 1000:.0f}, "
+                               f"read;dur={read['seconds'] * 1000:.0f}"}
+    if "error" in read:
+        raise ApiError(Code.BAD_PHOTO, f"photo: {read['error']}", timing)
+    if read["code"] != game.code:
+        raise ApiError(Code.WRONG_GAME, f"photo: shows a sheet of game {display_code(read['code'])}; this is game "
+                            f"{display_code(game.code)}")
+    name = name or f"sheet {read['sheet']}"
+    sheet, new = await run_in_threadpool(server.store.add_sheet, game.code, name, "photo", read["boxes"],
+                                         read["sheet"], key, read["crops"])
+    server.notify(game.code)
+    return Json(sheet_view(server, game, sheet, token=True), status_code=201 if new else 200, headers=timing)
+
+
+def _save(source: Any, handle: int) -> None:
+    import shutil
+
+    source.seek(0)
+    with open(handle, "wb") as out:
+        shutil.copyfileobj(source, out, 1024 * 1024)
+
+
+async def list_sheets(request: Request) -> Response:
+    need_host(request)
+    server: Server = request.app.state.server
+    game = game_of(request)
+    return Json({"sheets": [sheet_view(server, game, s) for s in server.store.sheets(game.code)]})
+
+
+async def get_sheet(request: Request) -> Response:
+    server: Server = request.app.state.server
+    game = game_of(request)
+    sheet = sheet_of(request, game)
+    need_owner(request, sheet)
+    return Json(sheet_view(server, game, sheet, token=not is_host(request)))
+
+
+async def correct_sheet(request: Request) -> Response:
+    server: Server = request.app.state.server
+    game = game_of(request)
+    sheet = sheet_of(request, game)
+    need_owner(request, sheet)
+    data = await json_body(request)
+    only_fields(data, ("cells",))
+    variant = checks.game_rules(game.variant)
+    changes = checks.check_corrections(data.get("cells"), variant)
+    boxes = checks.corrected(sheet.boxes, changes)
+    checks.check_document(game, sheet.name, [checks.check_tile(b["value"], "cells", variant) for b in boxes])
+    host = is_host(request)
+    sheet = await run_in_threadpool(server.store.update_boxes, game.code, sheet.id, boxes, host)
+    server.notify(game.code)
+    return Json(sheet_view(server, game, sheet, token=not host))
+
+
+async def delete_sheet(request: Request) -> Response:
+    need_host(request)
+    server: Server = request.app.state.server
+    game = game_of(request)
+    sheet = sheet_of(request, game)
+    await run_in_threadpool(server.store.delete_sheet, game.code, sheet.id)
+    server.notify(game.code)
+    return Json({"deleted": sheet.id})
+
+
+async def sheet_file(request: Request) -> Response:
+    game = game_of(request)
+    sheet = sheet_of(request, game)
+    need_owner(request, sheet)
+    return Json(checks.sheet_document(game, sheet),
+                headers={"Content-Disposition": f'attachment; filename="{checks.source_name(sheet)}"'})
+
+
+async def box_image(request: Request) -> Response:
+    server: Server = request.app.state.server
+    game = game_of(request)
+    sheet = sheet_of(request, game)
+    need_owner(request, sheet)
+    box = request.path_params["box"]
+    png = server.store.crop(sheet.id, numbers.whole(box, "box", 1, 99))
+    if png is None:
+        raise ApiError(Code.NO_BOX, f"box: sheet {sheet.id} has no image of box {checks.shown(box)}")
+    return Response(png, media_type="image/png")

@@ -1,0 +1,221 @@
+"""What every route of the game night server shares: the Server it works with, reading requests (bodies,
+the host's key, a sheet's token, the game and sheet a path names) and writing answers (JSON, the game's
+state, a sheet). The routes are in paperplay.serve.routes; docs/reference/api.md is the API.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import Message
+
+from paperplay.errors import InputError
+from paperplay.seeds import canonical_seed, display_code
+from paperplay.serve import checks, numbers
+from paperplay.serve.errors import STATUS, ApiError, Code
+from paperplay.serve.guard import Door
+from paperplay.serve.live import Live
+from paperplay.serve.photos import PhotoReader
+from paperplay.serve.store import Game, SheetRow, Store
+from paperplay.streams.rules import tile_json
+
+MAX_PHOTO = 10 * 1024 * 1024
+"""The largest photo upload (bytes): a phone's photo is 2-6 MB."""
+MAX_JSON = 64 * 1024
+"""The largest JSON body (a typed sheet is about 200 bytes)."""
+FORM_ROOM = 64 * 1024
+"""What a photo's form may hold besides the photo (its name field, the parts' headers)."""
+WAIT_LIMIT = 25.0
+"""The longest a `?wait=` request is held before it is answered as it is."""
+RETRY_AFTER = 5
+CSP = ("default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data: blob:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+
+
+class Json(JSONResponse):
+    """JSON as the API writes it: UTF-8, and <, > and & escaped, so no browser takes it for a page."""
+
+    def render(self, content: Any) -> bytes:
+        text = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode()
+
+
+def error(code: Code, message: str, headers: dict[str, str] | None = None, status: int | None = None) -> Json:
+    """An error answer: `{"error": "<one line>", "code": "<code>"}` with the code's status."""
+    from paperplay.messages import one_line
+
+    return Json({"error": one_line(message), "code": str(code)}, status_code=status or STATUS[code], headers=headers)
+
+
+@dataclass
+class Server:
+    """What the app works with: the database, the photo workers, the address players reach."""
+
+    store: Store
+    photos: PhotoReader
+    base_url: str
+    spool: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="paperplay-serve-")))
+    live: Live = field(default_factory=Live)
+    """The phones waiting for a game to change (paperplay.serve.live)."""
+    door: Door = field(default_factory=Door)
+    """The server's own names, the limits on requests' bodies and the bytes they hold (paperplay.serve.guard)."""
+
+    def notify(self, code: str) -> None:
+        self.live.notify(code)
+
+
+# --- access -----------------------------------------------------------------------------------------
+
+def _given(request: Request, header: str, query: str) -> str:
+    return request.headers.get(header) or request.query_params.get(query) or ""
+
+
+def _same(given: str, secret: str) -> bool:
+    return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), secret.encode())
+
+
+def is_host(request: Request) -> bool:
+    server: Server = request.app.state.server
+    return _same(_given(request, "x-paperplay-key", "key"), server.store.host_key())
+
+
+def need_host(request: Request) -> None:
+    if not is_host(request):
+        given = _given(request, "x-paperplay-key", "key")
+        raise ApiError(Code.KEY_WRONG if given else Code.KEY_MISSING,
+                       f"key: {'is wrong' if given else 'missing'}; host calls carry the key of the host page's "
+                       "link (header X-Paperplay-Key or ?key=)")
+
+
+def need_owner(request: Request, sheet: SheetRow) -> None:
+    """The sheet's token, or the host's key; else 403 (401 when nothing was given)."""
+    if is_host(request):
+        return
+    token = _given(request, "x-paperplay-token", "token")
+    if not token:
+        raise ApiError(Code.TOKEN_MISSING, "token: missing; a sheet is read and corrected with the token its hand-in "
+                                           "gave (header X-Paperplay-Token or ?token=)")
+    if not _same(token, sheet.token):
+        raise ApiError(Code.NOT_YOURS, f"token: is not sheet {sheet.id}'s; a player can only see and correct their "
+                                       "own sheet")
+
+
+# --- reading requests -------------------------------------------------------------------------------
+
+def limited(request: Request, limit: int, what: str) -> Request:
+    """The request with its body counted as it arrives: past `limit` bytes it stops with a 413."""
+    declared = numbers.content_length(request.headers.get("content-length"))
+    if declared is not None and declared > limit:
+        raise ApiError(Code.TOO_LARGE, f"{what}: is {declared:,} bytes; expected at most {limit:,}")
+    receive = request.receive
+    seen = 0
+
+    async def counted() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise ApiError(Code.TOO_LARGE, f"{what}: is more than {limit:,} bytes; expected at most {limit:,}")
+        return message
+
+    return Request(request.scope, counted)
+
+
+async def json_body(request: Request, optional: bool = False) -> dict[str, Any]:
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    body = await limited(request, MAX_JSON, "body").body()
+    if optional and not body.strip():
+        return {}
+    if kind != "application/json":
+        raise ApiError(Code.WRONG_TYPE, f"Content-Type: is {kind or 'missing'!r}; expected application/json")
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        raise ApiError(Code.BAD_JSON, f"body: is not JSON ({str(exc).split(':')[0]})") from None
+    if not isinstance(data, dict):
+        raise ApiError(Code.BAD_JSON, "body: expected a JSON object")
+    return data
+
+
+def only_fields(data: dict[str, Any], allowed: tuple[str, ...]) -> None:
+    for name in data:
+        if name not in allowed:
+            raise ApiError(Code.UNKNOWN_FIELD,
+                           f"{checks.shown(name)[1:-1]}: unknown field; expected {', '.join(allowed)}")
+
+
+def game_of(request: Request) -> Game:
+    server: Server = request.app.state.server
+    text = request.path_params["code"]
+    try:
+        code = canonical_seed(text)
+    except InputError:
+        code = ""
+    found = server.store.game(code) if len(code) == 8 else None
+    if found is None:
+        raise ApiError(Code.NO_GAME, f"code: no game {checks.shown(text)} on this server")
+    return found
+
+
+def sheet_of(request: Request, game: Game) -> SheetRow:
+    server: Server = request.app.state.server
+    text = request.path_params["sheet"]
+    found = server.store.sheet(game.code, numbers.whole(text, "id", 0, 10**12))
+    if found is None:
+        raise ApiError(Code.NO_SHEET, f"id: no sheet {checks.shown(text)} in game {display_code(game.code)}")
+    return found
+
+
+# --- answers ----------------------------------------------------------------------------------------
+
+def state(server: Server, game: Game, sheets: list[SheetRow]) -> dict[str, Any]:
+    called = checks.called_tiles(game)
+    out: dict[str, Any] = {
+        "code": display_code(game.code), "game": "streams", "variant": game.variant, "lang": game.lang,
+        "players": game.players, "turn": game.turn, "turns": checks.total_turns(game),
+        "called": [tile_json(t) for t in called[:game.turn]],
+        "last": tile_json(called[game.turn - 1]) if game.turn else None,
+        "handed_in": [{"id": s.id, "name": s.name, "kind": s.kind, "flagged": sum(b["flagged"] for b in s.boxes)}
+                      for s in sheets],
+        "revealed": game.revealed, "version": game.version, "join_url": join_url(server, game),
+    }
+    if game.revealed:
+        out["seed"] = display_code(game.seed)
+        out["draw"] = [tile_json(t) for t in called]
+    return out
+
+
+def join_url(server: Server, game: Game) -> str:
+    return f"{server.base_url}/join/{display_code(game.code)}"
+
+
+def sheet_view(server: Server, game: Game, sheet: SheetRow, token: bool = False) -> dict[str, Any]:
+    """A sheet as the API shows it; `token` for its owner's answers. A photo's flagged boxes carry their
+    image as a data URL ("crop", what the pages show), every box its URL ("crop_url")."""
+    import base64
+
+    base = f"/api/games/{display_code(game.code)}/sheets/{sheet.id}"
+    boxes = []
+    for number, box in enumerate(sheet.boxes, start=1):
+        view = {"box": number, **box}
+        if sheet.kind == "photo":
+            view["candidates"] = list(dict.fromkeys(v for v in (box["value"], box.get("matched"), box.get("free"))
+                                                    if v is not None))
+            png = server.store.crop(sheet.id, number) if box["flagged"] else None
+            view["crop"] = "data:image/png;base64," + base64.b64encode(png).decode() if png else None
+            view["crop_url"] = f"{base}/boxes/{number}.png" + (f"?token={sheet.token}" if token else "")
+        boxes.append(view)
+    out: dict[str, Any] = {"id": sheet.id, "name": sheet.name, "kind": sheet.kind, "printed": sheet.printed,
+                           "boxes": boxes, "flagged": [b["box"] for b in boxes if b["flagged"]],
+                           "created": sheet.created, "updated": sheet.updated}
+    if token:
+        out["token"] = sheet.token
+    return out

@@ -49,12 +49,13 @@ def _boxes(homography: Any, paper: str) -> list[list[tuple[float, float]]]:
     return out
 
 
-def draw_overlay(gray: Any, seen: Seen) -> bytes:
-    """PNG bytes of a photo's grey pixels with `seen` drawn on them (module docstring), LONG_SIDE pixels long."""
+def draw_overlay(gray: Any, seen: Seen, long_side: int = LONG_SIDE) -> bytes:
+    """PNG bytes of a photo's grey pixels with `seen` drawn on them (module docstring), at most `long_side` pixels
+    long."""
     import cv2
 
     h, w = gray.shape[:2]
-    scale = min(1.0, LONG_SIDE / max(h, w))
+    scale = min(1.0, long_side / max(h, w))
     small = cv2.resize(gray, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
     image = cv2.cvtColor(small, cv2.COLOR_GRAY2BGR)
     thick = max(2, round(max(image.shape) / 300))
@@ -63,7 +64,7 @@ def draw_overlay(gray: Any, seen: Seen) -> bytes:
         return np.array([[round(x * scale), round(y * scale)] for x, y in corners], np.int32)
 
     for x, y in seen.marks:
-        cv2.circle(image, (round(x * scale), round(y * scale)), 4 * thick, YELLOW, thick)
+        cv2.circle(image, (round(x * scale), round(y * scale)), 7 * thick, YELLOW, thick)
     if seen.outline is not None:
         colour = GREEN if seen.held else RED
         cv2.polylines(image, [points(seen.outline)], True, colour, thick, cv2.LINE_AA)

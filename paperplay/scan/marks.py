@@ -35,8 +35,20 @@ QR_PX = 8
 """Pixels per module of the rectified QR code."""
 MAX_CANDIDATES = 30
 """Mark candidates kept (the likeliest) for the search of the quadrilateral."""
-QUADS, TRIPLES = 40, 3
+QUADS, TRIPLES = 60, 3
 """The quadrilaterals most like a sheet's marks (and sets of three) compared with the layout."""
+SIZES = 3.2
+"""The most a sheet's biggest mark may be beside its smallest in a photo (the near corner of a sheet seen from a
+seat is three times the far one)."""
+CORNERS = 1.0
+"""The weight of the quadrilateral's corners' mean |cosine| in its shape score (a sheet seen from a seat has
+corners far from square: 2 put its marks behind others)."""
+RANKED = 0.01
+"""How much a quadrilateral's shape score grows with its marks' places among the candidates (0 the most
+mark-like): under strong perspective the shape alone ranks the sheet's marks behind dozens of others."""
+AROUND = 0.3
+"""The most ink in the paper ring around a mark candidate (a share): a mark seen steeply beside the QR code has
+some of the code's modules in its ring (the more ink there, the lower the candidate's score)."""
 FORESHORTENED = 0.45
 """The shortest a side of the marks' quadrilateral may be beside the opposite one (a sheet on a table seen from
 a seat: its far edge a third shorter than the near one, and more)."""
@@ -112,7 +124,7 @@ def _blobs(small: Any, factor: float) -> Any:
             if (x1 - x0) * (y1 - y0) <= 0 or (~inner).sum() == 0:
                 continue
             around = float(ring[~inner].mean())
-            if around > 0.12:
+            if around > AROUND:
                 continue
             # solid black against the paper around it (a mark is the darkest thing printed)
             inked = float(small[y:y + bh, x:x + bw][labels[y:y + bh, x:x + bw] == i].mean())
@@ -175,7 +187,7 @@ def _score(long: Any, short: Any, sides: Any, cosine: Any, ok: Any, local: Any =
     scale = (long / w + short / h) / 2  # pixels per mm, about
     size = np.abs(np.log(sides / (MARK * scale[:, None] * local)))
     ok = ok & (aspect <= math.log(ASPECT)) & (size.max(axis=1) <= math.log(1.9))
-    return np.where(ok, aspect + size.mean(axis=1) + 2 * cosine, np.inf)
+    return np.where(ok, aspect + size.mean(axis=1) + CORNERS * cosine, np.inf)
 
 
 @cache
@@ -191,17 +203,19 @@ def _choose(blobs: Any) -> list[tuple[Any, int | None]]:
     sides = blobs[:, 2]
     if len(blobs) >= 4:
         combos = _combinations(len(blobs), 4)
-        combos = combos[sides[combos].max(axis=1) <= 2.5 * sides[combos].min(axis=1)]
+        combos = combos[sides[combos].max(axis=1) <= SIZES * sides[combos].min(axis=1)]
         points = blobs[combos, :2]
         centre = points.mean(axis=1, keepdims=True)
         order = np.argsort(np.arctan2(points[..., 1] - centre[..., 1], points[..., 0] - centre[..., 0]), axis=1)
         combos = np.take_along_axis(combos, order, axis=1)
-        scores = _shape_scores(blobs[combos, :2], sides[combos])
+        # the likelier marks first (blobs are sorted by how mark-like they look): perspective leaves the shape
+        # alone less sure
+        scores = _shape_scores(blobs[combos, :2], sides[combos]) + RANKED * combos.sum(axis=1)
         for i in np.argsort(scores)[:QUADS]:
             if np.isfinite(scores[i]):
                 out.append((blobs[combos[i], :2], None))
     combos = _combinations(len(blobs), 3)
-    combos = combos[sides[combos].max(axis=1) <= 2.5 * sides[combos].min(axis=1)]
+    combos = combos[sides[combos].max(axis=1) <= SIZES * sides[combos].min(axis=1)]
     candidates = []
     for middle in range(3):  # the corner mark of the three
         ends = [k for k in range(3) if k != middle]

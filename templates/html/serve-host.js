@@ -47,7 +47,9 @@
     join.textContent = game.join_url.replace(/^https?:\/\//, "");
     el("kit-link").href = withKey(P.gamePath(game.code, "/kit.pdf"));
     el("sheets-link").href = withKey(P.gamePath(game.code, "/sheets.pdf"));
-    el("projector-link").href = withKey("/projector/" + encodeURIComponent(game.code));
+    // The projector's address holds its view token, never the host key: the key is handed to the
+    // projector's window through the browser once it opens (P.receiveKey on its side).
+    if (game.projector_url) { el("projector-link").href = game.projector_url; }
   }
 
   // The caller's part: the turn, the last tile called and every tile called so far.
@@ -202,4 +204,17 @@
   });
 
   if (game !== null && game.code) { start(); } else { game = null; show(); }
+
+  el("projector-link").addEventListener("click", function (event) {
+    var link = event.currentTarget;
+    if (!link.href) { return; }
+    event.preventDefault();
+    var projector = window.open(link.href, "paperplay-projector");
+    if (!projector) { return; }
+    window.addEventListener("message", function handOver(answer) {
+      if (answer.source !== projector || answer.origin !== window.location.origin) { return; }
+      if (!answer.data || answer.data.paperplay !== "ready") { return; }
+      projector.postMessage({paperplay: "key", key: P.key}, window.location.origin);
+    });
+  });
 }());

@@ -226,7 +226,7 @@ def measure(base: str, key: str, pid: int | None, typed: int = 30, photos: Seque
     from paperplay.streams.rules import draw, tile_json
 
     client = Client(base, key)
-    players = max(typed, len(photos), 1)
+    players = max(typed + len(photos), 1)  # a game takes at most its number of players' sheets
     created = client.post("/api/games", {"players": players, "seed": seed}, host=True)
     if created.status != 201:
         raise RuntimeError(f"creating the game: {created.status} {created.body[:200]!r}")

@@ -68,6 +68,7 @@
   function update(state) {
     if (game === null || state.code !== game.code) { return true; }  // another game was started meanwhile
     game.players = state.players;
+    if (state.projector_url) { el("projector-link").href = state.projector_url; }
     caller(state.called, state.turns, state.revealed);
     var meta = [P.plural(state.players, "player", "players_n")];
     if (state.variant) { meta.push(P.tr("variant", {name: state.variant})); }
@@ -192,7 +193,15 @@
 
   el("reveal").addEventListener("click", function () {
     if (game === null || !window.confirm(P.tr("confirm_reveal"))) { return; }
-    P.api("POST", P.gamePath(game.code, "/reveal")).then(update, function (error) { P.say(el("game-error"), error.message); });
+    var path = P.gamePath(game.code, "/reveal");
+    P.api("POST", path).then(update, function (error) {
+      // 409: the server names what is missing; the host reveals anyway only when they say so.
+      if (error.status === 409 && window.confirm(error.message)) {
+        P.api("POST", path, {force: true}).then(update, function (again) { P.say(el("game-error"), again.message); });
+        return;
+      }
+      P.say(el("game-error"), error.message);
+    });
   });
 
   el("another").addEventListener("click", function () {

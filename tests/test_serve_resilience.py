@@ -488,3 +488,17 @@ def test_the_open_files_limit_is_raised_to_the_hard_limit():
         assert raise_open_files() >= 256
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_the_load_generator_plays_a_room_against_a_running_server(running, capsys):
+    from lab.loadtest import main
+
+    assert main([f"{running.base}/host?key={running.store.host_key()}", "--phones", "20", "--typed", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "20 phones waiting (?wait=)    20 had the next tile within" in out
+    assert "5 typed sheets at once" in out and "(statuses [201])" in out
+    link = f"{running.base}/host?key=k"
+    for bad in (["nonsense"], [f"{running.base}/host"], [link, "--typed", "0"], [link, "--phones", "0"]):
+        with pytest.raises(SystemExit) as stopped:
+            main(bad)
+        assert stopped.value.code == 2

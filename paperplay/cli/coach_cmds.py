@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import re
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -17,7 +16,7 @@ from paperplay.cli.common import SHORT_HELP, guarded, only_with, print_json, var
 from paperplay.errors import InputError
 from paperplay.games import checked_seed
 from paperplay.messages import printable
-from paperplay.seeds import MAX_SEED_LENGTH, Rng, canonical_seed, display_code
+from paperplay.seeds import MAX_SEED_LENGTH, canonical_seed, display_code
 
 if TYPE_CHECKING:
     from paperplay.streams.rules import StreamsRules
@@ -123,11 +122,10 @@ def advise(
     With --variant, the coach plays the variant's bag and scoring table.
     """
     from paperplay.processes import cores
-    from paperplay.streams.coach.explain import explain as why
-    from paperplay.streams.coach.playout import Scorer, unseen_counts
-    from paperplay.streams.coach.search import COACH_BUDGET, search
+    from paperplay.streams.coach.advise import advise as coach
+    from paperplay.streams.coach.search import COACH_BUDGET
     from paperplay.streams.referee import parse_tiles
-    from paperplay.streams.rules import EMPTY, tile_json, tile_name, tile_text
+    from paperplay.streams.rules import EMPTY, tile_name
 
     rules = load_variant(variant)
     row = list(parse_tiles(cells, "--cells", empty=True, rules=rules))
@@ -138,32 +136,14 @@ def advise(
         raise InputError(f"--top: is {top}; expected 1 or more")
     known = _known_tiles(row, drawn, seen, rules)
     _say_when_compiling()
-    if budget is None:
-        budget = COACH_BUDGET
-    else:
+    if budget is not None:
         _check_budget(budget)
-    if seed is None:
-        text = (" ".join("_" if c == EMPTY else tile_text(c) for c in row)
-                + f"|{tile_text(drawn)}|{sorted(map(tile_text, known))}")
-        seed = hashlib.sha256(text.encode()).hexdigest()[:8].upper()
-    seed = checked_seed(seed)
-    unseen = unseen_counts(rules, known)
-    started = time.perf_counter()
-    advice = search(row, drawn, unseen, Rng("coach/advise", seed), Scorer(rules, jobs=cores()), first=budget)
-    seconds = time.perf_counter() - started
-    shown = advice.estimates[:top]
-    reason = why(row, drawn, unseen, advice) if explain else None
+    advised = coach(row, drawn, known, rules, checked_seed(seed) if seed is not None else None,
+                    COACH_BUDGET if budget is None else budget, jobs=cores(), explain=explain)
     if as_json:
-        document: dict[str, Any] = {"game": "streams", "cells": [None if c == EMPTY else tile_json(c) for c in row],
-                                    "tile": tile_json(drawn), "best_box": shown[0].box + 1,
-                                    "choices": [e.to_json() for e in shown],
-                                    "tiles": advice.tiles, "seed": seed, "seconds": round(seconds, 3)}
-        if reason is not None:
-            document["explain"] = reason
-        if not rules.standard:
-            document["variant"] = rules.name
-        print_json(document)
+        print_json(advised.to_json(top))
         return
+    shown = advised.advice.estimates[:top]
     typer.echo(f"Write {tile_name(drawn)} in box {shown[0].box + 1}: expected final score {shown[0].mean:.1f} "
                f"± {shown[0].stderr:.1f}")
     for e in shown:
@@ -173,11 +153,11 @@ def advise(
         typer.echo(f"  box {e.box + 1:2d}: {e.mean:6.1f} ± {e.stderr:.1f}   ({how})")
     left = row.count(EMPTY) - 1
     draws = "the last draw" if left == 1 else f"the remaining {left} draws"
-    work = (f"computed exactly over {draws}" if advice.best.depth == 0 else
-            f"{advice.tiles:,} tiles placed in play-outs of {draws}")
-    typer.echo(f"({work}, seed {display_code(seed)}, {seconds:.2f} s)")
-    if reason is not None:
-        typer.echo(reason)
+    work = (f"computed exactly over {draws}" if advised.advice.best.depth == 0 else
+            f"{advised.advice.tiles:,} tiles placed in play-outs of {draws}")
+    typer.echo(f"({work}, seed {display_code(advised.seed)}, {advised.seconds:.2f} s)")
+    if advised.explanation is not None:
+        typer.echo(advised.explanation)
 
 
 def _strategy_names(strategy_name: str | None, compare: str | None) -> list[str]:

@@ -126,7 +126,7 @@ def _scannable_rules(options: dict[str, Any]) -> None:
 
 
 def sheets(seed: str, options: dict[str, Any]) -> Document:
-    """The players' score sheets alone (scannable ones, with corner marks and digit cells, if asked)."""
+    """The players' score sheets alone (scannable ones, with corner marks and boxes of two digit halves, if asked)."""
     from paperplay.streams.pages import sheets_document
 
     paper = options.get("paper") or "a4"

@@ -1,7 +1,7 @@
 """The scannable Streams score sheet: the classic sheet laid out for `paperplay scan`.
 
 Beside the classic sheet (paperplay.streams.pages, still the default): four corner registration
-marks, and each of the 20 train boxes split into two digit cells (tens | units) with a quiet
+marks, and each of the 20 train boxes split into two digit halves (tens | units) with a quiet
 zone between them, so every handwritten glyph sits where the printed layout says. Its QR code
 says ``scan=1`` and the sheet number. `layout()` gives the geometry (in mm) that the scanner
 reads back; the page is drawn from the same numbers.
@@ -24,12 +24,12 @@ MARK = 6.0
 MARK_INSET = 6.0
 """Distance of a mark's outer edge from the paper's edge, in mm."""
 LOCO = 18.0
-CELL_TOP = TRAIN_TOP + 3.0
-CELL_HEIGHT = 16.0
+SCAN_BOX_TOP = TRAIN_TOP + 3.0
+SCAN_BOX_HEIGHT = 16.0
 BOX_GAP = 1.0
 """Space between two boxes, mm."""
 QUIET = 1.0
-"""Quiet zone between the tens and the units cell of a box, mm."""
+"""Quiet zone between the tens and the units half of a box, mm."""
 QR_SHIFT = 8.0
 """The QR code sits this far left of the classic place, to keep clear of the bottom-right mark."""
 
@@ -45,7 +45,7 @@ class Layout:
     qr: tuple[float, float, float]
     """x, y and size of the QR code."""
     cells: tuple[tuple[tuple[float, float, float, float], tuple[float, float, float, float]], ...]
-    """For each box: the (x, y, w, h) of its tens cell and of its units cell."""
+    """For each of the boxes (a sheet file's cells): the (x, y, w, h) of its tens half and of its units half."""
     boxes: tuple[tuple[float, float, float, float], ...]
     """(x, y, w, h) of each whole box outline."""
 
@@ -64,9 +64,10 @@ def layout(paper: str = "a4") -> Layout:
     for i in range(boxes_n):
         x = left + i * pitch + BOX_GAP / 2
         w = pitch - BOX_GAP
-        cell_w = (w - QUIET) / 2
-        boxes.append((x, CELL_TOP, w, CELL_HEIGHT))
-        cells.append(((x, CELL_TOP, cell_w, CELL_HEIGHT), (x + cell_w + QUIET, CELL_TOP, cell_w, CELL_HEIGHT)))
+        half_w = (w - QUIET) / 2
+        boxes.append((x, SCAN_BOX_TOP, w, SCAN_BOX_HEIGHT))
+        tens = (x, SCAN_BOX_TOP, half_w, SCAN_BOX_HEIGHT)
+        cells.append((tens, (x + half_w + QUIET, SCAN_BOX_TOP, half_w, SCAN_BOX_HEIGHT)))
     return Layout(width, height, marks, qr, tuple(cells), tuple(boxes))
 
 
@@ -101,7 +102,7 @@ def scan_form(paper: str, code: str) -> tuple[Item, ...]:
                       color="#777777"))
     for cx, cy in geo.marks:
         items.append(Rect(cx - MARK / 2, cy - MARK / 2, MARK, MARK, stroke=0, fill="#000000"))
-    items += _small_loco(MARGIN, CELL_TOP + 2)
+    items += _small_loco(MARGIN, SCAN_BOX_TOP + 2)
     for i, ((tx, ty, tw, th), (ux, _, uw, _)) in enumerate(geo.cells):
         bx, by, bw, bh = geo.boxes[i]
         items.append(Rect(bx, by, bw, bh, stroke=1.0, fill="#ffffff", color=ACCENT, radius=1.0))
@@ -109,7 +110,7 @@ def scan_form(paper: str, code: str) -> tuple[Item, ...]:
         items.append(Rect(tx + tw, by + 0.6, ux - tx - tw, bh - 1.2, stroke=0, fill="#dde6f2"))
         items.append(Text(bx + bw / 2, by - 1.2, str(i + 1), size=7, align="center", color="#555555"))
         items.append(Circle(bx + bw / 2, by + bh + 3.0, 1.5, stroke=0.5, fill=ACCENT, color=ACCENT))
-    hint_y = CELL_TOP + CELL_HEIGHT + 9.5
+    hint_y = SCAN_BOX_TOP + SCAN_BOX_HEIGHT + 9.5
     items.append(Text(MARGIN + LOCO, hint_y, "One digit per cell: 7 goes in the right-hand cell, 23 as 2 | 3, "
                       "the wild as a star. Keep digits inside their cell. This sheet can be read from a photo "
                       "(paperplay scan).", size=7, color="#333333"))

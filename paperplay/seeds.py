@@ -255,3 +255,9 @@ def read_payload(text: str) -> dict[str, str] | None:
     if fields["version"] == "2" and "/" in fields.get("scan", "") and "sheet" not in fields:
         fields["sheet"], fields["scan"] = fields["scan"], "1"
     return fields
+
+
+def written_code(code: str) -> str:
+    """A code as a sheet file carries it: a full code as it is (so the seed can be checked against it in
+    full), a game code as display_code shows it."""
+    return code if len(code) == FULL_CODE_LENGTH else display_code(code)

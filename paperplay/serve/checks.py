@@ -12,7 +12,7 @@ from typing import Any
 from paperplay.errors import InputError
 from paperplay.i18n import LANGUAGES
 from paperplay.referee import Outcome
-from paperplay.seeds import display_code
+from paperplay.seeds import display_code, full_code, written_code
 from paperplay.serve.numbers import digits_of, whole
 from paperplay.serve.store import Game, SheetRow
 from paperplay.streams.api import MAX_PLAYERS
@@ -168,7 +168,8 @@ def source_name(sheet: SheetRow) -> str:
 
 def sheet_document(game: Game, sheet: SheetRow) -> dict[str, Any]:
     """The sheet as a streams-sheet file (what `paperplay score` reads): its seed only once revealed."""
-    document: dict[str, Any] = {"game": "streams", "code": display_code(game.code), "player": sheet.name}
+    document: dict[str, Any] = {"game": "streams", "code": written_code(full_code("streams", game.seed)),
+                                "player": sheet.name}
     if game.revealed:
         document["seed"] = display_code(game.seed)
     if game.variant is not None:

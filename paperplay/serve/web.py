@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse
 from starlette.types import Message
 
 from paperplay.errors import InputError
-from paperplay.seeds import canonical_seed, display_code
+from paperplay.seeds import canonical_seed, display_code, full_code
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import STATUS, ApiError, Code
 from paperplay.serve.guard import Door
@@ -186,6 +186,7 @@ def state(server: Server, game: Game, sheets: list[SheetRow]) -> dict[str, Any]:
         "handed_in": [{"id": s.id, "name": s.name, "kind": s.kind, "flagged": sum(b["flagged"] for b in s.boxes)}
                       for s in sheets],
         "revealed": game.revealed, "version": game.version, "join_url": join_url(server, game),
+        "full_code": full_code("streams", game.seed),
     }
     if game.revealed:
         out["seed"] = display_code(game.seed)

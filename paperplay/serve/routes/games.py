@@ -7,7 +7,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from paperplay.errors import InputError
-from paperplay.seeds import canonical_seed, display_code, game_code, generate_seed
+from paperplay.seeds import canonical_seed, display_code, game_code, generate_seed, seed_warning
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import ApiError, Code, Conflict
 from paperplay.serve.store import Game
@@ -40,14 +40,16 @@ async def create_game(request: Request) -> Response:
         except Conflict:
             if seed is not None:
                 raise
-    return Json({"code": display_code(game.code), "join_url": join_url(server, game)}, status_code=201)
+    return Json({"code": display_code(game.code), "join_url": join_url(server, game),
+                 "seed_warning": seed_warning(game.seed)}, status_code=201)
 
 
 async def list_games(request: Request) -> Response:
     need_host(request)
     server: Server = request.app.state.server
     games = await run_in_threadpool(server.store.games)
-    return Json({"games": [state(server, g, server.store.sheets(g.code)) for g in games]})
+    return Json({"games": [state(server, g, server.store.sheets(g.code)) | {"seed_warning": seed_warning(g.seed)}
+                           for g in games]})
 
 
 async def get_game(request: Request) -> Response:

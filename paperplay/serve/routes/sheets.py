@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
-from paperplay.seeds import display_code
+from paperplay.seeds import code_mismatch, display_code
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import ApiError, Code
 from paperplay.serve.photos import Full
@@ -104,7 +104,7 @@ async def _hand_in_photo(request: Request, server: Server, game: Game, key: str 
                                f"read;dur={read['seconds'] * 1000:.0f}"}
     if "error" in read:
         raise ApiError(Code.BAD_PHOTO, f"photo: {read['error']}", timing)
-    if read["code"] != game.code:
+    if code_mismatch("streams", game.seed, read["code"]) is not None:
         raise ApiError(Code.WRONG_GAME, f"photo: shows a sheet of game {display_code(read['code'])}; this is game "
                             f"{display_code(game.code)}")
     name = name or f"sheet {read['sheet']}"

@@ -205,12 +205,14 @@ def seed_weakness(seed: str) -> str | None:
     return None
 
 
-def seed_warning(seed: str) -> str | None:
-    """The line a host gets when a typed seed is short or guessable (None for a strong seed)."""
+def seed_warning(seed: str, named: bool = True) -> str | None:
+    """The line a host gets when a typed seed is short or guessable (None for a strong seed); `named`:
+    the seed is named in it (not where the line may be shown before the reveal, as on the server)."""
     reason = seed_weakness(seed)
     if reason is None:
         return None
-    return f"seed {display_code(seed)} {reason}: players could find the draw by trying seeds against the game code"
+    return (f"{f'seed {display_code(seed)}' if named else 'the seed'} {reason}: players could find the draw by "
+            "trying seeds against the game code")
 
 
 def seed_note(seed: str) -> str | None:

@@ -41,15 +41,16 @@ async def create_game(request: Request) -> Response:
             if seed is not None:
                 raise
     return Json({"code": display_code(game.code), "join_url": join_url(server, game),
-                 "seed_warning": seed_warning(game.seed)}, status_code=201)
+                 "seed_warning": seed_warning(game.seed, named=False)}, status_code=201)
 
 
 async def list_games(request: Request) -> Response:
     need_host(request)
     server: Server = request.app.state.server
     games = await run_in_threadpool(server.store.games)
-    return Json({"games": [state(server, g, server.store.sheets(g.code)) | {"seed_warning": seed_warning(g.seed)}
-                           for g in games]})
+    # the host's answers only: whether players could find a game's draw (never the seed before the reveal)
+    return Json({"games": [state(server, g, server.store.sheets(g.code))
+                           | {"seed_warning": seed_warning(g.seed, named=False)} for g in games]})
 
 
 async def get_game(request: Request) -> Response:

@@ -168,17 +168,17 @@ def code_mismatch(game: str, seed: str, code: str) -> str | None:
     that pages printed with it before seeds grew still check."""
     if len(code) == FULL_CODE_LENGTH:
         if derivation(seed) == 1:
-            return (f"is a full code of 27 characters, but seed {display_code(seed)} has {len(seed)} characters, "
-                    f"too few to have one (its game code is {display_code(old_game_code(game, seed))})")
+            return (f"is a full code of 27 characters, but seed {seed} has {len(seed)} characters, too few to have "
+                    f"one (its game code is {old_game_code(game, seed)})")
         if code != full_code(game, seed):
-            return (f"is {code}, but seed {display_code(seed)} has full code {full_code(game, seed)}: the pages "
-                    "were not printed with this seed")
+            return (f"is {code}, but seed {seed} has full code {full_code(game, seed)}: the pages were not printed "
+                    "with this seed")
         return None
     if len(code) != CODE_LENGTH:
         return f"is {code}; expected a game code of {CODE_LENGTH} characters (or a full code of {FULL_CODE_LENGTH})"
     if code == game_code(game, seed) or (derivation(seed) == 2 and code == old_game_code(game, seed)):
         return None
-    return f"is {display_code(code)}, but seed {display_code(seed)} has game code {display_code(game_code(game, seed))}"
+    return f"is {code}, but seed {seed} has game code {game_code(game, seed)}"
 
 
 _VOWELS = frozenset("AEY")

@@ -231,8 +231,8 @@ def _sheet(tmp_path, name: str, seed: str, code: str) -> str:
     from paperplay.streams.rules import tile_json
 
     path = tmp_path / name
-    path.write_text(json.dumps({"game": "streams", "code": code, "seed": display_code(seed),
-                                "cells": sorted((tile_json(t) for t in draw(seed)), key=lambda c: 31 if c == "*" else c)}))
+    cells = sorted((tile_json(t) for t in draw(seed)), key=lambda c: 31 if c == "*" else c)  # ascending: valid
+    path.write_text(json.dumps({"game": "streams", "code": code, "seed": display_code(seed), "cells": cells}))
     return str(path)
 
 
@@ -265,7 +265,7 @@ def test_an_old_sheet_still_verifies_with_a_note_that_its_seed_is_short(tmp_path
             "paperplay: note: seed 7KQ2-M9XD is short (8 characters): players could have found the draw from the "
             "game code before it was revealed, and other seeds have the same 8-character code"]
     wrong = run_paperplay("score", _sheet(tmp_path, "x.json", "7KQ2M9XE", "P2QP-HGPH"))
-    assert wrong.returncode == 2 and "field code is P2QP-HGPH, but seed 7KQ2-M9XE has game code" in wrong.stderr
+    assert wrong.returncode == 2 and "field code is P2QPHGPH, but seed 7KQ2M9XE has game code" in wrong.stderr
 
 
 def test_a_new_sheets_full_code_rejects_another_seed(tmp_path):

@@ -96,7 +96,8 @@ def test_a_game_from_start_to_results(running):
     client = running.client
     created = client.post("/api/games", {"players": 3, "seed": SEED, "lang": "da"}, host=True)
     assert created.status == 201
-    assert created.json() == {"code": CODE, "join_url": f"{running.base}/join/{CODE}"}
+    assert created.json() == {"code": CODE, "join_url": f"{running.base}/join/{CODE}", "seed_warning": (
+        "the seed is short (8 characters): players could find the draw by trying seeds against the game code")}
     state = client.get(f"/api/games/{CODE}").json()
     assert (state["code"], state["turn"], state["turns"], state["called"], state["revealed"], state["lang"]) == (
         CODE, 0, 20, [], False, "da")

@@ -10,7 +10,8 @@
 - `explain`: the advice in a sentence or two.
 - `advise`: the job of `paperplay advise`: one position in, the advice (`Advised`) out.
 
-Pure: no files, no printing; scoring agrees with `rules.score` (tests check it).
+No files, no printing and no signal handling of its own (the forked workers are
+paperplay.processes'); scoring agrees with `rules.score` (tests check it).
 """
 
 from paperplay.streams.coach.playout import unseen_counts

@@ -223,11 +223,13 @@ def evening(browser: Any, served: Served, photo: bytes, shots: Path | None = Non
         assert host.inner_text("#code") == CODE
         join_url = host.get_attribute("#join-link", "href")
         assert join_url == f"{served.base}/join/{CODE}"
+        host.wait_for_function("() => /[?]view=/.test(document.getElementById('projector-link').href)")
         projector_url = host.get_attribute("#projector-link", "href")
-        assert projector_url == f"/projector/{CODE}?key={served.key}"
+        assert re.fullmatch(rf"{served.base}/projector/{CODE}\?view=[\w-]+", projector_url), projector_url
+        assert served.key not in projector_url  # the projector's address holds its view token, never the key
         assert host.get_attribute("#kit-link", "href") == f"/api/games/{CODE}/kit.pdf?key={served.key}"
 
-        projector = tabs.open(served.base + projector_url, {"width": 1280, "height": 720})
+        projector = tabs.open(projector_url, {"width": 1280, "height": 720})
         wait_text(projector, "#turn", "turn 0/20")
         assert projector.inner_text("#address") == join_url.removeprefix("http://")
         seen["qr_png"] = projector.locator(".qr").screenshot()

@@ -47,7 +47,9 @@
     join.textContent = game.join_url.replace(/^https?:\/\//, "");
     el("kit-link").href = withKey(P.gamePath(game.code, "/kit.pdf"));
     el("sheets-link").href = withKey(P.gamePath(game.code, "/sheets.pdf"));
-    el("projector-link").href = withKey("/projector/" + encodeURIComponent(game.code));
+    // The projector's address holds its view token, never the host key: the key is handed to the
+    // projector's window through the browser once it opens (P.receiveKey on its side).
+    if (game.projector_url) { el("projector-link").href = game.projector_url; }
   }
 
   // The caller's part: the turn, the last tile called and every tile called so far.
@@ -66,6 +68,7 @@
   function update(state) {
     if (game === null || state.code !== game.code) { return true; }  // another game was started meanwhile
     game.players = state.players;
+    if (state.projector_url) { el("projector-link").href = state.projector_url; }
     caller(state.called, state.turns, state.revealed);
     var meta = [P.plural(state.players, "player", "players_n")];
     if (state.variant) { meta.push(P.tr("variant", {name: state.variant})); }
@@ -190,7 +193,15 @@
 
   el("reveal").addEventListener("click", function () {
     if (game === null || !window.confirm(P.tr("confirm_reveal"))) { return; }
-    P.api("POST", P.gamePath(game.code, "/reveal")).then(update, function (error) { P.say(el("game-error"), error.message); });
+    var path = P.gamePath(game.code, "/reveal");
+    P.api("POST", path).then(update, function (error) {
+      // 409: the server names what is missing; the host reveals anyway only when they say so.
+      if (error.status === 409 && window.confirm(error.message)) {
+        P.api("POST", path, {force: true}).then(update, function (again) { P.say(el("game-error"), again.message); });
+        return;
+      }
+      P.say(el("game-error"), error.message);
+    });
   });
 
   el("another").addEventListener("click", function () {
@@ -202,4 +213,17 @@
   });
 
   if (game !== null && game.code) { start(); } else { game = null; show(); }
+
+  el("projector-link").addEventListener("click", function (event) {
+    var link = event.currentTarget;
+    if (!link.href) { return; }
+    event.preventDefault();
+    var projector = window.open(link.href, "paperplay-projector");
+    if (!projector) { return; }
+    window.addEventListener("message", function handOver(answer) {
+      if (answer.source !== projector || answer.origin !== window.location.origin) { return; }
+      if (!answer.data || answer.data.paperplay !== "ready") { return; }
+      projector.postMessage({paperplay: "key", key: P.key}, window.location.origin);
+    });
+  });
 }());

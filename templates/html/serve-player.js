@@ -285,7 +285,7 @@
     if (!game.revealed) { return false; }
     return P.api("GET", P.gamePath(code, "/results")).then(function (results) {
       showResults(results);
-      return true;  // nothing changes after the reveal
+      return false;  // a host's correction after the reveal changes the results: keep following
     });
   }, function (error) {
     if (error && error.status === 404) {

@@ -49,9 +49,13 @@
       shown.sheets = names;
     }
     el("in").textContent = P.tr("in", {n: sheets.length, players: game.players});
-    if (game.revealed && !shown.revealed) {
-      // The boxes of every sheet come with the host's key (the results hold the series, not the boxes).
-      var boxes = P.key ? P.api("GET", P.gamePath(code, "/sheets")) : Promise.resolve({sheets: []});
+    if (game.revealed && game.version !== shown.version) {
+      // After the reveal too: a host's correction changes the results, and the projector follows it.
+      shown.version = game.version;
+      // The boxes of every sheet, once revealed, come with the projector's view token (or the host's key).
+      var view = new URLSearchParams(window.location.search).get("view") || "";
+      var boxes = P.key || view ? P.api("GET", P.gamePath(code, "/sheets" + (P.key ? "" : "?view=" + encodeURIComponent(view))))
+        : Promise.resolve({sheets: []});
       return Promise.all([P.api("GET", P.gamePath(code, "/results")), boxes]).then(function (answers) {
         var cells = {};
         answers[1].sheets.forEach(function (sheet) {
@@ -59,7 +63,7 @@
         });
         reveal(answers[0], cells);
         shown.revealed = true;
-        return true;  // nothing changes after the reveal
+        return false;  // a host's correction after the reveal is shown too
       });
     }
     return false;
@@ -124,6 +128,7 @@
     el("stage").hidden = true;
   }
 
+  P.receiveKey();  // opened from the host page: Space or → calls the next tile
   P.watch(code, update, function (error) {
     el("note").textContent = error ? error.message : "";
   });

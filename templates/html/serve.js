@@ -216,7 +216,22 @@ var P = (function () {
 
   function say(node, message) { node.textContent = message || ""; }
 
-  return {data: data, el: el, tr: tr, plural: plural, key: key, api: api, gamePath: gamePath, watch: watch, randomKey: randomKey,
-          load: load, save: save, star: star, fillTile: fillTile, tileList: tileList, points: points, pointsNode: pointsNode,
-          train: train, ranking: ranking, say: say};
+  var self = {data: data, el: el, tr: tr, plural: plural, key: key, api: api, gamePath: gamePath, watch: watch,
+          randomKey: randomKey, load: load, save: save, star: star, fillTile: fillTile, tileList: tileList, points: points,
+          pointsNode: pointsNode, train: train, ranking: ranking, say: say};
+
+  // The host's key handed over by the window that opened this one (the host page opening the projector),
+  // through the browser: never in an address. Only a window of this server may hand it over.
+  self.receiveKey = function (done) {
+    if (!window.opener) { return; }
+    window.addEventListener("message", function (event) {
+      if (event.origin !== window.location.origin || event.source !== window.opener) { return; }
+      if (!event.data || event.data.paperplay !== "key" || typeof event.data.key !== "string") { return; }
+      key = event.data.key;
+      self.key = key;
+      if (done) { done(); }
+    });
+    window.opener.postMessage({paperplay: "ready"}, window.location.origin);
+  };
+  return self;
 }());

@@ -256,3 +256,32 @@ def test_the_heic_decoder_is_decode_only_and_permissive():
     config = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text(encoding="utf-8"))
     scan = " ".join(config["project"]["optional-dependencies"]["scan"])
     assert "pi-heif" in scan and "pillow-heif" not in scan and "pillow_heif" not in scan
+
+
+def test_covered_corner_marks_are_named(tmp_path, steep_photo):
+    # Two corner marks painted over (a hand on the sheet): the QR code places the sheet, the refusal names a
+    # covered corner, and the phone's hint says which, in the player's language.
+    import cv2
+    import numpy as np
+
+    from paperplay.i18n import translator
+    from paperplay.scan.reader import _project, register
+    from paperplay.scan.refusal import CORNERS, ScanRefusal
+    from paperplay.streams.scansheet import MARK, layout
+
+    gray = cv2.imdecode(np.frombuffer(steep_photo.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+    page = register(gray)
+    covered = gray.copy()
+    for k in (0, 3):
+        mark = np.array(layout(page.paper).marks[k])
+        quad = _project(page.homography, mark + np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * MARK)
+        cv2.fillConvexPoly(covered, np.round(quad).astype(np.int32), int(np.percentile(gray, 90)))
+    with pytest.raises(ScanRefusal) as refused:
+        register(covered)
+    assert refused.value.code == "mark_covered"
+    corner = CORNERS[refused.value.values["corner"]]
+    assert corner in ("top-left", "bottom-left") and f"the {corner} " in str(refused.value)
+    assert "top-right" not in str(refused.value) and "bottom-right" not in str(refused.value)
+    assert refused.value.hint == f"The {corner} corner square is covered or outside the photo: uncover it and take " \
+                                 "the photo again."
+    assert translator("de").gettext(corner) in refused.value.hint_in(translator("de"))

@@ -542,19 +542,21 @@ def _refusal(gray: Any, tried: list[tuple[Page, Fit | None]], blobs: Any, qr_cor
                            "out (blurred or in deep shadow); hold the phone still, let it focus, and take the photo "
                            "again", seen)
     if qr_corners is not None:
-        missing = _missing_marks(gray, qr_corners)
+        missing = _missing_marks(gray, qr_corners, blobs)
         if missing:
             names = " and ".join(CORNERS[k] for k in missing)
             return ScanRefusal("mark_covered", f"found fewer than 3 of the 4 corner marks: the {names} "
                                f"{'one is' if len(missing) == 1 else 'ones are'} covered or outside the photo "
-                               "(keep the whole sheet in the photo)", Seen(marks), corner=missing[0])
+                               "(keep the whole sheet in the photo, its corners uncovered)", Seen(marks),
+                               corner=missing[0])
         return ScanRefusal("photo_angle", "the corner marks do not agree with the QR code (is the sheet flat, and "
                            "all in the photo?)", Seen(marks))
     return ScanRefusal("no_sheet", NOT_FOUND, Seen(marks))
 
 
-def _missing_marks(gray: Any, qr_corners: Any) -> list[int]:
-    """The corner marks (0-3, as the layout has them) with no mark-like square near where the QR code puts them."""
+def _missing_marks(gray: Any, qr_corners: Any, blobs: Any) -> list[int]:
+    """The corner marks (0-3, as the layout has them) with no mark-like square (those found near the QR code, and
+    `blobs`: marks.find_sheets' anywhere in the photo) near where the QR code puts them."""
     import cv2
 
     best: list[int] = [0, 1, 2, 3]
@@ -564,13 +566,29 @@ def _missing_marks(gray: Any, qr_corners: Any) -> list[int]:
         if h0 is None:
             continue
         px_per_mm = float(np.mean(np.hypot(*(np.roll(qr_corners, 1, axis=0) - qr_corners).T))) / geo.qr[2]
-        candidates = _mark_candidates(gray, px_per_mm, qr_corners)
-        guesses = _project(h0, np.array(geo.marks))
-        missing = [k for k, g in enumerate(guesses)
-                   if not len(candidates) or np.hypot(*(candidates - g).T).min() > 40 * px_per_mm]
+        candidates = np.vstack([_mark_candidates(gray, px_per_mm, qr_corners), np.asarray(blobs)[:, :2].reshape(-1, 2)])
+        if not len(candidates):
+            continue
+        marks = np.array(geo.marks)
+
+        # the QR code alone places the far marks roughly: the marks found near its guesses place them again
+        distance, found = _nearest(_project(h0, marks), candidates, px_per_mm)
+        near = distance < 25
+        if near.any():
+            h1, _ = cv2.findHomography(np.vstack([_qr_page_corners(geo), marks[near]]),
+                                       np.vstack([qr_corners, found[near]]))
+            if h1 is not None:
+                distance, _ = _nearest(_project(h1, marks), candidates, px_per_mm)
+        missing = [k for k in range(4) if distance[k] > 4]
         if len(missing) < len(best):
             best = missing
     return best
+
+
+def _nearest(guesses: Any, candidates: Any, px_per_mm: float) -> tuple[Any, Any]:
+    """For each guess, how far (mm) the nearest candidate is, and that candidate."""
+    d = np.hypot(*(candidates[None, :, :] - guesses[:, None, :]).transpose(2, 0, 1))
+    return d.min(axis=1) / px_per_mm, candidates[d.argmin(axis=1)]
 
 
 EXACT = 1.0

@@ -196,6 +196,13 @@ def test_a_request_naming_another_host_gets_421(running, logged):
 
 # --- bodies: they arrive before they are worked on -------------------------------------------------------
 
+def settled(done, seconds: float = 5.0) -> None:
+    """Waits until `done()` (the server's loop finishes a request after the client has its answer)."""
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 def slow_upload(base: str, code: str, declared: int = 100_000) -> socket.socket:
     """An upload that sends its headers and a few bytes, then nothing (a phone a byte a minute)."""
     host, port = base.removeprefix("http://").split(":")
@@ -229,6 +236,7 @@ def test_a_trickling_upload_holds_no_reading_slot_and_gets_408(running, logged):
         status, headers, body = answer_of(sock)
         assert status == 408 and json.loads(body)["code"] == "too_slow", body
         assert json.loads(body)["error"].startswith("photo: did not arrive within 1.5 s")
+    settled(lambda: running.server.door.in_flight == 0)  # given back once each answer is sent
     assert running.server.photos.waiting == 0 and running.server.door.in_flight == 0
     assert logged.tracebacks() == []
 
@@ -241,9 +249,7 @@ def test_bytes_in_flight_are_capped_with_503_and_retry_after(running, logged):
     running.server.door.limits.per_client = 10**9
     holding = slow_upload(running.base, CODE, declared=40_000)
     holding.sendall(b"x" * 30_000)  # 30,000 bytes held while the rest is awaited
-    deadline = time.monotonic() + 5
-    while running.server.door.in_flight < 30_000 and time.monotonic() < deadline:
-        time.sleep(0.02)
+    settled(lambda: running.server.door.in_flight >= 30_000)
     over = client.photo(CODE, b"\xff\xd8" + b"\0" * 30_000)
     assert over.status == 503 and over.headers["retry-after"] == "5", over.body
     assert over.json()["code"] == "busy" and over.json()["error"].startswith("photo: the server is sending 30,")
@@ -253,9 +259,7 @@ def test_bytes_in_flight_are_capped_with_503_and_retry_after(running, logged):
     small = client.typed(CODE, "Ann", TILES)  # 200 bytes still fit
     assert small.status == 201
     holding.close()
-    deadline = time.monotonic() + 5
-    while running.server.door.in_flight and time.monotonic() < deadline:
-        time.sleep(0.02)
+    settled(lambda: running.server.door.in_flight == 0)
     assert running.server.door.in_flight == 0
     assert client.photo(CODE, b"hello").status == 400  # room again: read (and refused: not an image)
     assert logged.tracebacks() == []
@@ -268,16 +272,12 @@ def test_one_address_holds_at_most_its_share_of_the_bytes_in_flight(running):
     running.server.door.limits.per_client = 50_000
     holding = slow_upload(running.base, CODE, declared=40_000)
     holding.sendall(b"x" * 30_000)
-    deadline = time.monotonic() + 5
-    while running.server.door.in_flight < 30_000 and time.monotonic() < deadline:
-        time.sleep(0.02)
+    settled(lambda: running.server.door.in_flight >= 30_000)
     over = client.photo(CODE, b"\xff\xd8" + b"\0" * 30_000)
     assert over.status == 503 and over.headers["retry-after"] == "5"
     assert over.json()["error"].startswith("photo: this address is sending 30,"), over.body
     holding.close()
-    deadline = time.monotonic() + 5
-    while running.server.door.in_flight and time.monotonic() < deadline:
-        time.sleep(0.02)
+    settled(lambda: running.server.door.in_flight == 0)
     assert running.server.door.by_client == {}
     assert client.photo(CODE, b"\xff\xd8" + b"\0" * 30_000).status == 400  # its share is free again
 
@@ -288,9 +288,7 @@ def test_an_aborted_upload_is_one_log_line(running, logged):
     sock.sendall(b"x" * 1000)
     time.sleep(0.2)
     sock.close()
-    deadline = time.monotonic() + 5
-    while not logged.records and time.monotonic() < deadline:
-        time.sleep(0.02)
+    settled(lambda: bool(logged.records) and running.server.door.in_flight == 0)
     time.sleep(0.2)
     lines = [record.getMessage() for record in logged.records]
     assert len(lines) == 1 and "the client went away after 1,005 bytes of its photo" in lines[0], lines
@@ -502,3 +500,26 @@ def test_the_load_generator_plays_a_room_against_a_running_server(running, capsy
         with pytest.raises(SystemExit) as stopped:
             main(bad)
         assert stopped.value.code == 2
+
+
+def test_one_address_holds_at_most_its_share_of_the_waiting_places():
+    import asyncio
+
+    from paperplay.serve.live import Live
+
+    live = Live(max_waiting=100, per_address=3)
+    assert [live.hold("10.0.0.5") for _ in range(4)] == [True, True, True, False]
+    assert live.hold("10.0.0.6") and all(live.hold("127.0.0.1") for _ in range(10))  # this computer: not counted
+    assert live.by_address == {"10.0.0.5": 3, "10.0.0.6": 1} and live.waiting == 14
+
+    async def one_more() -> tuple[bool, float]:
+        started = time.monotonic()
+        changed = await live.wait("GAME", 5.0, "10.0.0.5")
+        return changed, time.monotonic() - started
+
+    changed, seconds = asyncio.run(one_more())
+    assert not changed and seconds < 0.5  # answered at once, as it is
+    live.release("10.0.0.5")
+    assert live.by_address["10.0.0.5"] == 2 and live.hold("10.0.0.5")
+    full = Live(max_waiting=2, per_address=50)
+    assert [full.hold("127.0.0.1") for _ in range(3)] == [True, True, False]

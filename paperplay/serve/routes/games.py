@@ -95,7 +95,7 @@ async def get_game(request: Request) -> Response:
             current[0] = game_of(request)
             return current[0].version != seen
 
-        await server.live.wait_for(game.code, changed, WAIT_LIMIT)
+        await server.live.wait_for(game.code, changed, WAIT_LIMIT, request.client.host if request.client else "")
         game = current[0]
     if is_host(request):  # the host's page: the projector's address too (never cached: one caller)
         return Json({**state(server, game, server.store.sheets(game.code)),
@@ -118,7 +118,9 @@ async def game_events(request: Request) -> Response:
         now = game_of(request)
         return now.version, rendered_state(server, now)
 
-    return StreamingResponse(server.live.events(game.code, current), media_type="text/event-stream")
+    address = request.client.host if request.client else ""
+    return StreamingResponse(server.live.events(game.code, current, address=address),
+                             media_type="text/event-stream")
 
 
 async def call_tile(request: Request) -> Response:

@@ -345,12 +345,20 @@ def test_an_unexpected_error_is_a_one_line_500_and_one_log_line(running, logged,
 
 # --- many waiting phones ----------------------------------------------------------------------------------
 
-def waiting_phones(running: Running, phones: int) -> dict:
+def run_coroutine(make):
+    """Runs the coroutine `make()` returns on an event loop of its own thread: a browser test's
+    Playwright may still hold a running loop in this one."""
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(lambda: asyncio.run(make())).result()
+
+
+def waiting_phones(running: Running, phones: int) -> dict:
     from lab.loadtest import phones_waiting
 
-    return asyncio.run(phones_waiting(running.base, running.store.host_key(), phones))
+    return run_coroutine(lambda: phones_waiting(running.base, running.store.host_key(), phones))
 
 
 def test_300_waiting_phones_all_get_the_next_tile_within_2_s(running):
@@ -503,8 +511,6 @@ def test_the_load_generator_plays_a_room_against_a_running_server(running, capsy
 
 
 def test_one_address_holds_at_most_its_share_of_the_waiting_places():
-    import asyncio
-
     from paperplay.serve.live import Live
 
     live = Live(max_waiting=100, per_address=3)
@@ -517,7 +523,7 @@ def test_one_address_holds_at_most_its_share_of_the_waiting_places():
         changed = await live.wait("GAME", 5.0, "10.0.0.5")
         return changed, time.monotonic() - started
 
-    changed, seconds = asyncio.run(one_more())
+    changed, seconds = run_coroutine(one_more)
     assert not changed and seconds < 0.5  # answered at once, as it is
     live.release("10.0.0.5")
     assert live.by_address["10.0.0.5"] == 2 and live.hold("10.0.0.5")

@@ -14,7 +14,7 @@ from paperplay.errors import InputError
 from paperplay.games import checked_seed
 from paperplay.messages import counted, one_line, printable
 from paperplay.referee import Outcome
-from paperplay.seeds import display_code, game_code
+from paperplay.seeds import code_mismatch, display_code, full_code, game_code
 from paperplay.streams.rules import tile_json
 
 if TYPE_CHECKING:
@@ -125,12 +125,12 @@ def _read(photo: Path, drawn: list[Any] | None, canonical: str | None,
         if drawn is None:
             raise InputError(f"{photo}: its QR code cannot be read (too small or blurred in the photo), so its game "
                              "is not known; give the game's --seed or --draw to read the sheet without it")
-        read.code = game_code("streams", canonical) if canonical is not None else ""
+        read.code = full_code("streams", canonical) if canonical is not None else ""
     first = shown.setdefault((read.code, read.sheet) if read.qr_read else ("", str(photo)), photo)
     if first != photo:  # one sheet, two photos: it would be ranked twice
         raise InputError(f"{photo}: shows sheet {read.sheet} of game {display_code(read.code)}, as {first} does; "
                          "give each sheet's photo once")
-    if canonical is not None and read.qr_read and read.code != game_code("streams", canonical):
+    if canonical is not None and read.qr_read and code_mismatch("streams", canonical, read.code) is not None:
         raise InputError(f"{photo}: the sheet is of game {display_code(read.code)}, but seed "
                          f"{display_code(canonical)} is for game {display_code(game_code('streams', canonical))}")
     return read

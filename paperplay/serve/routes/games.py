@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from paperplay.errors import InputError
-from paperplay.seeds import canonical_seed, display_code, game_code, generate_seed
+from paperplay.seeds import canonical_seed, display_code, game_code, generate_seed, seed_warning
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import ApiError, Code, Conflict
 from paperplay.serve.store import Game
@@ -45,7 +45,8 @@ async def create_game(request: Request) -> Response:
             if seed is not None:
                 raise
     return Json({"code": display_code(game.code), "join_url": join_url(server, game),
-                 "projector_url": projector_url(server, game)}, status_code=201)
+                 "projector_url": projector_url(server, game), "seed_warning": seed_warning(game.seed, named=False)},
+                status_code=201)
 
 
 async def list_games(request: Request) -> Response:
@@ -59,6 +60,8 @@ async def list_games(request: Request) -> Response:
             one = state(server, game, server.store.sheets(game.code))
             one["players_names"] = [p["name"] for p in one["roster"]]
             one["projector_url"] = projector_url(server, game)
+            # the host's answers only: whether players could find the draw (never the seed before the reveal)
+            one["seed_warning"] = seed_warning(game.seed, named=False)
             out.append(one)
         return out
 

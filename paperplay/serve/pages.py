@@ -229,7 +229,8 @@ def home_page(lang: str | None = None) -> str:
         "host": _("Hosting? Open the host link that the terminal printed when the server started."),
         "foot": _("Made with paperplay."),
     }.items()}
-    body = f"""<header class="top">
+    body = f"""{STAR_SYMBOL}
+<header class="top">
 <h1>{w["title"]}</h1>
 </header>
 <main>

@@ -230,7 +230,7 @@ def serve() -> None:
     import signal
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # lab/ (the load generator)
-    from lab.loadtest import figures, measure, percentile, room, start_server, synthetic_photos
+    from lab.loadtest import figures, measure, room, room_lines, start_server, synthetic_photos
 
     print("Game night server (paperplay serve)")
     photos = synthetic_photos("LOADTEST", 8, 30)
@@ -260,15 +260,7 @@ def serve() -> None:
     bad = [s for s in result["statuses"] if s != 201]
     if bad:
         print(f"  answers other than 201: {bad}")
-    waiting, typed, trickled = crowd["waiting"], crowd["typed"], crowd["trickled"]
-    print(f"  {waiting['phones']:,} phones waiting (?wait=)    {waiting['got']:,} had the next tile within "
-          f"{waiting['all_within']:.2f} s of the call (statuses {waiting['statuses']}; target: all within 2 s)")
-    print(f"    the host's list of games meanwhile {figures(waiting['others'])}")
-    print(f"  200 typed sheets at once        p50 {percentile(typed['seconds'], 0.5) * 1000:.0f} ms, "
-          f"p99 {percentile(typed['seconds'], 0.99) * 1000:.0f} ms (statuses {sorted(set(typed['statuses']))})")
-    print(f"  a photo while 16 uploads trickle  {trickled['status']} in {trickled['seconds'] * 1000:.0f} ms "
-          "(target: read, 201)")
-    print(f"  peak RSS, server and workers    {crowd['peak_rss'] / 2**20:.0f} MB (the room's server)")
+    print("\n".join(room_lines(crowd)))
     print(f"  tracebacks in the server's log  {err.decode().count('Traceback')}")
 
 

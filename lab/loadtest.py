@@ -226,7 +226,7 @@ def measure(base: str, key: str, pid: int | None, typed: int = 30, photos: Seque
     from paperplay.streams.rules import draw, tile_json
 
     client = Client(base, key)
-    players = max(typed, len(photos), 1)
+    players = max(typed + len(photos), 1)  # a game takes at most its number of players' sheets
     created = client.post("/api/games", {"players": players, "seed": seed}, host=True)
     if created.status != 201:
         raise RuntimeError(f"creating the game: {created.status} {created.body[:200]!r}")
@@ -400,12 +400,15 @@ async def phones_waiting(base: str, key: str, phones: int = 1000, others: int = 
             "call": call.seconds}
 
 
-async def typed_burst(base: str, key: str, count: int = 200, seed: str = "LOADTYPE") -> dict[str, Any]:
-    """`count` phones hand in typed sheets at once, after the last tile (hand-ins open then)."""
+async def typed_burst(base: str, key: str, count: int = 200, seed: str | None = None) -> dict[str, Any]:
+    """`count` phones hand in typed sheets at once, after the last tile (hand-ins open then), in a new game
+    (of `seed`, default a fresh one)."""
     import asyncio
 
+    from paperplay.seeds import generate_seed
     from paperplay.streams.rules import draw, tile_json
 
+    seed = seed or generate_seed()
     client = Client(base, key)
     created = client.post("/api/games", {"players": count, "seed": seed}, host=True)
     if created.status != 201:
@@ -496,3 +499,62 @@ def room(base: str, key: str, pid: int | None, phones: int = 1000, typed: int = 
 def percentile(seconds: Sequence[float], share: float) -> float:
     ordered = sorted(seconds)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def room_lines(crowd: dict[str, Any]) -> list[str]:
+    """The room's figures as `python benchmarks/run.py serve` prints them."""
+    waiting, typed = crowd["waiting"], crowd["typed"]
+    lines = [f"  {waiting['phones']:,} phones waiting (?wait=)    {waiting['got']:,} had the next tile within "
+             f"{waiting['all_within']:.2f} s of the call (statuses {waiting['statuses']}; target: all within 2 s)",
+             f"    the host's list of games meanwhile {figures(waiting['others'])}",
+             f"  {len(typed['seconds'])} typed sheets at once        "
+             f"p50 {percentile(typed['seconds'], 0.5) * 1000:.0f} ms, "
+             f"p99 {percentile(typed['seconds'], 0.99) * 1000:.0f} ms (statuses {sorted(set(typed['statuses']))})"]
+    if "trickled" in crowd:
+        trickled = crowd["trickled"]
+        lines.append(f"  a photo while 16 uploads trickle  {trickled['status']} in {trickled['seconds'] * 1000:.0f} ms "
+                     "(target: read, 201)")
+    if crowd.get("peak_rss"):
+        lines.append(f"  peak RSS, server and workers    {crowd['peak_rss'] / 2**20:.0f} MB (the room's server)")
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Plays a room against a running server: python -m lab.loadtest --help."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m lab.loadtest", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Plays a room of phones against a running `paperplay serve`, in new games of its own: "
+                    "phones waiting for the next tile (each its own connection), then typed hand-ins at once. "
+                    "It prints when every phone had the tile and the hand-ins' p50/p99.",
+        epilog="examples:\n"
+               "  python -m lab.loadtest 'http://127.0.0.1:8000/host?key=KEY'\n"
+               "  python -m lab.loadtest 'http://192.168.1.20:8000/host?key=KEY' --phones 300 --typed 50\n"
+               "(the link is the host page's, as paperplay serve printed it; run it on a test database, not "
+               "on the evening's: it adds games)")
+    parser.add_argument("link", help="the host page's link, http://HOST:PORT/host?key=KEY")
+    parser.add_argument("--phones", type=int, default=1000, help="phones waiting at once (default 1000)")
+    parser.add_argument("--typed", type=int, default=200, help="typed hand-ins at once, 1-200 (default 200)")
+    args = parser.parse_args(argv)
+    parts = urlsplit(args.link)
+    key = dict(p.partition("=")[::2] for p in parts.query.split("&")).get("key", "")
+    if parts.scheme != "http" or not parts.hostname or not key:
+        parser.error(f"link: is {args.link!r}; expected the host page's link, http://HOST:PORT/host?key=KEY")
+    if not 1 <= args.phones <= 20000:
+        parser.error(f"--phones: is {args.phones}; expected 1-20000")
+    if not 1 <= args.typed <= 200:
+        parser.error(f"--typed: is {args.typed}; expected 1-200 (a game's most players)")
+    base = f"http://{parts.netloc}"
+    try:
+        wait_until_up(base, seconds=5, workers=False)
+        crowd = room(base, key, None, phones=args.phones, typed=args.typed)
+    except (OSError, TimeoutError, RuntimeError) as exc:
+        print(f"lab.loadtest: {base}: {exc}", file=sys.stderr)
+        return 1
+    print("\n".join(room_lines(crowd)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -56,15 +56,26 @@ class Drawn(Protocol):
 
 
 class GameApi(Protocol):
-    """What a game's api module gives the rest of paperplay (see the module's docstring)."""
+    """What a game's api module (`paperplay.<game>.api`) gives the rest of paperplay; mypy checks each
+    game's module against it. Its draw and kit get a canonical seed and options already checked."""
 
-    def draw(self, seed: str, options: dict[str, Any]) -> Drawn: ...
+    def draw(self, seed: str, options: dict[str, Any]) -> Drawn:
+        """What `seed` deals (`paperplay draw GAME`)."""
+        ...
 
-    def kit(self, seed: str, options: dict[str, Any]) -> Document: ...
+    def kit(self, seed: str, options: dict[str, Any]) -> Document:
+        """The print-and-play kit as page models (`paperplay kit GAME`)."""
+        ...
 
-    def verify(self, data: Any, source: str, folder: Path | None = None) -> Verdict: ...
+    def verify(self, data: Any, source: str, folder: Path | None = None) -> Verdict:
+        """The referee of a parsed record of the game (`paperplay verify`); files it names are read from
+        `folder`."""
+        ...
 
-    def ranking(self, verdicts: Sequence[Verdict]) -> list[dict[str, Any]] | None: ...
+    def ranking(self, verdicts: Sequence[Verdict]) -> list[dict[str, Any]] | None:
+        """Several refereed records ranked together (valid ones only), or None when the game does not rank
+        its records."""
+        ...
 
 
 @dataclass(frozen=True)

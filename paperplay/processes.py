@@ -33,12 +33,13 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from multiprocessing import get_context, resource_tracker
-from multiprocessing.context import SpawnProcess
-from multiprocessing.pool import Pool
-from typing import Any, NoReturn, TypeVar
+from functools import cache
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from paperplay.errors import ExitCode
+if TYPE_CHECKING:  # imported where used: `paperplay` notes Ctrl-C before anything slow is imported
+    from multiprocessing.pool import Pool
+
+    from paperplay.errors import ExitCode
 
 Job = TypeVar("Job")
 Result = TypeVar("Result")
@@ -67,6 +68,8 @@ def inside() -> bool:
 # Start-up -----------------------------------------------------------------------------------------
 
 def _signal_names(signum: int) -> tuple[str, ExitCode]:
+    from paperplay.errors import ExitCode
+
     if signum == signal.SIGTERM:
         return "stopped (SIGTERM)", ExitCode.TERMINATED
     return "interrupted", ExitCode.INTERRUPTED
@@ -256,16 +259,36 @@ def interrupts_ignored_by_new_processes() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a Ctrl-C that waited arrives here
 
 
-class _QuietProcess(SpawnProcess):
-    def start(self) -> None:
-        with interrupts_ignored_by_new_processes():
-            super().start()
+@cache
+def _quiet_pool() -> type[Pool]:
+    # Made on first use: importing multiprocessing.pool at start-up widened the moment in which a
+    # Ctrl-C printed a traceback (it came inside the import machinery, before the noting handler).
+    # The classes are this module's _QuietProcess and _QuietPool, as pickle (spawn) finds them.
+    from multiprocessing.context import SpawnProcess
+    from multiprocessing.pool import Pool
+
+    class _QuietProcess(SpawnProcess):
+        def start(self) -> None:
+            with interrupts_ignored_by_new_processes():
+                super().start()
+
+    class _QuietPool(Pool):
+        @staticmethod
+        def Process(ctx: Any, *args: Any, **kwds: Any) -> Any:  # noqa: N802 - Pool's own name
+            return _QuietProcess(*args, **kwds)
+
+    for made in (_QuietProcess, _QuietPool):
+        made.__qualname__ = made.__name__
+        globals()[made.__name__] = made
+    return _QuietPool
 
 
-class _QuietPool(Pool):
-    @staticmethod
-    def Process(ctx: Any, *args: Any, **kwds: Any) -> Any:  # noqa: N802 - Pool's own name
-        return _QuietProcess(*args, **kwds)
+def __getattr__(name: str) -> Any:
+    # A spawned worker unpickles paperplay.processes._QuietProcess before anything made it.
+    if name in ("_QuietProcess", "_QuietPool"):
+        _quiet_pool()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -290,10 +313,12 @@ def one_blas_thread_each() -> Iterator[None]:
 def spawn_pool(processes: int, initializer: Callable[[], None] | None = None) -> Pool:
     """A pool of `processes` spawned workers whose start a Ctrl-C cannot interrupt (see above), each
     with one BLAS thread."""
+    from multiprocessing import get_context, resource_tracker
+
     with interrupts_ignored_by_new_processes():
         resource_tracker.ensure_running()  # started by the pool's first semaphore otherwise
     with one_blas_thread_each():
-        return _QuietPool(processes, initializer=initializer, context=get_context("spawn"))
+        return _quiet_pool()(processes, initializer=initializer, context=get_context("spawn"))
 
 
 def ignore_interrupts() -> None:

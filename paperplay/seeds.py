@@ -1,7 +1,7 @@
-"""Seeds and reproducible randomness, exactly as SPEC §3 fixes them.
+"""Seeds and reproducible randomness, exactly as docs/reference/seeds.md fixes them.
 
 Every draw, deal and shuffle in paperplay comes from here, so another program that follows
-SPEC §3 reproduces it bit for bit.
+docs/reference/seeds.md reproduces it bit for bit.
 """
 
 from __future__ import annotations

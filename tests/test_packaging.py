@@ -54,3 +54,15 @@ def test_the_wheel_ships_exactly_the_weight_files_the_reader_names():
     assert shipped == named
     source = (ROOT / "paperplay" / "scan" / "model.py").read_text(encoding="utf-8")
     assert all(f'"{name}"' in source for name in named) and "glob(" not in source
+
+
+def test_every_module_of_the_package_stands_on_a_floor_of_the_layers_contract():
+    """The import-linter layers contract (the house's floors, docs/contributing.md) names every top-level
+    module and subpackage, so that a new one cannot sit outside the picture."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    [layers] = [c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers"]
+    named = {name.strip() for floor in layers["layers"] for name in floor.split("|")}
+    package = ROOT / "paperplay"
+    found = {f"paperplay.{p.stem}" for p in package.glob("*.py") if p.stem != "__init__"}
+    found |= {f"paperplay.{p.parent.name}" for p in package.glob("*/__init__.py")}
+    assert found == named, f"not on a floor: {sorted(found - named)}; no such module: {sorted(named - found)}"

@@ -96,7 +96,10 @@ def test_a_game_from_start_to_results(running):
     client = running.client
     created = client.post("/api/games", {"players": 3, "seed": SEED, "lang": "da"}, host=True)
     assert created.status == 201
-    assert created.json() == {"code": CODE, "join_url": f"{running.base}/join/{CODE}"}
+    assert {k: v for k, v in created.json().items() if k != "projector_url"} == {
+        "code": CODE, "join_url": f"{running.base}/join/{CODE}"}
+    assert re.fullmatch(rf"{running.base}/projector/{CODE}\?view=[\w-]+", created.json()["projector_url"])
+    assert client.key not in created.json()["projector_url"]
     state = client.get(f"/api/games/{CODE}").json()
     assert (state["code"], state["turn"], state["turns"], state["called"], state["revealed"], state["lang"]) == (
         CODE, 0, 20, [], False, "da")
@@ -117,7 +120,10 @@ def test_a_game_from_start_to_results(running):
     assert [s["name"] for s in state["handed_in"]] == ["Ann", "Bob"] and state["called"] == TILES
     early = client.get(f"/api/games/{CODE}/results")
     assert early.status == 409 and is_one_line_error(early)
-    revealed = client.post(f"/api/games/{CODE}/reveal", host=True).json()
+    refused = client.post(f"/api/games/{CODE}/reveal", host=True)  # Cy has not handed in; Bob's box 20
+    assert refused.status == 409 and refused.json()["code"] == "not_ready" and is_one_line_error(refused)
+    assert "1 sheet of 3 is not handed in" in refused.json()["error"] and "'Bob'" in refused.json()["error"]
+    revealed = client.post(f"/api/games/{CODE}/reveal", {"force": True}, host=True).json()
     assert revealed["revealed"] and revealed["seed"] == SEED and revealed["draw"] == TILES
     late = client.typed(CODE, "Cy", TILES)
     assert late.status == 409
@@ -139,7 +145,7 @@ def test_results_are_what_paperplay_score_json_prints(running, tmp_path):
         answer = client.typed(CODE, name, sheet)
         assert answer.status == 201, answer.body
         ids.append(answer.json()["id"])
-    client.post(f"/api/games/{CODE}/reveal", host=True)
+    client.post(f"/api/games/{CODE}/reveal", {"force": True}, host=True)
     files = []
     for sheet_id in ids:
         answer = client.get(f"/api/games/{CODE}/sheets/{sheet_id}/file", host=True)
@@ -150,6 +156,8 @@ def test_results_are_what_paperplay_score_json_prints(running, tmp_path):
                            capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert score.returncode in (0, 1), score.stderr
     served = client.get(f"/api/games/{CODE}/results").json()
+    assert served.pop("incomplete") == [] and served.pop("unsettled") == [
+        {"id": ids[2], "name": "Søren", "file": f"sheet-{ids[2]}.json", "boxes": [20]}]  # the wild, not drawn
     assert served == json.loads(score.stdout)
     assert len(served["ranking"]) >= 2 and served["results"][1]["player"] == names[1]
 
@@ -186,7 +194,7 @@ def test_a_player_corrects_their_own_sheet_only(running):
     fixed = client.request("PUT", path, json_body={"cells": {"20": TILES[19]}},
                            headers={"X-Paperplay-Token": ann["token"]})
     assert fixed.status == 200 and fixed.json()["flagged"] == [] and fixed.json()["boxes"][19]["value"] == TILES[19]
-    assert fixed.json()["boxes"][19]["why"] == "corrected by hand"
+    assert fixed.json()["boxes"][19]["corrected"] == "player" and fixed.json()["corrected"] == [20]
     whole = client.request("PUT", f"{path}?token={ann['token']}", json_body={"cells": TILES})
     assert whole.status == 200 and [b["value"] for b in whole.json()["boxes"]] == TILES
     stranger = client.request("PUT", path, json_body={"cells": TILES}, headers={"X-Paperplay-Token": bob["token"]})
@@ -195,8 +203,9 @@ def test_a_player_corrects_their_own_sheet_only(running):
     assert nobody.status == 401
     assert client.get(path, headers={"X-Paperplay-Token": bob["token"]}).status == 403
     assert client.get(path, headers={"X-Paperplay-Token": ann["token"]}).json()["token"] == ann["token"]
-    by_host = client.request("PUT", path, json_body={"cells": {"1": TILES[0]}}, host=True)
+    by_host = client.request("PUT", path, json_body={"cells": {"1": 30}}, host=True)
     assert by_host.status == 200 and "token" not in by_host.json()
+    assert by_host.json()["boxes"][0]["corrected"] == "host"
     listed = client.get(f"/api/games/{CODE}/sheets", host=True).json()["sheets"]
     assert [s["name"] for s in listed] == ["Ann", "Bob"] and all("token" not in s for s in listed)
     assert client.request("DELETE", path, headers={"X-Paperplay-Token": ann["token"]}).status == 401
@@ -207,6 +216,7 @@ def test_a_player_corrects_their_own_sheet_only(running):
 def test_idempotency_keys_store_a_sheet_once(running):
     client = running.client
     new_game(client)
+    call_all(client, CODE)
     first = client.typed(CODE, "Ann", TILES, key="retry-0001-ann")
     again = client.typed(CODE, "Ann", TILES, key="retry-0001-ann")
     assert (first.status, again.status) == (201, 200) and first.json() == again.json()
@@ -244,7 +254,7 @@ def test_pdfs_and_the_join_qr_code(running):
     sheets = client.get(f"/api/games/{CODE}/sheets.pdf", host=True)
     assert sheets.status == 200 and len(pypdf.PdfReader(io.BytesIO(sheets.body)).pages) == 2
     assert client.get(f"/api/games/{CODE}/kit.pdf").status == 401
-    client.post(f"/api/games/{CODE}/reveal", host=True)
+    client.post(f"/api/games/{CODE}/reveal", {"force": True}, host=True)
     after = client.get(f"/api/games/{CODE}/kit.pdf", host=True)
     text = " ".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(after.body)).pages)
     assert SEED in text
@@ -275,18 +285,21 @@ def test_pages_are_served_with_their_policy(running):
     assert client.get("/host").status == 401
     host = client.get(f"/host?key={client.key}")
     assert host.status == 200 and "default-src 'none'" in host.headers["content-security-policy"]
-    for path in (f"/join/{CODE}", f"/projector/{CODE}", f"/join/{CODE.replace('-', '').lower()}"):
+    projector = client.get(f"/api/games/{CODE}", host=True).json()["projector_url"].removeprefix(running.base)
+    for path in (f"/join/{CODE}", projector, f"/join/{CODE.replace('-', '').lower()}"):
         page = client.get(path)
         assert page.status == 200 and page.headers["content-type"].startswith("text/html"), path
         assert client.key.encode() not in page.body
     assert client.get("/join/NOPE-NOPE").status == 404
-    assert client.key.encode() in client.get(f"/projector/{CODE}?key={client.key}").body
+    assert client.get(f"/projector/{CODE}").status == 401 and client.get(f"/projector/{CODE}?view=x").status == 401
+    moved = client.get(f"/projector/{CODE}?key={client.key}")  # an old link: sent on to the view token's address
+    assert moved.status == 303 and moved.headers["location"] == projector
 
 
 # --- access -----------------------------------------------------------------------------------------
 
 HOST_CALLS = [("POST", "/api/games", {"players": 2}), ("GET", "/api/games", None),
-              ("POST", f"/api/games/{CODE}/call", None), ("POST", f"/api/games/{CODE}/reveal", None),
+              ("POST", f"/api/games/{CODE}/call", None), ("POST", f"/api/games/{CODE}/reveal", {"force": True}),
               ("GET", f"/api/games/{CODE}/sheets", None), ("GET", f"/api/games/{CODE}/kit.pdf", None),
               ("GET", f"/api/games/{CODE}/sheets.pdf", None), ("DELETE", f"/api/games/{CODE}/sheets/1", None)]
 
@@ -295,7 +308,9 @@ HOST_CALLS = [("POST", "/api/games", {"players": 2}), ("GET", "/api/games", None
 def test_host_calls_need_the_key(running, method, path, body):
     client = running.client
     new_game(client)
-    client.typed(CODE, "Ann", TILES)
+    if not path.endswith("/call"):
+        call_all(client, CODE)
+        client.typed(CODE, "Ann", TILES)
     for headers in ({}, {"X-Paperplay-Key": "wrong"}, {"X-Paperplay-Key": client.key[:-1]}):
         answer = client.request(method, path, json_body=body, headers=headers)
         assert answer.status == 401 and is_one_line_error(answer) and answer.json()["error"].startswith("key:")
@@ -346,9 +361,9 @@ BAD_SHEETS = [
     ({"name": "Ann"}, "cells: is None"),
     ({"cells": TILES}, "name: is None; expected the player's name as text"),
     ({"name": "  ", "cells": TILES}, "name: is empty"),
-    ({"name": "A" * 41, "cells": TILES}, "name: has 41 letters; expected at most 40"),
-    ({"name": "Ann\nBob", "cells": TILES}, "name: holds the character U+000A"),
-    ({"name": "Ann\u202eboB", "cells": TILES}, "name: holds the character U+202E"),
+    ({"name": "\u200b\u2060\u202e", "cells": TILES}, "name: is empty"),
+    ({"name": "A" * 41, "cells": TILES}, "name: has 41 characters; expected at most 40"),
+    ({"name": "Ａ" * 41, "cells": TILES}, "name: has 41 characters; expected at most 40"),
     ({"name": "Ann", "cells": TILES, "total": 9}, "total: unknown field; expected name, cells"),
 ]
 
@@ -357,6 +372,7 @@ BAD_SHEETS = [
 def test_a_bad_typed_sheet_is_a_400_naming_the_field(running, request_body, message):
     client = running.client
     new_game(client)
+    call_all(client, CODE)
     answer = client.post(f"/api/games/{CODE}/sheets", request_body)
     assert answer.status == 400 and is_one_line_error(answer), answer.body
     assert answer.json()["error"].startswith(message)
@@ -366,6 +382,7 @@ def test_a_bad_typed_sheet_is_a_400_naming_the_field(running, request_body, mess
 def test_malformed_bodies(running):
     client = running.client
     new_game(client)
+    call_all(client, CODE)
     path = f"/api/games/{CODE}/sheets"
     cases = [
         (b"{nope", {"Content-Type": "application/json"}, 400, "body: is not JSON"),
@@ -386,7 +403,7 @@ def test_malformed_bodies(running):
                          (f"/api/games/{CODE}/sheets/abc", 400), (f"/api/games/{CODE}/sheets/1/boxes/1.png", 404)):
         answer = client.get(path, host=True)
         assert answer.status == status and is_one_line_error(answer), path
-    wrong_method = client.request("PATCH", f"/api/games/{CODE}")
+    wrong_method = client.request("PUT", f"/api/games/{CODE}")
     assert wrong_method.status == 405 and is_one_line_error(wrong_method)
 
 
@@ -402,6 +419,7 @@ def _png_header(width: int, height: int) -> bytes:
 def test_uploads_over_10_mb_are_refused_while_they_arrive(running):
     client = running.client
     new_game(client)
+    call_all(client, CODE)
     big = b"\xff\xd8" + b"\0" * (10 * 1024 * 1024 + 1)
     declared = client.photo(CODE, big)
     assert declared.status == 413 and declared.json()["error"].startswith("photo: is 10,")
@@ -417,6 +435,7 @@ def test_uploads_over_10_mb_are_refused_while_they_arrive(running):
 def test_photos_that_are_no_photos_are_a_one_line_400(running):
     client = running.client
     new_game(client)
+    call_all(client, CODE)
     for data, message in ((b"hello, not an image", "photo: is not an image that can be read"),
                           (_png_header(20_000, 20_000), "photo: is 20000 × 20000 pixels; expected a photo of at most"),
                           (b"\xff\xd8\xff\xe0\x00\x10JFIF" + b"\0" * 100, "photo: is not an image that can be read"),
@@ -433,6 +452,7 @@ def test_photos_that_are_no_photos_are_a_one_line_400(running):
 def test_a_full_photo_queue_answers_503_with_retry_after(running):
     client = running.client
     new_game(client)
+    call_all(client, CODE)
     running.server.photos.limit = 0
     answer = client.photo(CODE, b"\xff\xd8whatever")
     assert answer.status == 503 and answer.headers["retry-after"] == "5" and is_one_line_error(answer)
@@ -459,21 +479,19 @@ def test_no_answer_holds_the_seed_or_an_uncalled_tile_before_the_reveal(running)
     tiles = [tile_json(t) for t in draw(seed)]
     written = list(reversed(tiles))  # the sheets' own boxes are echoed: never the draw's order
     assert written[0] != tiles[0]
-    ann = client.typed(code, "Ann", written).json()
+    early = client.typed(code, "Ann", written)  # hand-ins open after the last tile
+    assert early.status == 409 and early.json()["code"] == "too_early" and is_one_line_error(early)
     for turn in range(1, 13):
         client.post(f"/api/games/{code}/call", host=True)
         client.get(f"/api/games/{code}")
         client.get(f"/api/games/{code}?wait=0")
         client.get("/api/games", host=True)
         client.get(f"/api/games/{code}/sheets", host=True)
-        client.get(f"/api/games/{code}/sheets/{ann['id']}", headers={"X-Paperplay-Token": ann["token"]})
-        client.get(f"/api/games/{code}/sheets/{ann['id']}/file", host=True)
-        client.request("PUT", f"/api/games/{code}/sheets/{ann['id']}", json_body={"cells": written}, host=True)
         client.get(f"/api/games/{code}/results")
         client.get(f"/api/games/{code}/results.html")
         client.typed(code, f"P{turn}", written)
         client.post(f"/api/games/{code}/call", {"turn": turn + 5}, host=True)
-        client.get(f"/projector/{code}")
+        client.get(f"/projector/{code}", host=True)
         client.get(f"/join/{code}")
         client.get(f"/host?key={client.key}")
         for answer_body in client.seen:
@@ -486,7 +504,7 @@ def test_no_answer_holds_the_seed_or_an_uncalled_tile_before_the_reveal(running)
         client.seen.clear()
     state = client.get(f"/api/games/{code}").json()
     assert state["called"] == tiles[:12] and "seed" not in state and "draw" not in state
-    revealed = client.post(f"/api/games/{code}/reveal", host=True).json()
+    revealed = client.post(f"/api/games/{code}/reveal", {"force": True}, host=True).json()
     assert revealed["draw"] == tiles and revealed["seed"] == display_code(seed)
 
 
@@ -497,7 +515,7 @@ def test_names_are_data_never_markup(running):
     answer = client.typed(CODE, "<script>x</script>&amp;", TILES)
     assert b"<script>" not in answer.body and b"\\u003cscript\\u003ex" in answer.body
     assert answer.json()["name"] == "<script>x</script>&amp;"
-    client.post(f"/api/games/{CODE}/reveal", host=True)
+    client.post(f"/api/games/{CODE}/reveal", {"force": True}, host=True)
     for path in (f"/api/games/{CODE}", f"/api/games/{CODE}/results"):
         assert b"<script>" not in client.get(path).body
     page = client.get(f"/api/games/{CODE}/results.html").body
@@ -510,18 +528,17 @@ def test_everything_is_where_it_was_after_a_restart(tmp_path):
     first = Running(tmp_path / "games.db")
     key = first.client.key
     new_game(first.client)
-    for _ in range(7):
-        first.client.post(f"/api/games/{CODE}/call", host=True)
+    call_all(first.client, CODE)
     ann = first.client.typed(CODE, "Ann", TILES).json()
     first.stop()
     second = Running(tmp_path / "games.db")
     try:
         assert second.client.key == key
         state = second.client.get(f"/api/games/{CODE}").json()
-        assert state["turn"] == 7 and state["called"] == TILES[:7] and state["handed_in"][0]["name"] == "Ann"
+        assert state["turn"] == 20 and state["called"] == TILES and state["handed_in"][0]["name"] == "Ann"
         again = second.client.get(f"/api/games/{CODE}/sheets/{ann['id']}", headers={"X-Paperplay-Token": ann["token"]})
         assert again.status == 200 and again.json()["boxes"] == ann["boxes"]
-        assert second.client.post(f"/api/games/{CODE}/call", host=True).json()["tile"] == TILES[7]
+        assert second.client.post(f"/api/games/{CODE}/call", {"turn": 20}, host=True).json()["tile"] == TILES[19]
     finally:
         second.stop()
 

@@ -222,10 +222,11 @@ def test_a_photo_is_read_matched_to_the_draw_and_its_owner_corrects_it(served, p
     assert client.post("/api/games", {"players": 4, "seed": SEED}, host=True).status == 201
     for _ in TILES[:-1]:
         client.post(f"/api/games/{CODE}/call", host=True)
-    early = client.photo(CODE, photos[1], name="Bob")
-    assert early.status == 201, early.body
-    assert all(box["matched"] is None for box in early.json()["boxes"])  # read freely: the draw is not all out
+    too_early = client.photo(CODE, photos[1], name="Bob")
+    assert too_early.status == 409 and too_early.json()["code"] == "too_early"  # hand-ins open after the last tile
     client.post(f"/api/games/{CODE}/call", host=True)
+    early = client.photo(CODE, photos[1], name="Bob")
+    assert early.status == 201 and early.json()["name"] == "Bob", early.body
     answer = client.photo(CODE, photos[0], key="photo-of-sheet-1")
     assert answer.status == 201, answer.body
     sheet = answer.json()
@@ -241,7 +242,7 @@ def test_a_photo_is_read_matched_to_the_draw_and_its_owner_corrects_it(served, p
                       headers={"X-Paperplay-Token": early.json()["token"]}).status == 403
     retry = client.photo(CODE, photos[0], key="photo-of-sheet-1")
     assert retry.status == 200 and retry.json()["id"] == sheet["id"]
-    twice = client.photo(CODE, photos[0])
+    twice = client.photo(CODE, photos[0], name="Cy")
     assert twice.status == 409 and twice.json() == {
         "error": "photo: shows sheet 1/4, which 'sheet 1/4' has handed in already", "code": "sheet_used"}
     fixed = client.request("PUT", f"/api/games/{CODE}/sheets/{sheet['id']}", json_body={"cells": {"3": 30}},
@@ -249,9 +250,59 @@ def test_a_photo_is_read_matched_to_the_draw_and_its_owner_corrects_it(served, p
     assert fixed.status == 200 and fixed.json()["boxes"][2]["value"] == 30
     assert fixed.json()["boxes"][2]["free"] == sheet["boxes"][2]["free"]  # the reading is kept
     other = client.post("/api/games", {"players": 4, "seed": "OTHERGAME"}, host=True).json()["code"]
+    for _ in TILES:
+        client.post(f"/api/games/{other}/call", host=True)
     elsewhere = client.photo(other, photos[0])
-    assert elsewhere.status == 400 and elsewhere.json()["error"] == (
-        f"photo: shows a sheet of game {CODE}; this is game {other}")
+    assert elsewhere.status == 400 and elsewhere.json() == {
+        "error": f"photo: shows a sheet of game {CODE}; this is game {other}", "code": "wrong_game"}
+
+
+@pytest.fixture(scope="module")
+def unfinished(photos):
+    """Photos of sheet 3: with nothing written, and with boxes 3 and 7 left empty."""
+    import numpy as np
+
+    from lab.synth import TRAIN_FONTS, fill_sheet, font_files, make_hand, photograph, rendered_page
+    from paperplay.streams.rules import draw
+    from paperplay.streams.scansheet import layout
+
+    rng = np.random.default_rng([35, 3])
+    hand = make_hand(rng, font_files(TRAIN_FONTS), None, font_share=1.0)
+    page = rendered_page("a4", game_code("streams", canonical_seed(SEED)), 3, 4)
+    blank, _ = fill_sheet(page, layout("a4").cells, [(None, None)] * 20, hand, rng)
+    values = list(draw(canonical_seed(SEED)))
+    partly, _ = fill_sheet(page, layout("a4").cells, [(None, None) if n in (3, 7) else v
+                                                       for n, v in enumerate(values, start=1)], hand, rng)
+    return photograph(blank, rng)[0], photograph(partly, rng)[0]
+
+
+def test_a_blank_photo_is_refused_and_a_partly_empty_one_is_stored_incomplete(served, unfinished):
+    process, client, _ = served
+    blank, partly = unfinished
+    assert client.post("/api/games", {"players": 2, "seed": SEED}, host=True).status == 201
+    for _ in TILES:
+        client.post(f"/api/games/{CODE}/call", host=True)
+    refused = client.photo(CODE, blank, name="Ann")
+    assert refused.status == 400 and refused.json()["code"] == "sheet_blank", refused.body
+    assert "no numbers are written on this sheet yet" in refused.json()["error"]
+    assert client.get(f"/api/games/{CODE}").json()["handed_in"] == []  # sheet 3/4 stays free
+    stored = client.photo(CODE, partly, name="Ann")
+    assert stored.status == 201, stored.body
+    sheet = stored.json()
+    assert sheet["printed"] == "3/4" and sheet["empty"] == [3, 7] and not sheet["complete"]
+    assert {3, 7} <= set(sheet["flagged"]) and sheet["boxes"][2]["value"] is None
+    path = f"/api/games/{CODE}/sheets/{sheet['id']}"
+    assert client.get(f"{path}/file", host=True).json()["code"] == "incomplete"
+    refused = client.post(f"/api/games/{CODE}/reveal", host=True)
+    assert refused.status == 409 and "incomplete" in refused.json()["error"]
+    forced = client.post(f"/api/games/{CODE}/reveal", {"force": True}, host=True)
+    assert forced.status == 200
+    results = client.get(f"/api/games/{CODE}/results").json()
+    assert results["ranking"] == [] and results["incomplete"][0]["empty"] == [3, 7]
+    typed = client.request("PUT", path, json_body={"cells": {"3": TILES[2], "7": TILES[6]}}, host=True)
+    assert typed.status == 200 and typed.json()["complete"] and typed.json()["empty"] == []
+    results = client.get(f"/api/games/{CODE}/results").json()
+    assert results["incomplete"] == [] and [r["player"] for r in results["ranking"]] == ["Ann"]
 
 
 @pytest.mark.slow

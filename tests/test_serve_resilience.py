@@ -238,6 +238,7 @@ def test_bytes_in_flight_are_capped_with_503_and_retry_after(running, logged):
     new_game(client)
     call_all(client, CODE)
     running.server.door.limits.in_flight = 50_000
+    running.server.door.limits.per_client = 10**9
     holding = slow_upload(running.base, CODE, declared=40_000)
     holding.sendall(b"x" * 30_000)  # 30,000 bytes held while the rest is awaited
     deadline = time.monotonic() + 5
@@ -245,7 +246,7 @@ def test_bytes_in_flight_are_capped_with_503_and_retry_after(running, logged):
         time.sleep(0.02)
     over = client.photo(CODE, b"\xff\xd8" + b"\0" * 30_000)
     assert over.status == 503 and over.headers["retry-after"] == "5", over.body
-    assert over.json()["code"] == "busy" and over.json()["error"].startswith("photo: the server is receiving")
+    assert over.json()["code"] == "busy" and over.json()["error"].startswith("photo: the server is sending 30,")
     streamed = client.request("POST", f"/api/games/{CODE}/sheets", body=b"{" + b" " * 40_000 + b"}",
                               headers={"Content-Type": "application/json"}, chunked=True)
     assert streamed.status == 503 and streamed.headers["retry-after"] == "5"
@@ -258,6 +259,27 @@ def test_bytes_in_flight_are_capped_with_503_and_retry_after(running, logged):
     assert running.server.door.in_flight == 0
     assert client.photo(CODE, b"hello").status == 400  # room again: read (and refused: not an image)
     assert logged.tracebacks() == []
+
+
+def test_one_address_holds_at_most_its_share_of_the_bytes_in_flight(running):
+    client = running.client
+    new_game(client)
+    call_all(client, CODE)
+    running.server.door.limits.per_client = 50_000
+    holding = slow_upload(running.base, CODE, declared=40_000)
+    holding.sendall(b"x" * 30_000)
+    deadline = time.monotonic() + 5
+    while running.server.door.in_flight < 30_000 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    over = client.photo(CODE, b"\xff\xd8" + b"\0" * 30_000)
+    assert over.status == 503 and over.headers["retry-after"] == "5"
+    assert over.json()["error"].startswith("photo: this address is sending 30,"), over.body
+    holding.close()
+    deadline = time.monotonic() + 5
+    while running.server.door.in_flight and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert running.server.door.by_client == {}
+    assert client.photo(CODE, b"\xff\xd8" + b"\0" * 30_000).status == 400  # its share is free again
 
 
 def test_an_aborted_upload_is_one_log_line(running, logged):
@@ -451,3 +473,32 @@ def test_past_the_limit_an_event_stream_ends_after_the_state(running):
     finally:
         sock.close()
     assert running.server.live.waiting == 0
+
+
+def test_the_open_files_limit_is_raised_to_the_hard_limit():
+    resource = pytest.importorskip("resource", reason="no per-process open-files limit on this system")
+    from paperplay.serve.live import raise_open_files
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        if hard != resource.RLIM_INFINITY and hard > 256:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))  # a low soft limit, as some systems ship
+            assert raise_open_files() == hard
+            assert resource.getrlimit(resource.RLIMIT_NOFILE) == (hard, hard)
+        assert raise_open_files() >= 256
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_the_load_generator_plays_a_room_against_a_running_server(running, capsys):
+    from lab.loadtest import main
+
+    assert main([f"{running.base}/host?key={running.store.host_key()}", "--phones", "20", "--typed", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "20 phones waiting (?wait=)    20 had the next tile within" in out
+    assert "5 typed sheets at once" in out and "(statuses [201])" in out
+    link = f"{running.base}/host?key=k"
+    for bad in (["nonsense"], [f"{running.base}/host"], [link, "--typed", "0"], [link, "--phones", "0"]):
+        with pytest.raises(SystemExit) as stopped:
+            main(bad)
+        assert stopped.value.code == 2

@@ -145,6 +145,24 @@ def test_cli_advise(cli):
     assert sum(line.startswith("  box ") for line in text.stdout.splitlines()) == 2
 
 
+def test_advise_is_one_core_job_the_command_prints(cli):
+    """paperplay advise parses and prints; streams.coach.advise.advise gives the same advice from Python
+    (the public face paperplay.streams.coach offers the same strategies as the submodules)."""
+    import paperplay.streams.coach as coach
+    from paperplay.streams.coach.advise import advise
+
+    shown = json.loads(cli("advise", "--cells", CELLS, "--tile", "17", "--budget", "400", "--seed", "S",
+                           "--json").stdout)
+    row = [EMPTY if c == "_" else int(c) for c in CELLS.split()]
+    known = [c for c in row if c != EMPTY] + [17]
+    advised = advise(row, 17, known, standard_rules(), "S", budget=400, explain=True)
+    document = advised.to_json(3)
+    assert {k: v for k, v in document.items() if k not in ("seconds", "explain")} == \
+        {k: v for k, v in shown.items() if k != "seconds"}
+    assert advised.explanation and advised.explanation.startswith(f"Box {document['best_box']} ")
+    assert coach.strategy("gap").name == "gap" and coach.STRATEGIES is STRATEGIES
+
+
 def test_cli_advise_bad_input(cli):
     full = " ".join(str(v) for v in range(1, 21))
     cases = [

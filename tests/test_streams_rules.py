@@ -18,7 +18,6 @@ from paperplay.streams.rules import (
     WILD, ClaimedSeries, StreamsRules, check_claims, check_draw, check_tiles, draw, score, standard_rules,
     tile_from_json,
 )
-from paperplay.streams.referee import ranking
 
 CASES = json.loads((DATA / "streams-series.json").read_text(encoding="utf-8"))["cases"]
 RULES = standard_rules()
@@ -251,20 +250,3 @@ def test_a_claimed_series_may_use_the_wild_as_one_value():
     result = score(cells)
     claims = [ClaimedSeries(1, 14, 50), ClaimedSeries(15, 20, 9)]
     assert check_claims(cells, result, claims, 59) == []
-
-
-# Ruling "Ranking": highest total wins; equal totals share the place.
-def test_ranking_shares_places_and_skips_the_next():
-    rows = [
-        {"file": "a", "player": "Ann", "valid": True, "total": 20},
-        {"file": "b", "player": "Bob", "valid": True, "total": 31},
-        {"file": "c", "player": "Cy", "valid": True, "total": 31},
-        {"file": "d", "player": None, "valid": True, "total": 5},
-        {"file": "e", "player": "Eve", "valid": False, "total": 99},
-    ]
-    assert ranking(rows) == [
-        {"place": 1, "player": "Bob", "total": 31},
-        {"place": 1, "player": "Cy", "total": 31},
-        {"place": 3, "player": "Ann", "total": 20},
-        {"place": 4, "player": "d", "total": 5},
-    ]

@@ -109,6 +109,16 @@ def _open_store(path: Path) -> object:
         raise InputError(f"{printable(str(path))}: cannot be opened ({exc.strerror})", field="db") from None
 
 
+def _key_age(made: float, new: bool) -> str:
+    """How old the host key is, in words: "made now", "made today", "made 3 days ago"."""
+    import time
+
+    if new:
+        return "made now"
+    days = int((time.time() - made) // 86400)
+    return "made today" if days <= 0 else f"made {days} day{'s' if days != 1 else ''} ago"
+
+
 def serve(
     lan: Annotated[bool, typer.Option("--lan", help="Let phones on the room's Wi-Fi reach it (default: this "
                                       "computer only).")] = False,
@@ -124,6 +134,8 @@ def serve(
                                                         "reach this computer, besides its addresses (repeatable); "
                                                         "a request naming another host gets 421.",
                                                         show_default=False)] = None,
+    new_key: Annotated[bool, typer.Option("--new-key", help="Make a new host key and retire the old one (its links "
+                                          "stop working).")] = False,
 ) -> None:
     """Runs a game night: the host's page, the players' phones, the projector.
 
@@ -140,6 +152,9 @@ def serve(
       paperplay serve --lan --port 8080 --db friday.db
       paperplay serve --db friday.db
       paperplay serve --lan --host-name gamenight.local
+      paperplay serve --lan --db friday.db --new-key
+
+    The host key lasts until --new-key makes a new one: the link printed says how old it is.
     """
     if not 0 <= port <= 65535:
         raise InputError(f"is {port}; expected a port 1024-65535 (or 0: any free one)", field="port")
@@ -168,8 +183,11 @@ def serve(
     # the workers are started before the first line: a Ctrl-C in the moment a process starts is lost
     # (paperplay.processes), and one pressed once the link is shown must stop the server
     photos.start()
+    if new_key:
+        store.new_host_key()
     typer.echo(f"Host page: {base}/host?key={store.host_key()}")
-    typer.echo("  (the link holds the host's key: open it on this computer, keep it off the projector)")
+    typer.echo(f"  (the link holds the host's key, {_key_age(store.host_key_made(), new_key)}: open it on this "
+               "computer, keep it off the projector; --new-key makes a new one and retires it)")
     if lan and address is None:
         typer.echo("  No network found: players can join once this computer is on the room's Wi-Fi; restart then.")
     elif lan:

@@ -20,7 +20,7 @@ from paperplay.errors import InputError
 from paperplay.serve import checks
 from paperplay.serve.errors import ApiError, Code, Conflict
 from paperplay.serve.guard import LOG, Guard
-from paperplay.serve.routes import files, games, sheets, views
+from paperplay.serve.routes import files, games, players, sheets, views
 from paperplay.serve.web import Server, error
 
 __all__ = ["Server", "build_app"]
@@ -61,12 +61,16 @@ ROUTES = [
     Route("/api/games", games.list_games, methods=["GET"]),
     Route("/api/games/{code}", games.get_game, methods=["GET"]),
     Route("/api/games/{code}/events", games.game_events, methods=["GET"]),
+    Route("/api/games/{code}", games.change_game, methods=["PATCH"]),
+    Route("/api/games/{code}/players", players.join, methods=["POST"]),
+    Route("/api/games/{code}/players/{player}", players.remove, methods=["DELETE"]),
     Route("/api/games/{code}/call", games.call_tile, methods=["POST"]),
     Route("/api/games/{code}/reveal", games.reveal, methods=["POST"]),
     Route("/api/games/{code}/sheets", sheets.hand_in, methods=["POST"]),
     Route("/api/games/{code}/sheets", sheets.list_sheets, methods=["GET"]),
     Route("/api/games/{code}/sheets/{sheet}", sheets.get_sheet, methods=["GET"]),
     Route("/api/games/{code}/sheets/{sheet}", sheets.correct_sheet, methods=["PUT"]),
+    Route("/api/games/{code}/sheets/{sheet}", sheets.rename_sheet, methods=["PATCH"]),
     Route("/api/games/{code}/sheets/{sheet}", sheets.delete_sheet, methods=["DELETE"]),
     Route("/api/games/{code}/sheets/{sheet}/file", sheets.sheet_file, methods=["GET"]),
     Route("/api/games/{code}/sheets/{sheet}/boxes/{box}.png", sheets.box_image, methods=["GET"]),
@@ -89,7 +93,7 @@ async def _conflict(request: Request, exc: Exception) -> Response:
 
 async def _input_error(request: Request, exc: Exception) -> Response:
     """A field that holds what it cannot: 400 with the field named (a BadNumber carries its own code)."""
-    return error(Code(getattr(exc, "code", Code.BAD_INPUT)), str(exc), status=400)
+    return error(getattr(exc, "code", None) or Code.BAD_INPUT, str(exc), status=getattr(exc, "status", 400))
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

@@ -4,14 +4,11 @@ the results, refereed by the same code as `paperplay score --json`."""
 
 from __future__ import annotations
 
-import unicodedata
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from paperplay.errors import InputError
 from paperplay.i18n import LANGUAGES
-from paperplay.referee import Outcome
 from paperplay.seeds import display_code
 from paperplay.serve.numbers import digits_of, whole
 from paperplay.serve.store import Game, SheetRow
@@ -20,12 +17,7 @@ from paperplay.streams.rules import (
     WILD, WILD_TEXT, StreamsRules, Tile, draw, load_rules, shipped_variants, tile_from_json, tile_json,
 )
 
-NAME_LIMIT = 40
-"""The longest player's name (letters): a name line of the results page, a row of the host's list."""
 _WILD_WORDS = (WILD_TEXT, "x", "X")
-CORRECTED = "corrected by hand"
-_DIRECTION_CONTROLS = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-"""Characters that turn the text after them around: a name holding one would garble the lists it is in."""
 
 
 def input_error(field: str, message: str) -> InputError:
@@ -64,19 +56,19 @@ def check_players(value: Any) -> int:
 
 
 def check_name(value: Any) -> str:
-    """A player's name: 1-40 letters, no control characters; spaces at either end are dropped and
-    accents composed (it is data everywhere: the pages show it as text)."""
+    """A player's name as kept (paperplay.serve.names.clean): NFKC, no control, bidirectional or invisible
+    characters (the joiners kept), spaces collapsed, 1-40 characters (it is data everywhere: the pages
+    show it as text)."""
+    from paperplay.serve import names
+
     if not isinstance(value, str):
         raise input_error("name", f"is {shown(value)}; expected the player's name as text")
-    name = unicodedata.normalize("NFC", value).strip()
-    if not name:
-        raise input_error("name", "is empty; expected the player's name")
-    if len(name) > NAME_LIMIT:
-        raise input_error("name", f"has {len(name)} letters; expected at most {NAME_LIMIT}")
-    bad = next((c for c in name if unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp", "Co", "Cn")
-                or c in _DIRECTION_CONTROLS), None)
-    if bad is not None:
-        raise input_error("name", f"holds the character U+{ord(bad):04X}; expected letters, digits and punctuation")
+    if len(value) > 4 * names.LIMIT + 100:  # bounded work whatever arrives
+        raise input_error("name", f"has {len(value):,} characters; expected at most {names.LIMIT}")
+    name = names.clean(value)
+    wrong = names.problem(name)
+    if wrong is not None:
+        raise input_error("name", wrong)
     return name
 
 
@@ -123,34 +115,6 @@ def shown(value: Any) -> str:
     return shorten(text, 40)
 
 
-def typed_boxes(cells: Sequence[Tile], called: Sequence[Tile]) -> list[dict[str, Any]]:
-    """Each typed box with its flag: a number not called so far, or written more often than called,
-    is flagged (the tiles called so far are public; nothing else is used)."""
-    left = Counter(called)
-    boxes = []
-    for tile in cells:
-        why = None
-        if left[tile] > 0:
-            left[tile] -= 1
-        elif tile in called:
-            why = f"{tile_json(tile)} is written more often than it was called ({called.count(tile)})"
-        else:
-            why = f"{'the wild' if tile == WILD else tile_json(tile)} has not been called"
-        boxes.append({"value": tile_json(tile), "flagged": why is not None, "why": why})
-    return boxes
-
-
-def corrected(boxes: list[dict[str, Any]], changes: dict[int, Tile]) -> list[dict[str, Any]]:
-    """The boxes with the corrections made: each box named is set and no longer flagged (its reading,
-    for a photo, is kept)."""
-    out = [dict(box) for box in boxes]
-    for number, tile in changes.items():
-        box = out[number - 1]
-        if box["value"] != tile_json(tile) or box["flagged"]:
-            box.update(value=tile_json(tile), flagged=False, why=CORRECTED)
-    return out
-
-
 def called_tiles(game: Game) -> list[Tile]:
     """The tiles called so far, in order (all of them once the game is revealed)."""
     tiles = draw(game.seed, game_rules(game.variant))
@@ -168,13 +132,9 @@ def source_name(sheet: SheetRow) -> str:
 
 def sheet_document(game: Game, sheet: SheetRow) -> dict[str, Any]:
     """The sheet as a streams-sheet file (what `paperplay score` reads): its seed only once revealed."""
-    document: dict[str, Any] = {"game": "streams", "code": display_code(game.code), "player": sheet.name}
-    if game.revealed:
-        document["seed"] = display_code(game.seed)
-    if game.variant is not None:
-        document["variant"] = game.variant
-    document["cells"] = sheet.cells
-    return document
+    from paperplay.handin import sheet_document as document
+
+    return document(sheet.name, sheet.cells, game.code, game.seed if game.revealed else None, variant=game.variant)
 
 
 def check_document(game: Game, name: str, cells: Sequence[Tile]) -> None:
@@ -190,21 +150,25 @@ def check_document(game: Game, name: str, cells: Sequence[Tile]) -> None:
 
 
 def results(game: Game, sheets: Sequence[SheetRow]) -> dict[str, Any]:
-    """The document `paperplay score --json` prints for the game's sheets (written as sheet-<id>.json
-    files, as /api/games/{code}/sheets/{id}/file gives them): the referee's own results and ranking."""
-    from paperplay.streams.referee import ranking, referee, sheet_from_json
+    """The document `paperplay score --json` prints for the game's complete sheets (written as
+    sheet-<id>.json files, as /api/games/{code}/sheets/{id}/file gives them), and beside it the sheets
+    left out of the ranking for empty boxes ("incomplete") and those scored with boxes still to check
+    ("unsettled")."""
+    from paperplay.handin import flags, score
 
-    rules = game_rules(game.variant)
-    outcomes = []
-    for sheet in sheets:
-        source = source_name(sheet)
-        try:
-            outcomes.append(Outcome(source, referee(sheet_from_json(sheet_document(game, sheet), source, rules)),
-                                    game="streams"))
-        except InputError as exc:
-            outcomes.append(Outcome(source, error=exc))
-    return {"results": [o.to_json() for o in outcomes],
-            "ranking": ranking(o.to_json() for o in outcomes if o.verdict is not None)}
+    drawn = draw(game.seed, game_rules(game.variant))
+    complete = [s for s in sheets if None not in s.cells]
+    document = score([(source_name(s), sheet_document(game, s)) for s in complete], game_rules(game.variant)).to_json()
+    document["incomplete"] = [{"id": s.id, "name": s.name, "file": source_name(s),
+                               "empty": [n for n, v in enumerate(s.cells, start=1) if v is None]}
+                              for s in sheets if None in s.cells]
+    unsettled = []
+    for sheet in complete:
+        boxes = [n for n, b in enumerate(flags(sheet.boxes, sheet.kind, drawn), start=1) if b["flagged"]]
+        if boxes:
+            unsettled.append({"id": sheet.id, "name": sheet.name, "file": source_name(sheet), "boxes": boxes})
+    document["unsettled"] = unsettled
+    return document
 
 
 def warm_up() -> None:
@@ -214,10 +178,11 @@ def warm_up() -> None:
 
     from paperplay.serve.store import Game
 
+    from paperplay.handin import typed_boxes
+
     game = Game("P2QPHGPH", "7KQ2M9XD", None, "en", 1, 20, True, 1, time.time())
     check_document(game, "warm-up", draw(game.seed))
-    results(game, [SheetRow(0, game.code, "warm-up", "", None, "typed", None,
-                            [{"value": tile_json(t), "flagged": False, "why": None} for t in draw(game.seed)],
+    results(game, [SheetRow(0, game.code, "warm-up", "", None, "typed", None, typed_boxes(draw(game.seed)),
                             0.0, 0.0)])
 
 
@@ -227,5 +192,6 @@ def results_page(game: Game, sheets: Sequence[SheetRow]) -> bytes:
     from paperplay.i18n import translator
 
     document = results(game, sheets)
-    boxes = [[tile_from_json(v) for v in sheet.cells] for sheet in sheets]
+    complete = [sheet for sheet in sheets if None not in sheet.cells]
+    boxes = [[tile_from_json(v) for v in sheet.cells] for sheet in complete]
     return page(document["results"], boxes, document["ranking"], translator(game.lang))

@@ -74,11 +74,12 @@ STATUS = {
 class ApiError(Exception):
     """An answer other than success: its code (which gives its status) and one line naming the field."""
 
-    def __init__(self, code: Code, message: str, headers: dict[str, str] | None = None,
+    def __init__(self, code: Code | str, message: str, headers: dict[str, str] | None = None,
                  status: int | None = None) -> None:
         super().__init__(message)
         self.code = code
-        self.status = status if status is not None else STATUS[code]
+        known = code in {c.value for c in Code}
+        self.status = status if status is not None else STATUS[Code(code)] if known else 400
         self.message = message
         self.headers = headers or {}
 

@@ -10,10 +10,14 @@
 - **Bodies arrive before they are worked on.** A request's body is received in full (to a spool file
   past a small size) before the app is called: a photo takes a reading slot only once it is all here,
   so uploads trickling in a byte a second hold no slot. Each body has a time limit (408 past it), a
-  size limit (413), and the bytes held by bodies not yet answered are capped across all requests (503
-  with Retry-After past it): memory and disk stay bounded however many phones send at once.
+  size limit (413), and the bytes held by bodies not yet answered are capped, across all requests and
+  for each client address (503 with Retry-After past either): memory and disk stay bounded however many
+  phones send at once, and one person cannot take it all.
 - **One line, never a traceback.** A client that goes away mid-upload is one log line; an error the
   app did not expect is one log line and a 500 (PAPERPLAY_DEBUG=1 logs its traceback).
+- **Below the app** (`protocol()`, uvicorn's HTTP/1.1 protocol as `paperplay serve` runs it): a
+  connection that sends no request head within 30 s is closed, and a request that breaks HTTP is one
+  log line naming its client.
 
 Errors are JSON, `{"error": "<one line naming the field>", "code": "<stable code>"}`.
 """
@@ -37,6 +41,7 @@ from typing import IO
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from paperplay.serve import numbers
+from paperplay.serve.errors import STATUS, Code
 
 LOG = logging.getLogger("uvicorn.error")
 """Where the server's lines go (uvicorn prints them in the host's terminal)."""
@@ -56,6 +61,9 @@ class Limits:
     """How long a request's body may take to arrive: a 10 MB photo over poor Wi-Fi (1 Mbit/s) takes 80 s."""
     in_flight: int = 160 * 1024 * 1024
     """Bytes held at once by bodies received and not yet answered, across all requests (16 photos of 10 MB)."""
+    per_client: int = 40 * 1024 * 1024
+    """The same for one client address: one phone (or one person with many connections) holds at most a
+    quarter of it."""
     largest_body: int = 10 * 1024 * 1024 + 64 * 1024
     """The largest body any request may have (a photo of 10 MB and its form)."""
     in_memory: int = 256 * 1024
@@ -64,16 +72,16 @@ class Limits:
     """Seconds a client is asked to wait (Retry-After) when the server is full."""
 
 
-def answer(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> tuple[int, bytes, list[
+def answer(code: Code, message: str, headers: dict[str, str] | None = None) -> tuple[int, bytes, list[
         tuple[bytes, bytes]]]:
-    """A one-line JSON error as the API writes it (<, > and & escaped)."""
+    """A one-line JSON error as the API writes it (<, > and & escaped), with its code's status."""
     from paperplay.messages import one_line
 
-    text = json.dumps({"error": one_line(message), "code": code}, ensure_ascii=False)
+    text = json.dumps({"error": one_line(message), "code": str(code)}, ensure_ascii=False)
     body = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode()
     head = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     head += [(name.lower().encode(), value.encode()) for name, value in (headers or {}).items()]
-    return status, body, head
+    return STATUS[code], body, head
 
 
 async def send_answer(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
@@ -214,6 +222,26 @@ class Door:
     limits: Limits = field(default_factory=Limits)
     in_flight: int = 0
     """Bytes held now by bodies received and not yet answered."""
+    by_client: dict[str, int] = field(default_factory=dict)
+    """The same bytes by client address."""
+
+    def take(self, client: str, count: int) -> str | None:
+        """Counts `count` more bytes held for a client; or, past a limit, says whose limit (nothing counted)."""
+        if self.in_flight + count > self.limits.in_flight:
+            return "server"
+        if self.by_client.get(client, 0) + count > self.limits.per_client:
+            return "client"
+        self.in_flight += count
+        self.by_client[client] = self.by_client.get(client, 0) + count
+        return None
+
+    def give_back(self, client: str, count: int) -> None:
+        self.in_flight -= count
+        left = self.by_client.get(client, 0) - count
+        if left > 0:
+            self.by_client[client] = left
+        else:
+            self.by_client.pop(client, None)
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -278,9 +306,9 @@ class Guard:
         except Exception as exc:  # noqa: BLE001 - one line in the terminal, never a traceback
             self._log_error(scope, exc)
             if not started:
-                await send_answer(send, *answer(500, "internal", f"internal error: {type(exc).__name__}: {exc}"))
+                await send_answer(send, *answer(Code.INTERNAL, f"internal error: {type(exc).__name__}: {exc}"))
         finally:
-            self.door.in_flight -= held
+            self.door.give_back(_client(scope), held)
             if body is not None:
                 body.close()
 
@@ -288,13 +316,13 @@ class Guard:
         host = _header(scope, b"host")
         if not self.hosts.allows(host):
             name = host_part(host or "")
-            return answer(421, "wrong_host", f"Host: {name!r} is not this server's name; open the address paperplay "
+            return answer(Code.WRONG_HOST, f"Host: {name!r} is not this server's name; open the address paperplay "
                                              f"serve printed, or start it with --host-name {name} if that name is "
                                              "yours")
         try:
             numbers.content_length(_header(scope, b"content-length"))
         except numbers.BadNumber as exc:
-            return answer(400, numbers.CODE, str(exc), {"Connection": "close"})
+            return answer(Code.BAD_NUMBER, str(exc), {"Connection": "close"})
         return None
 
     @staticmethod
@@ -315,15 +343,22 @@ class Guard:
         what = self._what(scope)
         declared = numbers.content_length(_header(scope, b"content-length"))
         close = {"Connection": "close"}
-        full = answer(503, "busy", f"{what}: the server is receiving {self.door.in_flight:,} bytes of uploads, its "
-                                   f"limit; send it again in {limits.retry_after} seconds",
-                      {"Retry-After": str(limits.retry_after), **close})
+        client = _client(scope)
+
+        def full(whose: str) -> tuple[int, bytes, list[tuple[bytes, bytes]]]:
+            held_now = self.door.in_flight if whose == "server" else self.door.by_client.get(client, 0)
+            return answer(Code.BUSY, f"{what}: {'the server' if whose == 'server' else 'this address'} is "
+                                       f"sending {held_now:,} bytes of uploads already, its limit; send it again in "
+                                       f"{limits.retry_after} seconds", {"Retry-After": str(limits.retry_after),
+                                                                          **close})
+
         spool: IO[bytes] = tempfile.SpooledTemporaryFile(limits.in_memory, dir=self.spool)  # noqa: SIM115 - closed by the caller
         if declared is not None and declared > limits.largest_body:
-            return spool, 0, answer(413, "too_large", f"{what}: is {declared:,} bytes; expected at most "
+            return spool, 0, answer(Code.TOO_LARGE, f"{what}: is {declared:,} bytes; expected at most "
                                                       f"{limits.largest_body:,}", close)
-        if declared is not None and self.door.in_flight + declared > limits.in_flight:
-            return spool, 0, full
+        if declared is not None and (whose := self.door.take(client, declared)) is not None:
+            return spool, 0, full(whose)  # it would not fit now: said before it is sent
+        self.door.give_back(client, declared or 0)  # counted as it arrives
         held = 0
         try:
             async with asyncio.timeout(limits.upload_seconds):
@@ -333,23 +368,22 @@ class Guard:
                         LOG.warning("paperplay: %s: the client %s after %s bytes of its %s (nothing stored)",
                                     _request(scope), "sent a broken body" if scope.get(BROKEN) else "went away",
                                     f"{held:,}", what)
-                        self.door.in_flight -= held
+                        self.door.give_back(client, held)
                         spool.close()
                         return None
                     chunk = message.get("body", b"")
                     if held + len(chunk) > limits.largest_body:
-                        return spool, held, answer(413, "too_large", f"{what}: is more than {limits.largest_body:,} "
+                        return spool, held, answer(Code.TOO_LARGE, f"{what}: is more than {limits.largest_body:,} "
                                                                      f"bytes; expected at most "
                                                                      f"{limits.largest_body:,}", close)
-                    if self.door.in_flight + len(chunk) > limits.in_flight:
-                        return spool, held, full
-                    self.door.in_flight += len(chunk)
+                    if (whose := self.door.take(client, len(chunk))) is not None:
+                        return spool, held, full(whose)
                     held += len(chunk)
                     spool.write(chunk)
                     if not message.get("more_body", False):
                         break
         except TimeoutError:
-            return spool, held, answer(408, "too_slow", f"{what}: did not arrive within {limits.upload_seconds:g} s "
+            return spool, held, answer(Code.TOO_SLOW, f"{what}: did not arrive within {limits.upload_seconds:g} s "
                                                         f"({held:,} bytes came); send it again from a better place "
                                                         "in the room", close)
         spool.seek(0)

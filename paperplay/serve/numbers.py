@@ -14,9 +14,10 @@ from __future__ import annotations
 import unicodedata
 
 from paperplay.errors import InputError
+from paperplay.serve.errors import Code
 
 ASCII_DIGITS = frozenset("0123456789")
-CODE = "bad_number"
+CODE = Code.BAD_NUMBER
 """The error code of a number that cannot be read (beside the one-line message)."""
 
 

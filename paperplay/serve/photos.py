@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from paperplay.streams.rules import Tile, tile_json
+from paperplay.streams.rules import Tile
 
 READ_TIMEOUT = 60.0
 """Seconds a photo may take in a worker (one takes about a second) before it is given up as failed."""
@@ -34,34 +34,22 @@ def _start_worker() -> None:
 
 
 def read_in_worker(path: str, drawn: Sequence[Tile] | None) -> dict[str, Any]:
-    """Reads one photo (runs in a worker): the sheet it shows, each box's readings and image (PNG), or
-    the one-line reason it cannot be read."""
+    """Reads one photo (runs in a worker): the sheet it shows (paperplay.handin.PhotoSheet: each box's JSON
+    and image), or the one-line reason it cannot be taken and its code ("refused")."""
     from pathlib import Path
 
-    import cv2
-
-    from paperplay.scan.pipeline import read_photo
+    from paperplay.handin import Refused, read_photo_sheet
     from paperplay.scan.reader import ScanError, load_gray
 
     started = time.perf_counter()
     try:
         gray = load_gray(Path(path))  # the header checks first: size, pixels, scans
-        scan = read_photo(Path(path), drawn, gray=gray)
+        sheet = read_photo_sheet(Path(path), drawn, gray=gray)
     except ScanError as exc:
-        return {"error": str(exc), "seconds": time.perf_counter() - started}
-    boxes = []
-    for reading in scan.boxes:
-        boxes.append({"value": tile_json(reading.value), "flagged": bool(reading.flagged),
-                      "why": reading.why if reading.flagged else None,
-                      "free": tile_json(reading.free), "free_p": round(float(reading.free_p), 4),
-                      "matched": None if reading.matched is None else tile_json(reading.matched),
-                      "matched_p": None if reading.matched_p is None else round(float(reading.matched_p), 4)})
-    crops = []
-    for crop in scan.crops:
-        ok, data = cv2.imencode(".png", crop)
-        crops.append(data.tobytes() if ok else b"")
-    return {"code": scan.code, "sheet": scan.sheet, "blank": list(scan.blank), "boxes": boxes, "crops": crops,
-            "seconds": time.perf_counter() - started}
+        return {"error": str(exc), "refused": getattr(exc, "code", None), "seconds": time.perf_counter() - started}
+    except Refused as exc:
+        return {"error": str(exc), "refused": exc.code, "seconds": time.perf_counter() - started}
+    return {"sheet": sheet, "seconds": time.perf_counter() - started}
 
 
 def _ready() -> bool:

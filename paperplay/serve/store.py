@@ -22,7 +22,9 @@ from typing import Any, TypeVar
 
 from paperplay.serve.errors import Code, Conflict
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""The database's version (kept in meta's 'schema' row and in PRAGMA user_version): an older database is
+migrated in place when it is opened (MIGRATIONS), a newer one is refused."""
 _T = TypeVar("_T")
 MAX_GAMES = 1000
 """Games one database holds (a game night has a few; the bound keeps a stray script from filling the disk)."""
@@ -66,6 +68,24 @@ CREATE TABLE IF NOT EXISTS crops (
 );
 """
 
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: (  # players join by name first; the host locks a game; the projector's view token; the key's date
+        "ALTER TABLE games ADD COLUMN locked INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE games ADD COLUMN view TEXT",
+        "ALTER TABLE sheets ADD COLUMN player INTEGER",
+        """CREATE TABLE IF NOT EXISTS players (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            game TEXT NOT NULL REFERENCES games(code),
+            name TEXT NOT NULL,
+            name_key TEXT NOT NULL,
+            token TEXT NOT NULL,
+            joined REAL NOT NULL,
+            UNIQUE (game, name_key)
+        )""",
+    ),
+}
+"""The changes from each version to the next (version 1: the schema above)."""
+
 
 @dataclass(frozen=True)
 class Game:
@@ -78,6 +98,20 @@ class Game:
     revealed: bool
     version: int
     created: float
+    locked: bool = False
+    view: str = ""
+    """The projector's view token: lets a page follow the game, nothing more."""
+
+
+@dataclass(frozen=True)
+class Player:
+    """A player who joined a game by name (the phone keeps the token)."""
+
+    id: int
+    game: str
+    name: str
+    token: str
+    joined: float
 
 
 @dataclass(frozen=True)
@@ -95,6 +129,8 @@ class SheetRow:
     boxes: list[dict[str, Any]]
     created: float
     updated: float
+    player: int | None = None
+    """The id of the player who joined and handed it in (None: handed in by name alone)."""
 
     @property
     def cells(self) -> list[Any]:
@@ -102,8 +138,10 @@ class SheetRow:
 
 
 def name_key(name: str) -> str:
-    """What two names must differ in to be two players: case and spacing do not count."""
-    return " ".join(name.casefold().split())
+    """What two names must differ in to be two players (paperplay.serve.names.key)."""
+    from paperplay.serve.names import key
+
+    return key(name)
 
 
 class Store:
@@ -127,11 +165,24 @@ class Store:
         with self._write() as db:
             row = db.execute("SELECT value FROM meta WHERE name='schema'").fetchone()
             if row is None:
-                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif row[0] != str(SCHEMA_VERSION):
-                raise sqlite3.DatabaseError(f"schema version {row[0]}; this paperplay reads version {SCHEMA_VERSION}")
+                db.execute("INSERT INTO meta VALUES ('schema', '1')")
+            version = int(row[0]) if row is not None and str(row[0]).isdigit() else (1 if row is None else -1)
+            if not 1 <= version <= SCHEMA_VERSION:
+                raise sqlite3.DatabaseError(f"schema version {row[0] if row else '?'}; this paperplay reads versions "
+                                            f"1-{SCHEMA_VERSION}")
+            self.migrated_from = version
+            """The version the database had when opened (SCHEMA_VERSION: none was needed)."""
+            for step in range(version + 1, SCHEMA_VERSION + 1):
+                for sql in MIGRATIONS[step]:
+                    db.execute(sql)
+                db.execute("UPDATE meta SET value=? WHERE name='schema'", (str(step),))
+            for (code,) in db.execute("SELECT code FROM games WHERE view IS NULL").fetchall():
+                db.execute("UPDATE games SET view=? WHERE code=?", (secrets.token_urlsafe(18), code))
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             if db.execute("SELECT value FROM meta WHERE name='host_key'").fetchone() is None:
-                db.execute("INSERT INTO meta VALUES ('host_key', ?)", (secrets.token_urlsafe(24),))
+                self._new_key(db)
+            if db.execute("SELECT value FROM meta WHERE name='host_key_made'").fetchone() is None:
+                db.execute("INSERT INTO meta VALUES ('host_key_made', ?)", (str(time.time()),))
 
     def close(self) -> None:
         with self._lock:
@@ -211,6 +262,22 @@ class Store:
     def host_key(self) -> str:
         return str(self._read("SELECT value FROM meta WHERE name='host_key'")[0][0])
 
+    def host_key_made(self) -> float:
+        """When the host's key was made (seconds since 1970; a database from before knows only when it was
+        first opened by this version)."""
+        return float(self._read("SELECT value FROM meta WHERE name='host_key_made'")[0][0])
+
+    @staticmethod
+    def _new_key(db: sqlite3.Connection) -> str:
+        key = secrets.token_urlsafe(24)
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('host_key', ?)", (key,))
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('host_key_made', ?)", (str(time.time()),))
+        return key
+
+    def new_host_key(self) -> str:
+        """Makes a new host key and retires the old one (its links get 401 from now on)."""
+        return self._change(self._new_key)
+
     # --- games ----------------------------------------------------------------------------------
 
     def create_game(self, code: str, seed: str, variant: str | None, lang: str, players: int) -> Game:
@@ -221,8 +288,9 @@ class Store:
             if db.execute("SELECT count(*) FROM games").fetchone()[0] >= MAX_GAMES:
                 raise Conflict(f"players: this database holds {MAX_GAMES} games already; start the server with "
                                "another --db", Code.TOO_MANY_GAMES)
-            db.execute("INSERT INTO games (code, seed, variant, lang, players, created) VALUES (?, ?, ?, ?, ?, ?)",
-                       (code, seed, variant, lang, players, time.time()))
+            db.execute("INSERT INTO games (code, seed, variant, lang, players, created, view) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (code, seed, variant, lang, players, time.time(), secrets.token_urlsafe(18)))
             return _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone())
 
         return self._change(work)
@@ -267,39 +335,127 @@ class Store:
         return _sheet(rows[0]) if rows else None
 
     def add_sheet(self, code: str, name: str, kind: str, boxes: list[dict[str, Any]], printed: str | None = None,
-                  idempotency: str | None = None, crops: Sequence[bytes] = ()) -> tuple[SheetRow, bool]:
+                  idempotency: str | None = None, crops: Sequence[bytes] = (), player: Player | None = None,
+                  turns: int = 0) -> tuple[SheetRow, bool]:
         """Stores a handed-in sheet (and its boxes' images); returns it and whether it is new (False: a
-        retry of the same idempotency key, answered with the sheet stored the first time)."""
+        retry of the same idempotency key, answered with the sheet stored the first time). Refused (a
+        Conflict with its code) before the last tile (`turns` tiles), after the reveal, while locked, past
+        the game's number of players, for a printed sheet or a name already handed in, and for a player
+        who has handed in already."""
         def work(db: sqlite3.Connection) -> tuple[SheetRow, bool]:
             if idempotency is not None:
                 row = db.execute("SELECT * FROM sheets WHERE game=? AND idempotency=?", (code, idempotency)).fetchone()
                 if row is not None:
                     return _sheet(row), False
             game = _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone())
-            if game.revealed:
-                raise Conflict("code: the game is revealed; sheets can no longer be handed in")
+            _open_for_players(game, "sheets can no longer be handed in")
+            if game.turn < turns:
+                raise Conflict(f"code: hand-ins open after the last tile; {game.turn} of {turns} tiles are called",
+                               Code.TOO_EARLY)
             if printed is not None:
                 other = db.execute("SELECT name FROM sheets WHERE game=? AND printed=?", (code, printed)).fetchone()
                 if other is not None:
                     raise Conflict(f"photo: shows sheet {printed}, which {other[0]!r} has handed in already",
                                    Code.SHEET_USED)
-            same = db.execute("SELECT id FROM sheets WHERE game=? AND name_key=?", (code, name_key(name))).fetchone()
-            if same is not None:
-                raise Conflict(f"name: {name!r} has handed in a sheet already; choose another name (or correct "
-                               "that sheet)", Code.NAME_TAKEN)
-            if db.execute("SELECT count(*) FROM sheets WHERE game=?", (code,)).fetchone()[0] >= MAX_SHEETS:
-                raise Conflict(f"code: the game has {MAX_SHEETS} sheets; no more can be handed in", Code.GAME_FULL)
+            if player is not None:
+                mine = db.execute("SELECT id FROM sheets WHERE game=? AND player=?", (code, player.id)).fetchone()
+                if mine is not None:
+                    raise Conflict(f"token: {player.name!r} has handed in sheet {mine[0]} already; correct that "
+                                   "sheet instead", Code.HANDED_IN)
+            else:
+                _check_name_free(db, code, name)
+            count = db.execute("SELECT count(*) FROM sheets WHERE game=?", (code,)).fetchone()[0]
+            waiting = db.execute("SELECT count(*) FROM players WHERE game=? AND id NOT IN (SELECT player FROM sheets "
+                                 "WHERE game=? AND player IS NOT NULL)", (code, code)).fetchone()[0]
+            if count + waiting - (player is not None) >= min(game.players, MAX_SHEETS):
+                raise Conflict(f"code: the game takes {game.players} sheets and has them all; the host can raise the "
+                               "number of players", Code.GAME_FULL)
             now = time.time()
             cursor = db.execute(
-                "INSERT INTO sheets (game, name, name_key, token, idempotency, kind, printed, boxes, created, updated) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (code, name, name_key(name), secrets.token_urlsafe(18), idempotency, kind, printed,
-                 json.dumps(boxes), now, now))
+                "INSERT INTO sheets (game, name, name_key, token, idempotency, kind, printed, boxes, created, updated, "
+                "player) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (code, name, name_key(name), player.token if player else secrets.token_urlsafe(18), idempotency, kind,
+                 printed, json.dumps(boxes), now, now, player.id if player else None))
             sheet_id = cursor.lastrowid
             db.executemany("INSERT INTO crops VALUES (?, ?, ?)",
                            [(sheet_id, box, png) for box, png in enumerate(crops, start=1)])
-            db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
+            _bump(db, code)
             return _sheet(db.execute("SELECT * FROM sheets WHERE id=?", (sheet_id,)).fetchone()), True
+
+        return self._change(work)
+
+    # --- players --------------------------------------------------------------------------------
+
+    def join(self, code: str, name: str) -> Player:
+        """A player joins by name: refused after the reveal, while locked, when the name (or a lookalike)
+        is taken, and when the game has as many players as it takes."""
+        def work(db: sqlite3.Connection) -> Player:
+            game = _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone())
+            _open_for_players(game, "players can no longer join")
+            _check_name_free(db, code, name)
+            joined = db.execute("SELECT count(*) FROM players WHERE game=?", (code,)).fetchone()[0]
+            alone = db.execute("SELECT count(*) FROM sheets WHERE game=? AND player IS NULL", (code,)).fetchone()[0]
+            if joined + alone >= game.players:
+                raise Conflict(f"code: the game takes {game.players} players and has them all; the host can raise "
+                               "the number of players", Code.GAME_FULL)
+            cursor = db.execute("INSERT INTO players (game, name, name_key, token, joined) VALUES (?, ?, ?, ?, ?)",
+                                (code, name, name_key(name), secrets.token_urlsafe(18), time.time()))
+            _bump(db, code)
+            return _player(db.execute("SELECT * FROM players WHERE id=?", (cursor.lastrowid,)).fetchone())
+
+        return self._change(work)
+
+    def players(self, code: str) -> list[Player]:
+        return [_player(row) for row in self._read("SELECT * FROM players WHERE game=? ORDER BY id", (code,))]
+
+    def player_by_token(self, code: str, token: str) -> Player | None:
+        rows = self._read("SELECT * FROM players WHERE game=? AND token=?", (code, token))
+        return _player(rows[0]) if rows else None
+
+    def delete_player(self, code: str, player_id: int) -> bool:
+        """Removes a player who has not handed in (False: no such player)."""
+        def work(db: sqlite3.Connection) -> bool:
+            sheet = db.execute("SELECT id FROM sheets WHERE game=? AND player=?", (code, player_id)).fetchone()
+            if sheet is not None:
+                raise Conflict(f"id: player {player_id} has handed in sheet {sheet[0]}; remove the sheet first",
+                               Code.HANDED_IN)
+            gone = db.execute("DELETE FROM players WHERE game=? AND id=?", (code, player_id)).rowcount
+            if gone:
+                _bump(db, code)
+            return bool(gone)
+
+        return self._change(work)
+
+    # --- the host's changes ---------------------------------------------------------------------
+
+    def update_game(self, code: str, players: int | None = None, locked: bool | None = None) -> Game:
+        """The host changes the number of players (never below the sheets handed in) or locks the game."""
+        def work(db: sqlite3.Connection) -> Game:
+            if players is not None:
+                count = db.execute("SELECT count(*) FROM sheets WHERE game=?", (code,)).fetchone()[0]
+                if players < count:
+                    raise Conflict(f"players: is {players}; {count} sheets are handed in already (remove sheets "
+                                   "first)", Code.PLAYERS_BELOW)
+                db.execute("UPDATE games SET players=? WHERE code=?", (players, code))
+            if locked is not None:
+                db.execute("UPDATE games SET locked=? WHERE code=?", (int(locked), code))
+            _bump(db, code)
+            return _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone())
+
+        return self._change(work)
+
+    def rename_sheet(self, code: str, sheet_id: int, name: str) -> SheetRow:
+        """The host renames a sheet (and its player): the name must be free, as a join's."""
+        def work(db: sqlite3.Connection) -> SheetRow:
+            row = db.execute("SELECT * FROM sheets WHERE game=? AND id=?", (code, sheet_id)).fetchone()
+            sheet = _sheet(row)
+            _check_name_free(db, code, name, sheet.id, sheet.player)
+            db.execute("UPDATE sheets SET name=?, name_key=?, updated=? WHERE id=?",
+                       (name, name_key(name), time.time(), sheet_id))
+            if sheet.player is not None:
+                db.execute("UPDATE players SET name=?, name_key=? WHERE id=?", (name, name_key(name), sheet.player))
+            _bump(db, code)
+            return _sheet(db.execute("SELECT * FROM sheets WHERE id=?", (sheet_id,)).fetchone())
 
         return self._change(work)
 
@@ -313,8 +469,8 @@ class Store:
     def update_boxes(self, code: str, sheet_id: int, boxes: list[dict[str, Any]], host: bool = False) -> SheetRow:
         def work(db: sqlite3.Connection) -> SheetRow:
             game = _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone())
-            if game.revealed and not host:
-                raise Conflict("code: the game is revealed; only the host can still correct a sheet")
+            if not host:
+                _open_for_players(game, "only the host can still correct a sheet")
             db.execute("UPDATE sheets SET boxes=?, updated=? WHERE game=? AND id=?",
                        (json.dumps(boxes), time.time(), code, sheet_id))
             db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
@@ -335,6 +491,31 @@ class Store:
         return bytes(rows[0][0]) if rows else None
 
 
+def _bump(db: sqlite3.Connection, code: str) -> None:
+    """The game changed: its version goes up (pages following it are woken)."""
+    db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
+
+
+def _open_for_players(game: Game, what: str) -> None:
+    if game.revealed:
+        raise Conflict(f"code: the game is revealed; {what}", Code.REVEALED)
+    if game.locked:
+        raise Conflict(f"code: the host has locked the game; {what}", Code.LOCKED)
+
+
+def _check_name_free(db: sqlite3.Connection, code: str, name: str, sheet_id: int | None = None,
+                     player_id: int | None = None) -> None:
+    """Refuses a name whose key (paperplay.serve.names.key: case, width, invisible characters and
+    lookalike letters aside) is a player's or a sheet's of the game already (but for the sheet and
+    player given, a rename's own)."""
+    wanted = name_key(name)
+    for table, own in (("players", player_id), ("sheets", sheet_id)):
+        for row in db.execute(f"SELECT id, name FROM {table} WHERE game=?", (code,)):
+            if row[0] != own and name_key(row[1]) == wanted:
+                same = "is" if row[1] == name else f"looks the same as {row[1]!r}, which is"
+                raise Conflict(f"name: {name!r} {same} taken in this game; choose another name", Code.NAME_TAKEN)
+
+
 class _Pending:
     """A write waiting for the next group commit."""
 
@@ -349,9 +530,13 @@ class _Pending:
 
 def _game(row: sqlite3.Row) -> Game:
     return Game(row["code"], row["seed"], row["variant"], row["lang"], row["players"], row["turn"],
-                bool(row["revealed"]), row["version"], row["created"])
+                bool(row["revealed"]), row["version"], row["created"], bool(row["locked"]), row["view"] or "")
 
 
 def _sheet(row: sqlite3.Row) -> SheetRow:
     return SheetRow(row["id"], row["game"], row["name"], row["token"], row["idempotency"], row["kind"],
-                    row["printed"], json.loads(row["boxes"]), row["created"], row["updated"])
+                    row["printed"], json.loads(row["boxes"]), row["created"], row["updated"], row["player"])
+
+
+def _player(row: sqlite3.Row) -> Player:
+    return Player(row["id"], row["game"], row["name"], row["token"], row["joined"])

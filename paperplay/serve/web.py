@@ -47,11 +47,16 @@ class Json(JSONResponse):
         return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode()
 
 
-def error(code: Code, message: str, headers: dict[str, str] | None = None, status: int | None = None) -> Json:
-    """An error answer: `{"error": "<one line>", "code": "<code>"}` with the code's status."""
+def error(code: Code | str, message: str, headers: dict[str, str] | None = None, status: int | None = None) -> Json:
+    """An error answer: `{"error": "<one line>", "code": "<code>"}` with the code's status (a code of the
+    photo reader's own, passed through, is a 400)."""
     from paperplay.messages import one_line
 
-    return Json({"error": one_line(message), "code": str(code)}, status_code=status or STATUS[code], headers=headers)
+    status = status or STATUS.get(Code(code) if code in _CODES else Code.BAD_INPUT, 400)
+    return Json({"error": one_line(message), "code": str(code)}, status_code=status, headers=headers)
+
+
+_CODES = frozenset(code.value for code in Code)
 
 
 @dataclass
@@ -84,6 +89,12 @@ def _same(given: str, secret: str) -> bool:
 def is_host(request: Request) -> bool:
     server: Server = request.app.state.server
     return _same(_given(request, "x-paperplay-key", "key"), server.store.host_key())
+
+
+def has_view(request: Request, game: Game) -> bool:
+    """Whether the request carries the game's view token (?view=, the projector's): it follows the game."""
+    given = request.query_params.get("view") or ""
+    return bool(given) and bool(game.view) and _same(given, game.view)
 
 
 def need_host(request: Request) -> None:
@@ -176,16 +187,49 @@ def sheet_of(request: Request, game: Game) -> SheetRow:
 
 # --- answers ----------------------------------------------------------------------------------------
 
+def drawn_for_flags(game: Game) -> list[Any] | None:
+    """The draw a sheet's typed boxes are checked against: every tile, once all are called (hand-ins come
+    after the last tile); None before."""
+    return checks.called_tiles(game) if game.revealed or game.turn >= checks.total_turns(game) else None
+
+
+def shown_boxes(game: Game, sheet: SheetRow) -> list[dict[str, Any]]:
+    """The sheet's boxes with their flags worked out now (paperplay.handin.flags)."""
+    from paperplay.handin import flags
+
+    return flags(sheet.boxes, sheet.kind, drawn_for_flags(game))
+
+
+def _summary(sheet: SheetRow, boxes: list[dict[str, Any]]) -> dict[str, Any]:
+    empty = sum(b["value"] is None for b in boxes)
+    return {"id": sheet.id, "name": sheet.name, "kind": sheet.kind, "flagged": sum(b["flagged"] for b in boxes),
+            "empty": empty, "complete": empty == 0, "corrected": sum(b["corrected"] == "player" for b in boxes)}
+
+
 def state(server: Server, game: Game, sheets: list[SheetRow]) -> dict[str, Any]:
+    """The game's state (docs/reference/api.md): what every page follows."""
     called = checks.called_tiles(game)
+    turns = checks.total_turns(game)
+    summaries = [_summary(s, shown_boxes(game, s)) for s in sheets]
+    by_player = {s.player: summary for s, summary in zip(sheets, summaries) if s.player is not None}
+    roster = []
+    for player in server.store.players(game.code):
+        mine = by_player.get(player.id)
+        roster.append({"id": player.id, "name": player.name, "joined": player.joined, "handed_in": mine is not None,
+                       "sheet": mine["id"] if mine else None, "to_check": mine["flagged"] if mine else 0})
+    roster += [{"id": None, "name": s["name"], "joined": None, "handed_in": True, "sheet": s["id"],
+                "to_check": s["flagged"]} for sheet, s in zip(sheets, summaries) if sheet.player is None]
     out: dict[str, Any] = {
         "code": display_code(game.code), "game": "streams", "variant": game.variant, "lang": game.lang,
-        "players": game.players, "turn": game.turn, "turns": checks.total_turns(game),
+        "players": game.players, "turn": game.turn, "turns": turns,
         "called": [tile_json(t) for t in called[:game.turn]],
         "last": tile_json(called[game.turn - 1]) if game.turn else None,
-        "handed_in": [{"id": s.id, "name": s.name, "kind": s.kind, "flagged": sum(b["flagged"] for b in s.boxes)}
-                      for s in sheets],
-        "revealed": game.revealed, "version": game.version, "join_url": join_url(server, game),
+        "open": game.turn >= turns and not game.locked and not game.revealed,
+        "locked": game.locked, "revealed": game.revealed, "created": game.created, "version": game.version,
+        "join_url": join_url(server, game), "roster": roster, "handed_in": summaries,
+        "missing": {"sheets": max(0, game.players - len(sheets)),
+                    "incomplete": [s["id"] for s in summaries if not s["complete"]],
+                    "unsettled": [s["id"] for s in summaries if s["flagged"] > s["empty"]]},
     }
     if game.revealed:
         out["seed"] = display_code(game.seed)
@@ -198,23 +242,28 @@ def join_url(server: Server, game: Game) -> str:
 
 
 def sheet_view(server: Server, game: Game, sheet: SheetRow, token: bool = False) -> dict[str, Any]:
-    """A sheet as the API shows it; `token` for its owner's answers. A photo's flagged boxes carry their
-    image as a data URL ("crop", what the pages show), every box its URL ("crop_url")."""
+    """A sheet as the API shows it; `token` for its owner's answers. A photo's flagged or corrected boxes
+    carry their image as a data URL ("crop", what the pages show), every box its URL ("crop_url")."""
     import base64
 
     base = f"/api/games/{display_code(game.code)}/sheets/{sheet.id}"
     boxes = []
-    for number, box in enumerate(sheet.boxes, start=1):
+    for number, box in enumerate(shown_boxes(game, sheet), start=1):
         view = {"box": number, **box}
         if sheet.kind == "photo":
-            view["candidates"] = list(dict.fromkeys(v for v in (box["value"], box.get("matched"), box.get("free"))
-                                                    if v is not None))
-            png = server.store.crop(sheet.id, number) if box["flagged"] else None
+            if "candidates" not in box:  # a sheet stored before the reader offered them
+                view["candidates"] = list(dict.fromkeys(v for v in (box["value"], box.get("matched"),
+                                                                    box.get("free")) if v is not None))
+            png = server.store.crop(sheet.id, number) if box["flagged"] or box["corrected"] else None
             view["crop"] = "data:image/png;base64," + base64.b64encode(png).decode() if png else None
             view["crop_url"] = f"{base}/boxes/{number}.png" + (f"?token={sheet.token}" if token else "")
         boxes.append(view)
-    out: dict[str, Any] = {"id": sheet.id, "name": sheet.name, "kind": sheet.kind, "printed": sheet.printed,
-                           "boxes": boxes, "flagged": [b["box"] for b in boxes if b["flagged"]],
+    out: dict[str, Any] = {"id": sheet.id, "name": sheet.name, "player": sheet.player, "kind": sheet.kind,
+                           "printed": sheet.printed, "boxes": boxes,
+                           "flagged": [b["box"] for b in boxes if b["flagged"]],
+                           "empty": [b["box"] for b in boxes if b["value"] is None],
+                           "corrected": [b["box"] for b in boxes if b["corrected"]],
+                           "complete": all(b["value"] is not None for b in boxes),
                            "created": sheet.created, "updated": sheet.updated}
     if token:
         out["token"] = sheet.token

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -11,7 +13,9 @@ from paperplay.seeds import canonical_seed, display_code, game_code, generate_se
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import ApiError, Code, Conflict
 from paperplay.serve.store import Game
-from paperplay.serve.web import WAIT_LIMIT, Json, Server, game_of, join_url, json_body, need_host, only_fields, state
+from paperplay.serve.web import (
+    WAIT_LIMIT, Json, Server, game_of, is_host, join_url, json_body, need_host, only_fields, state,
+)
 from paperplay.streams.rules import tile_json
 
 
@@ -40,14 +44,43 @@ async def create_game(request: Request) -> Response:
         except Conflict:
             if seed is not None:
                 raise
-    return Json({"code": display_code(game.code), "join_url": join_url(server, game)}, status_code=201)
+    return Json({"code": display_code(game.code), "join_url": join_url(server, game),
+                 "projector_url": projector_url(server, game)}, status_code=201)
 
 
 async def list_games(request: Request) -> Response:
+    """The host's control room: every game with its date and its players' names."""
     need_host(request)
     server: Server = request.app.state.server
-    games = await run_in_threadpool(server.store.games)
-    return Json({"games": [state(server, g, server.store.sheets(g.code)) for g in games]})
+
+    def listed() -> list[dict[str, Any]]:
+        out = []
+        for game in server.store.games():
+            one = state(server, game, server.store.sheets(game.code))
+            one["players_names"] = [p["name"] for p in one["roster"]]
+            one["projector_url"] = projector_url(server, game)
+            out.append(one)
+        return out
+
+    return Json({"games": await run_in_threadpool(listed)})
+
+
+async def change_game(request: Request) -> Response:
+    """The host changes the number of players (never below the sheets handed in) or locks the game."""
+    need_host(request)
+    server: Server = request.app.state.server
+    game = game_of(request)
+    data = await json_body(request)
+    only_fields(data, ("players", "locked"))
+    if not data:
+        raise ApiError(Code.BAD_INPUT, "body: is empty; expected players, locked or both")
+    players = checks.check_players(data["players"]) if "players" in data else None
+    locked = data.get("locked")
+    if locked is not None and not isinstance(locked, bool):
+        raise ApiError(Code.BAD_INPUT, f"locked: is {checks.shown(locked)}; expected true or false")
+    game = await run_in_threadpool(server.store.update_game, game.code, players, locked)
+    server.notify(game.code)
+    return Json(state(server, game, server.store.sheets(game.code)))
 
 
 async def get_game(request: Request) -> Response:
@@ -64,6 +97,9 @@ async def get_game(request: Request) -> Response:
 
         await server.live.wait_for(game.code, changed, WAIT_LIMIT)
         game = current[0]
+    if is_host(request):  # the host's page: the projector's address too (never cached: one caller)
+        return Json({**state(server, game, server.store.sheets(game.code)),
+                     "projector_url": projector_url(server, game)})
     return Response(rendered_state(server, game), media_type="application/json")
 
 
@@ -104,8 +140,45 @@ async def call_tile(request: Request) -> Response:
 
 
 async def reveal(request: Request) -> Response:
+    """Reveals the game: 409 naming what is missing (sheets not handed in, incomplete sheets, boxes to check)
+    unless the body is {"force": true}."""
     need_host(request)
     server: Server = request.app.state.server
-    game = await run_in_threadpool(server.store.reveal, game_of(request).code)
+    game = game_of(request)
+    data = await json_body(request, optional=True)
+    only_fields(data, ("force",))
+    force = data.get("force", False)
+    if not isinstance(force, bool):
+        raise ApiError(Code.BAD_INPUT, f"force: is {checks.shown(force)}; expected true or false")
+    if not game.revealed and not force:
+        missing = what_is_missing(state(server, game, server.store.sheets(game.code)))
+        if missing:
+            raise ApiError(Code.NOT_READY, f"reveal: {missing}; reveal with {{\"force\": true}} to score the "
+                                           "sheets as they are (incomplete sheets stay out of the ranking)")
+    game = await run_in_threadpool(server.store.reveal, game.code)
     server.notify(game.code)
     return Json(state(server, game, server.store.sheets(game.code)))
+
+
+def what_is_missing(now: dict[str, Any]) -> str:
+    """What stands before the reveal, in words ("" when nothing does)."""
+    from paperplay.messages import counted
+
+    missing = now["missing"]
+    said = []
+    if now["turn"] < now["turns"]:
+        said.append(f"{now['turn']} of {now['turns']} tiles are called")
+    if missing["sheets"]:
+        said.append(f"{counted(missing['sheets'], 'sheet')} of {now['players']} "
+                    f"{'is' if missing['sheets'] == 1 else 'are'} not handed in")
+    names = {s["id"]: s["name"] for s in now["handed_in"]}
+    if missing["incomplete"]:
+        said.append("incomplete (empty boxes): " + ", ".join(f"{names[i]!r}" for i in missing["incomplete"]))
+    if missing["unsettled"]:
+        said.append("boxes to check on " + ", ".join(f"{names[i]!r}" for i in missing["unsettled"]))
+    return "; ".join(said)
+
+
+def projector_url(server: Server, game: Game) -> str:
+    """The projector page's address: the game's view token, never the host's key."""
+    return f"{server.base_url}/projector/{display_code(game.code)}?view={game.view}"

@@ -17,10 +17,13 @@ from paperplay.seeds import display_code
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import ApiError, Code
 from paperplay.serve.photos import Full
-from paperplay.serve.store import Game
+from paperplay.handin import (
+    PhotoSheet, Refused, check_complete, check_photo_game, corrected, typed_boxes,
+)
+from paperplay.serve.store import Game, Player
 from paperplay.serve.web import (
-    FORM_ROOM, MAX_PHOTO, RETRY_AFTER, Json, Server, game_of, is_host, json_body, limited, need_host, need_owner,
-    only_fields, sheet_of, sheet_view,
+    FORM_ROOM, MAX_PHOTO, RETRY_AFTER, Json, Server, game_of, has_view, is_host, json_body, limited, need_host,
+    need_owner, only_fields, sheet_of, sheet_view,
 )
 
 _IDEMPOTENCY = re.compile(r"[A-Za-z0-9_-]{8,100}")
@@ -36,6 +39,31 @@ def _idempotency(request: Request) -> str | None:
     return key
 
 
+def _open(game: Game) -> None:
+    """Hand-ins open after the last tile, until the reveal, while the game is not locked (the store checks
+    again as it stores: this answers before a photo is read)."""
+    total = checks.total_turns(game)
+    if game.revealed:
+        raise ApiError(Code.REVEALED, "code: the game is revealed; sheets can no longer be handed in")
+    if game.locked:
+        raise ApiError(Code.LOCKED, "code: the host has locked the game; sheets can no longer be handed in")
+    if game.turn < total:
+        raise ApiError(Code.TOO_EARLY, f"code: hand-ins open after the last tile; {game.turn} of {total} tiles are "
+                                       "called")
+
+
+def _player(request: Request, server: Server, game: Game) -> Player | None:
+    """The player handing in (their token, from joining), or None for a hand-in by name alone."""
+    token = request.headers.get("x-paperplay-token") or request.query_params.get("token") or ""
+    if not token:
+        return None
+    player = server.store.player_by_token(game.code, token)
+    if player is None:
+        raise ApiError(Code.NOT_YOURS, "token: is no player's of this game; join the game first (or hand in "
+                                       "without a token)")
+    return player
+
+
 async def hand_in(request: Request) -> Response:
     server: Server = request.app.state.server
     game = game_of(request)
@@ -44,26 +72,27 @@ async def hand_in(request: Request) -> Response:
         done = await run_in_threadpool(server.store.by_idempotency, game.code, key)
         if done is not None:
             return Json(sheet_view(server, game, done, token=True), status_code=200)
-    if game.revealed:
-        raise ApiError(Code.REVEALED, "code: the game is revealed; sheets can no longer be handed in")
+    _open(game)
+    player = _player(request, server, game)
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind == "multipart/form-data":
-        return await _hand_in_photo(request, server, game, key)
+        return await _hand_in_photo(request, server, game, key, player)
     if kind != "application/json":
         raise ApiError(Code.WRONG_TYPE, f"Content-Type: is {kind or 'missing'!r}; expected application/json (a typed "
                                         "sheet) or multipart/form-data (a photo)")
     data = await json_body(request)
     only_fields(data, ("name", "cells"))
-    name = checks.check_name(data.get("name"))
+    name = player.name if player is not None else checks.check_name(data.get("name"))
     cells = checks.check_cells(data.get("cells"), checks.game_rules(game.variant))
     checks.check_document(game, name, cells)
-    boxes = checks.typed_boxes(cells, checks.called_tiles(game)[:game.turn])
-    sheet, new = await run_in_threadpool(server.store.add_sheet, game.code, name, "typed", boxes, None, key)
+    sheet, new = await run_in_threadpool(server.store.add_sheet, game.code, name, "typed", typed_boxes(cells), None,
+                                         key, (), player, checks.total_turns(game))
     server.notify(game.code)
     return Json(sheet_view(server, game, sheet, token=True), status_code=201 if new else 200)
 
 
-async def _hand_in_photo(request: Request, server: Server, game: Game, key: str | None) -> Response:
+async def _hand_in_photo(request: Request, server: Server, game: Game, key: str | None,
+                         player: Player | None) -> Response:
     if game.variant is not None:
         raise ApiError(Code.NO_PHOTOS, f"photo: game {display_code(game.code)} is variant {game.variant}; photos are "
                                        "read for the published game's scannable sheets only: type the sheet instead")
@@ -82,16 +111,15 @@ async def _hand_in_photo(request: Request, server: Server, game: Game, key: str 
                 raise ApiError(Code.BAD_INPUT, "photo: missing; expected the photo as the form's file field 'photo'")
             if photo.size is not None and photo.size > MAX_PHOTO:
                 raise ApiError(Code.TOO_LARGE, f"photo: is {photo.size:,} bytes; expected at most {MAX_PHOTO:,}")
-            name = checks.check_name(name_field) if name_field not in (None, "") else None
+            name = checks.check_name(name_field) if name_field not in (None, "") and player is None else None
             handle, named = tempfile.mkstemp(suffix=".photo", dir=server.spool)
             path = named
             await run_in_threadpool(_save, photo.file, handle)
         game = game_of(request)
-        total = checks.total_turns(game)
-        drawn = checks.called_tiles(game) if game.turn >= total or game.revealed else None
+        _open(game)
         sent = time.perf_counter()
-        try:
-            read = await server.photos.read(path, drawn)
+        try:  # every tile is called: the photo is matched to the draw
+            read = await server.photos.read(path, checks.called_tiles(game))
         except TimeoutError:
             raise ApiError(Code.BUSY, "photo: took too long to read; send it again",
                            {"Retry-After": str(RETRY_AFTER)}) from None
@@ -103,13 +131,16 @@ async def _hand_in_photo(request: Request, server: Server, game: Game, key: str 
     timing = {"Server-Timing": f"queue;dur={(time.perf_counter() - sent - read['seconds']) * 1000:.0f}, "
                                f"read;dur={read['seconds'] * 1000:.0f}"}
     if "error" in read:
-        raise ApiError(Code.BAD_PHOTO, f"photo: {read['error']}", timing)
-    if read["code"] != game.code:
-        raise ApiError(Code.WRONG_GAME, f"photo: shows a sheet of game {display_code(read['code'])}; this is game "
-                            f"{display_code(game.code)}")
-    name = name or f"sheet {read['sheet']}"
-    sheet, new = await run_in_threadpool(server.store.add_sheet, game.code, name, "photo", read["boxes"],
-                                         read["sheet"], key, read["crops"])
+        raise ApiError(read.get("refused") or Code.BAD_PHOTO, f"photo: {read['error']}", timing)
+    sheet_read: PhotoSheet = read["sheet"]
+    try:
+        check_photo_game(sheet_read, game.code)
+    except Refused as exc:
+        raise ApiError(Code.WRONG_GAME, str(exc), timing) from None
+    printed = sheet_read.sheet or None
+    name = player.name if player is not None else name or (f"sheet {printed}" if printed else "a sheet")
+    sheet, new = await run_in_threadpool(server.store.add_sheet, game.code, name, "photo", sheet_read.boxes,
+                                         printed, key, sheet_read.crops, player, checks.total_turns(game))
     server.notify(game.code)
     return Json(sheet_view(server, game, sheet, token=True), status_code=201 if new else 200, headers=timing)
 
@@ -123,9 +154,11 @@ def _save(source: Any, handle: int) -> None:
 
 
 async def list_sheets(request: Request) -> Response:
-    need_host(request)
+    """Every sheet (tokens left out): the host's; after the reveal also the projector's (its view token)."""
     server: Server = request.app.state.server
     game = game_of(request)
+    if not (game.revealed and has_view(request, game)):
+        need_host(request)
     return Json({"sheets": [sheet_view(server, game, s) for s in server.store.sheets(game.code)]})
 
 
@@ -146,12 +179,27 @@ async def correct_sheet(request: Request) -> Response:
     only_fields(data, ("cells",))
     variant = checks.game_rules(game.variant)
     changes = checks.check_corrections(data.get("cells"), variant)
-    boxes = checks.corrected(sheet.boxes, changes)
-    checks.check_document(game, sheet.name, [checks.check_tile(b["value"], "cells", variant) for b in boxes])
     host = is_host(request)
+    boxes = corrected(sheet.boxes, changes, "host" if host else "player")
+    if all(b["value"] is not None for b in boxes):
+        checks.check_document(game, sheet.name, [checks.check_tile(b["value"], "cells", variant) for b in boxes])
     sheet = await run_in_threadpool(server.store.update_boxes, game.code, sheet.id, boxes, host)
     server.notify(game.code)
     return Json(sheet_view(server, game, sheet, token=not host))
+
+
+async def rename_sheet(request: Request) -> Response:
+    """The host renames a sheet (and the player who handed it in)."""
+    need_host(request)
+    server: Server = request.app.state.server
+    game = game_of(request)
+    sheet = sheet_of(request, game)
+    data = await json_body(request)
+    only_fields(data, ("name",))
+    name = checks.check_name(data.get("name"))
+    sheet = await run_in_threadpool(server.store.rename_sheet, game.code, sheet.id, name)
+    server.notify(game.code)
+    return Json(sheet_view(server, game, sheet))
 
 
 async def delete_sheet(request: Request) -> Response:
@@ -168,6 +216,7 @@ async def sheet_file(request: Request) -> Response:
     game = game_of(request)
     sheet = sheet_of(request, game)
     need_owner(request, sheet)
+    check_complete(sheet.cells, f"sheet {sheet.id}")
     return Json(checks.sheet_document(game, sheet),
                 headers={"Content-Disposition": f'attachment; filename="{checks.source_name(sheet)}"'})
 

@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from paperplay.seeds import display_code
-from paperplay.serve.web import CSP, Server, _given, game_of, is_host, join_url
+from paperplay.serve.web import CSP, Server, _given, game_of, has_view, is_host, join_url
 
 
 def _render(name: str, **ctx: Any) -> str:
@@ -61,10 +61,18 @@ async def player_page(request: Request) -> Response:
 
 
 async def projector_page(request: Request) -> Response:
+    """The projector: its address holds the game's view token, never the host key (a host's link with
+    ?key= is sent on to the view token's address; the page's data never holds the key: the host page
+    hands it to the projector's window through the browser)."""
     server: Server = request.app.state.server
     game = game_of(request)
-    key = _given(request, "x-paperplay-key", "key") if is_host(request) else ""
-    return _page(_render("projector", code=display_code(game.code), key=key, join_url=join_url(server, game),
+    if not has_view(request, game):
+        if is_host(request):
+            return RedirectResponse(f"/projector/{display_code(game.code)}?view={game.view}", status_code=303)
+        return _page("<!doctype html><html lang=en><meta charset=utf-8><title>paperplay: projector</title>"
+                     "<p>This page needs the projector's link, as the host page gives it (Open the projector view)."
+                     "</p></html>", 401)
+    return _page(_render("projector", code=display_code(game.code), key="", join_url=join_url(server, game),
                          lang=game.lang))
 
 

@@ -1,0 +1,39 @@
+"""The players of a game: join by name (the phone keeps the token), and the host removes one.
+docs/reference/api.md."""
+
+from __future__ import annotations
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+
+from paperplay.seeds import display_code
+from paperplay.serve import checks, numbers
+from paperplay.serve.errors import ApiError, Code
+from paperplay.serve.web import Json, Server, game_of, json_body, need_host, only_fields
+
+
+async def join(request: Request) -> Response:
+    """A player joins with a name first: 201 with the player's id and token."""
+    server: Server = request.app.state.server
+    game = game_of(request)
+    data = await json_body(request)
+    only_fields(data, ("name",))
+    name = checks.check_name(data.get("name"))
+    player = await run_in_threadpool(server.store.join, game.code, name)
+    server.notify(game.code)
+    return Json({"id": player.id, "name": player.name, "joined": player.joined, "token": player.token},
+                status_code=201)
+
+
+async def remove(request: Request) -> Response:
+    """The host removes a player who has not handed in."""
+    need_host(request)
+    server: Server = request.app.state.server
+    game = game_of(request)
+    text = request.path_params["player"]
+    player_id = numbers.whole(text, "id", 0, 10**12)
+    if not await run_in_threadpool(server.store.delete_player, game.code, player_id):
+        raise ApiError(Code.NO_PLAYER, f"id: no player {checks.shown(text)} in game {display_code(game.code)}")
+    server.notify(game.code)
+    return Json({"deleted": player_id})

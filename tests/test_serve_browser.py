@@ -287,15 +287,20 @@ def call_all(host: Any, projector: Any | None = None, phones: tuple[Any, ...] = 
 
 def restart(served_holder: dict[str, Any], tabs: list[tuple[Any, str]]) -> float:
     """Stops the server, waits until every page says it does not answer, starts it again on the same port and
-    returns the seconds until the last page has noticed (its error gone)."""
+    returns the seconds until the last page has noticed (its words gone)."""
     old = served_holder["served"]
     stop_server(old)
     for tab, selector in tabs:
-        tab.wait_for_function("s => document.querySelector(s).textContent !== ''", arg=selector, timeout=15_000)
+        tab.wait_for_function("s => document.querySelector(s).textContent.includes(P.tr('e_offline'))", arg=selector,
+                              timeout=15_000)
     served_holder["served"] = start_server(old.db, old.port)
     began = time.monotonic()
     for tab, selector in tabs:
-        tab.wait_for_function("s => document.querySelector(s).textContent === ''", arg=selector, timeout=30_000)
+        try:
+            tab.wait_for_function("s => !document.querySelector(s).textContent.includes(P.tr('e_offline'))",
+                                  arg=selector, timeout=30_000)
+        except Exception:
+            raise AssertionError(f"{tab.url} {selector}: {tab.inner_text(selector)!r}") from None
     return time.monotonic() - began
 
 

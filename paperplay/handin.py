@@ -23,7 +23,7 @@ from typing import Any
 
 from paperplay.errors import InputError
 from paperplay.referee import Outcome
-from paperplay.seeds import display_code
+from paperplay.seeds import display_code, written_code
 from paperplay.streams.rules import WILD, StreamsRules, Tile, tile_json
 
 EMPTY = "nothing written in this box yet; type what it holds"
@@ -184,8 +184,8 @@ def read_photo_sheet(photo: Path, drawn: Sequence[Tile] | None, gray: Any = None
 
 
 def check_photo_game(sheet: PhotoSheet, code: str, place: str = "photo") -> None:
-    """A photo handed in to game `code` must show that game's sheet (refused `wrong_game`); a photo whose
-    QR code could not be read is taken as that game's sheet."""
+    """A photo handed in to game `code` (its full code, seeds.full_code) must show that game's sheet
+    (refused `wrong_game`); a photo whose QR code could not be read is taken as that game's sheet."""
     if sheet.qr_read and sheet.code and sheet.code != code:
         raise Refused("wrong_game", f"{place}: shows a sheet of game {display_code(sheet.code)}; this is game "
                                     f"{display_code(code)}")
@@ -200,7 +200,7 @@ def sheet_document(player: str, cells: Sequence[Any], code: str | None = None, s
     """The sheet as a streams-sheet file (what `paperplay score` reads); cells as sheet files write them."""
     document: dict[str, Any] = {"game": "streams"}
     if code:
-        document["code"] = display_code(code)
+        document["code"] = written_code(code)  # a full code as it is, for score to hold the seed to it
     document["player"] = player
     if seed is not None:
         document["seed"] = display_code(seed)

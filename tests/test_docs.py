@@ -112,17 +112,18 @@ def test_the_readme_is_short_and_shows_both_commands():
 
 
 def test_the_seeds_page_code_gives_paperplays_draws_and_codes():
-    from paperplay.seeds import canonical_seed, game_code, shuffled
+    from paperplay.seeds import canonical_seed, full_code, game_code, shuffled
     from paperplay.streams.rules import draw, tile_json
 
     block = re.search(r"```python\n(.*?)```", text(ROOT / "docs" / "reference" / "seeds.md"), re.S)
     assert block is not None
     space: dict[str, object] = {}
     exec(compile(block.group(1).replace("print(", "(lambda *a: a)("), "seeds.md", "exec"), space)
-    for seed in ("7KQ2-M9XD", "1", "straße-7", "x" * 32):
+    for seed in ("7KQ2-M9XD", "1", "straße-7", "x" * 32, "7kq2-m9xd-a3b-cef", "7KQ2M9XDA"):
         canonical = canonical_seed(seed)
         assert space["canonical"](seed) == canonical
         assert space["game_code"]("streams", seed) == game_code("streams", canonical)
+        assert space["full_code"]("sequence", seed) == full_code("sequence", canonical)
         assert space["streams_draw"](seed) == [tile_json(t) for t in draw(canonical)]
     assert space["shuffle"](range(10), "test", "ABC") == shuffled(list(range(10)), "test", "ABC") == \
         [1, 9, 2, 8, 7, 0, 5, 3, 6, 4]

@@ -55,8 +55,9 @@ def _normalise(lines: list[str], fresh_seed: bool) -> list[str]:
         line = re.sub(r"\b\d+\.\d+ s\b", "<t> s", line)
         line = re.sub(r"\b\d+(?:\.\d+)? (KB|bytes)\b", r"<n> \1", line)
         if fresh_seed:
+            line = re.sub(r"\b[2-9A-Z]{4}-[2-9A-Z]{4}-[2-9A-Z]{3}-[2-9A-Z]{3}\b", "<seed>", line)
             line = re.sub(r"\b[2-9A-Z]{4}-[2-9A-Z]{4}\b", "<code>", line)
-            line = re.sub(r"-[2-9A-Z]{8}-", "-<seed>-", line)
+            line = re.sub(r"-[2-9A-Z]{14}-", "-<seed>-", line)
         out.append(line)
     return out
 

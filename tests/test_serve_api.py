@@ -97,7 +97,8 @@ def test_a_game_from_start_to_results(running):
     created = client.post("/api/games", {"players": 3, "seed": SEED, "lang": "da"}, host=True)
     assert created.status == 201
     assert {k: v for k, v in created.json().items() if k != "projector_url"} == {
-        "code": CODE, "join_url": f"{running.base}/join/{CODE}"}
+        "code": CODE, "join_url": f"{running.base}/join/{CODE}", "seed_warning": (
+            "the seed is short (8 characters): players could find the draw by trying seeds against the game code")}
     assert re.fullmatch(rf"{running.base}/projector/{CODE}\?view=[\w-]+", created.json()["projector_url"])
     assert client.key not in created.json()["projector_url"]
     state = client.get(f"/api/games/{CODE}").json()

@@ -135,14 +135,48 @@ def test_hostile_typed_boxes_are_a_400_naming_the_box(running, logged):
     assert logged.tracebacks() == []
 
 
-@pytest.mark.parametrize("value", [b"\xc2\xb2", b"\xb2", b"-1", b"1e3", b" 1x", b"99999999999999999999999"])
+@pytest.mark.parametrize("value", [b"\xc2\xb2", b"\xb2", b"-1", b"1e3", b" 1x", b"\xef\xbc\x91"])
 def test_a_hostile_content_length_is_a_400(running, logged, value):
     new_game(running.client)
     request = (b"POST /api/games/" + CODE.encode() + b"/sheets HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                b"Content-Type: application/json\r\nContent-Length: " + value + b"\r\nConnection: close\r\n\r\n{}")
-    status, _ = raw(running.base, request)
+    status, body = raw(running.base, request)
     assert status == 400
+    document = json.loads(body)
+    assert document["code"] == "bad_number" and document["error"].startswith("Content-Length: "), document
     assert logged.tracebacks() == []
+
+
+def test_a_huge_content_length_is_a_413_before_any_byte_is_read(running):
+    new_game(running.client)
+    status, body = raw(running.base, b"POST /api/games/" + CODE.encode() + b"/sheets HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                     b"Content-Type: application/json\r\nContent-Length: 99999999999999999999999\r\n"
+                                     b"Connection: close\r\n\r\n{}")
+    assert (status, json.loads(body)["code"]) in ((413, "too_large"), (400, "bad_number"))
+
+
+def test_the_door_reads_content_length_itself_where_no_http_parser_did():
+    """Behind another server (or a test client), the door's own check gives the same answer."""
+    from paperplay.serve.guard import Door, Guard
+
+    async def app(scope, receive, send):  # never reached
+        raise AssertionError("the app was called")
+
+    sent: list[dict] = []
+
+    async def send(message):
+        sent.append(message)
+
+    async def receive():
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    guard = Guard(app, Door(Hosts()))
+    for value in (b"\xb2", b"-1", b"1e3", b""):
+        sent.clear()
+        scope = {"type": "http", "method": "POST", "path": "/api/games", "client": ("10.0.0.9", 5),
+                 "headers": [(b"host", b"localhost"), (b"content-length", value)]}
+        run_coroutine(lambda scope=scope: guard(scope, receive, send))
+        assert sent[0]["status"] == 400 and json.loads(sent[1]["body"])["code"] == "bad_number", value
 
 
 # --- the server's own names (DNS rebinding) ------------------------------------------------------------
@@ -196,6 +230,13 @@ def test_a_request_naming_another_host_gets_421(running, logged):
 
 # --- bodies: they arrive before they are worked on -------------------------------------------------------
 
+def settled(done, seconds: float = 5.0) -> None:
+    """Waits until `done()` (the server's loop finishes a request after the client has its answer)."""
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 def slow_upload(base: str, code: str, declared: int = 100_000) -> socket.socket:
     """An upload that sends its headers and a few bytes, then nothing (a phone a byte a minute)."""
     host, port = base.removeprefix("http://").split(":")
@@ -229,6 +270,7 @@ def test_a_trickling_upload_holds_no_reading_slot_and_gets_408(running, logged):
         status, headers, body = answer_of(sock)
         assert status == 408 and json.loads(body)["code"] == "too_slow", body
         assert json.loads(body)["error"].startswith("photo: did not arrive within 1.5 s")
+    settled(lambda: running.server.door.in_flight == 0)  # given back once each answer is sent
     assert running.server.photos.waiting == 0 and running.server.door.in_flight == 0
     assert logged.tracebacks() == []
 
@@ -241,9 +283,7 @@ def test_bytes_in_flight_are_capped_with_503_and_retry_after(running, logged):
     running.server.door.limits.per_client = 10**9
     holding = slow_upload(running.base, CODE, declared=40_000)
     holding.sendall(b"x" * 30_000)  # 30,000 bytes held while the rest is awaited
-    deadline = time.monotonic() + 5
-    while running.server.door.in_flight < 30_000 and time.monotonic() < deadline:
-        time.sleep(0.02)
+    settled(lambda: running.server.door.in_flight >= 30_000)
     over = client.photo(CODE, b"\xff\xd8" + b"\0" * 30_000)
     assert over.status == 503 and over.headers["retry-after"] == "5", over.body
     assert over.json()["code"] == "busy" and over.json()["error"].startswith("photo: the server is sending 30,")
@@ -253,9 +293,7 @@ def test_bytes_in_flight_are_capped_with_503_and_retry_after(running, logged):
     small = client.typed(CODE, "Ann", TILES)  # 200 bytes still fit
     assert small.status == 201
     holding.close()
-    deadline = time.monotonic() + 5
-    while running.server.door.in_flight and time.monotonic() < deadline:
-        time.sleep(0.02)
+    settled(lambda: running.server.door.in_flight == 0)
     assert running.server.door.in_flight == 0
     assert client.photo(CODE, b"hello").status == 400  # room again: read (and refused: not an image)
     assert logged.tracebacks() == []
@@ -268,16 +306,12 @@ def test_one_address_holds_at_most_its_share_of_the_bytes_in_flight(running):
     running.server.door.limits.per_client = 50_000
     holding = slow_upload(running.base, CODE, declared=40_000)
     holding.sendall(b"x" * 30_000)
-    deadline = time.monotonic() + 5
-    while running.server.door.in_flight < 30_000 and time.monotonic() < deadline:
-        time.sleep(0.02)
+    settled(lambda: running.server.door.in_flight >= 30_000)
     over = client.photo(CODE, b"\xff\xd8" + b"\0" * 30_000)
     assert over.status == 503 and over.headers["retry-after"] == "5"
     assert over.json()["error"].startswith("photo: this address is sending 30,"), over.body
     holding.close()
-    deadline = time.monotonic() + 5
-    while running.server.door.in_flight and time.monotonic() < deadline:
-        time.sleep(0.02)
+    settled(lambda: running.server.door.in_flight == 0)
     assert running.server.door.by_client == {}
     assert client.photo(CODE, b"\xff\xd8" + b"\0" * 30_000).status == 400  # its share is free again
 
@@ -288,9 +322,7 @@ def test_an_aborted_upload_is_one_log_line(running, logged):
     sock.sendall(b"x" * 1000)
     time.sleep(0.2)
     sock.close()
-    deadline = time.monotonic() + 5
-    while not logged.records and time.monotonic() < deadline:
-        time.sleep(0.02)
+    settled(lambda: bool(logged.records) and running.server.door.in_flight == 0)
     time.sleep(0.2)
     lines = [record.getMessage() for record in logged.records]
     assert len(lines) == 1 and "the client went away after 1,005 bytes of its photo" in lines[0], lines
@@ -347,12 +379,20 @@ def test_an_unexpected_error_is_a_one_line_500_and_one_log_line(running, logged,
 
 # --- many waiting phones ----------------------------------------------------------------------------------
 
-def waiting_phones(running: Running, phones: int) -> dict:
+def run_coroutine(make):
+    """Runs the coroutine `make()` returns on an event loop of its own thread: a browser test's
+    Playwright may still hold a running loop in this one."""
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(lambda: asyncio.run(make())).result()
+
+
+def waiting_phones(running: Running, phones: int) -> dict:
     from lab.loadtest import phones_waiting
 
-    return asyncio.run(phones_waiting(running.base, running.store.host_key(), phones))
+    return run_coroutine(lambda: phones_waiting(running.base, running.store.host_key(), phones))
 
 
 def test_300_waiting_phones_all_get_the_next_tile_within_2_s(running):
@@ -493,7 +533,11 @@ def test_the_open_files_limit_is_raised_to_the_hard_limit():
 def test_the_load_generator_plays_a_room_against_a_running_server(running, capsys):
     from lab.loadtest import main
 
-    assert main([f"{running.base}/host?key={running.store.host_key()}", "--phones", "20", "--typed", "5"]) == 0
+    from concurrent.futures import ThreadPoolExecutor
+
+    link = f"{running.base}/host?key={running.store.host_key()}"
+    with ThreadPoolExecutor(1) as thread:  # its event loops on a thread of their own (see run_coroutine)
+        assert thread.submit(main, [link, "--phones", "20", "--typed", "5"]).result() == 0
     out = capsys.readouterr().out
     assert "20 phones waiting (?wait=)    20 had the next tile within" in out
     assert "5 typed sheets at once" in out and "(statuses [201])" in out
@@ -502,3 +546,24 @@ def test_the_load_generator_plays_a_room_against_a_running_server(running, capsy
         with pytest.raises(SystemExit) as stopped:
             main(bad)
         assert stopped.value.code == 2
+
+
+def test_one_address_holds_at_most_its_share_of_the_waiting_places():
+    from paperplay.serve.live import Live
+
+    live = Live(max_waiting=100, per_address=3)
+    assert [live.hold("10.0.0.5") for _ in range(4)] == [True, True, True, False]
+    assert live.hold("10.0.0.6") and all(live.hold("127.0.0.1") for _ in range(10))  # this computer: not counted
+    assert live.by_address == {"10.0.0.5": 3, "10.0.0.6": 1} and live.waiting == 14
+
+    async def one_more() -> tuple[bool, float]:
+        started = time.monotonic()
+        changed = await live.wait("GAME", 5.0, "10.0.0.5")
+        return changed, time.monotonic() - started
+
+    changed, seconds = run_coroutine(one_more)
+    assert not changed and seconds < 0.5  # answered at once, as it is
+    live.release("10.0.0.5")
+    assert live.by_address["10.0.0.5"] == 2 and live.hold("10.0.0.5")
+    full = Live(max_waiting=2, per_address=50)
+    assert [full.hold("127.0.0.1") for _ in range(3)] == [True, True, False]

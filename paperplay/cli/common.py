@@ -14,7 +14,7 @@ import typer
 from paperplay.errors import ExitCode, InputError
 from paperplay.games import checked_seed
 from paperplay.messages import counted, printable
-from paperplay.seeds import display_code, game_code, generate_seed
+from paperplay.seeds import display_code, game_code, generate_seed, seed_warning
 
 
 def fail(message: str) -> NoReturn:
@@ -88,6 +88,9 @@ def report_written(path: Path, size: int, pages: int, seed: str, generated: bool
     typer.echo(f"Game code: {display_code(game_code(game, seed))}  (printed on every page; players may see it)")
     typer.echo(f"Seed:      {display_code(seed)}  ({'new; ' if generated else ''}for the organiser only: "
                "reveal it after the game so anyone can check the draw)")
+    warning = None if generated else seed_warning(seed)
+    if warning is not None:
+        typer.echo(f"paperplay: warning: {warning}; leave out --seed for a new seed", err=True)
 
 
 def guarded(func: Any) -> Any:

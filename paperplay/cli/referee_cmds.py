@@ -45,7 +45,19 @@ def _finish(outcomes: list[Outcome], as_json: bool, ranking: list[dict[str, Any]
                 typer.echo(f"  {row['place']}. {shown_name(row['player'])}: {row['total']}")
     if note:
         typer.echo(note, err=as_json)
+    _seed_notes(outcomes)
     raise typer.Exit(max((o.code for o in outcomes), default=ExitCode.VALID))
+
+
+def _seed_notes(outcomes: list[Outcome]) -> None:
+    """One line on stderr for each short or guessable seed a record was checked against (a verdict's
+    seed): players could have found its draw (and an 8-character seed's code binds little)."""
+    from paperplay.seeds import seed_note
+
+    for seed in dict.fromkeys(seed for o in outcomes if isinstance(seed := getattr(o.verdict, "seed", None), str)):
+        note = seed_note(seed)
+        if note is not None:
+            typer.echo(f"paperplay: note: {note}", err=True)
 
 
 def _game_codes(outcomes: list[Outcome]) -> list[str]:

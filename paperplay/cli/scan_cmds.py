@@ -15,7 +15,7 @@ from paperplay.errors import InputError
 from paperplay.games import checked_seed
 from paperplay.messages import counted, one_line, printable
 from paperplay.referee import Outcome
-from paperplay.seeds import display_code, game_code
+from paperplay.seeds import code_mismatch, display_code, full_code, game_code, written_code
 
 INSTALL = ("paperplay scan needs the scan extra (numpy, OpenCV, zxing-cpp): in paperplay's folder, pip install "
            "'.[scan]' (or pip install 'paperplay[scan]' where it comes from a package index)")
@@ -236,14 +236,14 @@ def scan(
                     f"{photo}: its QR code cannot be read (too small or blurred in the photo), so its game is not "
                     "known; give the game's --seed or --draw to read the sheet without it")))
                 continue
-            scan.code = game_code("streams", canonical) if canonical is not None else ""
+            scan.code = full_code("streams", canonical) if canonical is not None else ""
         first = shown.setdefault((scan.code, scan.sheet) if scan.qr_read else ("", str(photo)), photo)
         if first != photo:  # one sheet, two photos: it would be ranked twice
             outcomes.append(Outcome(str(photo), error=InputError(
                 f"{photo}: shows sheet {scan.sheet} of game {display_code(scan.code)}, as {first} does; "
                 "give each sheet's photo once")))
             continue
-        if canonical is not None and scan.qr_read and scan.code != game_code("streams", canonical):
+        if canonical is not None and scan.qr_read and code_mismatch("streams", canonical, scan.code) is not None:
             outcomes.append(Outcome(str(photo), error=InputError(
                 f"{photo}: the sheet is of game {display_code(scan.code)}, but seed {display_code(canonical)} "
                 f"is for game {display_code(game_code('streams', canonical))}")))
@@ -270,7 +270,7 @@ def scan(
         player = f"sheet {scan.sheet}" if scan.qr_read else photo.stem
         sheet: dict[str, Any] = {"game": "streams", "player": player}
         if scan.code:
-            sheet["code"] = display_code(scan.code)
+            sheet["code"] = written_code(scan.code)
         if canonical is not None:
             sheet["seed"] = display_code(canonical)
         elif drawn is not None:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from paperplay.i18n import ENGLISH, Translator
 from paperplay.render.fit import CROP_TAG, Box, clear_of, fitted, item_box
 from paperplay.render.model import MM_PER_INCH, QR, Group, Item, Line, Page, Rect, Text
+from paperplay.seeds import qr_text
 
 MARGIN = 10.0
 """Page margin in mm (home printers cannot print closer than about 5 mm)."""
@@ -24,8 +25,9 @@ BLEED = 2.5
 
 
 def qr_payload(game: str, **fields: str) -> str:
-    """Returns a QR payload ``PAPERPLAY/1 <game> key=value …`` (docs/reference/seeds.md, QR codes)."""
-    return " ".join([f"PAPERPLAY/1 {game}"] + [f"{k}={v}" for k, v in fields.items()])
+    """Returns a QR payload ``PAPERPLAY/<version> <game> key=value …`` (docs/reference/seeds.md, QR codes):
+    version 2 for the full code or seed of a seed of derivation 2, else 1."""
+    return qr_text(game, fields)
 
 
 def code_corner(width: float, height: float, payload: str, lines: Sequence[str]) -> list[Item]:

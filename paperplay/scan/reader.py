@@ -23,7 +23,7 @@ import numpy as np
 
 from paperplay.messages import shorten
 from paperplay.scan.glyphs import glyph_features, ink_mask
-from paperplay.seeds import ALPHABET
+from paperplay.seeds import ALPHABET, CODE_LENGTH, FULL_CODE_LENGTH, read_payload
 from paperplay.streams.api import MAX_PLAYERS
 from paperplay.streams.scansheet import MARK, Layout, layout
 
@@ -199,7 +199,7 @@ def _decode(image: Any, rotate: bool = True) -> list[Any]:
 
     return [result for result in zxingcpp.read_barcodes(image, formats=zxingcpp.BarcodeFormat.QRCode,
                                                         try_rotate=rotate, try_downscale=rotate)
-            if result.text.startswith("PAPERPLAY/1 ")]
+            if read_payload(result.text) is not None]
 
 
 def find_qr(gray: Any, quick: bool = False) -> tuple[str, Any]:
@@ -226,11 +226,13 @@ SHEET_FIELD = re.compile(r"([1-9][0-9]{0,2})/([1-9][0-9]{0,2})")
 
 def check_sheet_fields(fields: dict[str, str]) -> None:
     """A Streams sheet's QR fields as paperplay prints them: `code=` a game code (8 characters of
-    seeds.ALPHABET, read in any case) and `sheet=n/N` with 1 <= n <= N <= MAX_PLAYERS. The code is
-    put in capitals; anything else is a code another program made (or a damaged one): ScanError."""
+    seeds.ALPHABET, read in any case; in a payload of version 2 the full code of 27) and `sheet=n/N` with
+    1 <= n <= N <= MAX_PLAYERS. The code is put in capitals; anything else is a code another program
+    made (or a damaged one): ScanError."""
     code = fields.get("code", "").upper()
-    if len(code) != 8 or any(c not in ALPHABET for c in code):
-        raise ScanError(f"its QR code's field code is {fields.get('code', '')!r}; expected a game code of 8 "
+    length = FULL_CODE_LENGTH if fields.get("version") == "2" else CODE_LENGTH
+    if len(code) != length or any(c not in ALPHABET for c in code):
+        raise ScanError(f"its QR code's field code is {fields.get('code', '')!r}; expected a game code of {length} "
                         f"characters of {ALPHABET} (a sheet paperplay printed)")
     fields["code"] = code
     sheet = SHEET_FIELD.fullmatch(fields.get("sheet", ""))
@@ -240,12 +242,8 @@ def check_sheet_fields(fields: dict[str, str]) -> None:
 
 
 def parse_payload(text: str) -> dict[str, str]:
-    parts = text.split()
-    fields = {"game": parts[1] if len(parts) > 1 else ""}
-    for part in parts[2:]:
-        key, _, value = part.partition("=")
-        fields[key] = value
-    return fields
+    """The fields of a paperplay QR code of either version (seeds.read_payload); none for other text."""
+    return read_payload(text) or {"game": ""}
 
 
 def _project(h: Any, points: Any) -> Any:
@@ -356,7 +354,7 @@ def _marks_near(guesses: Any, candidates: Any, marks: Any, page_qr: Any, qr_corn
 def check_payload(text: str) -> dict[str, str]:
     """The fields of a scannable Streams sheet's QR code (ScanError for any other code)."""
     fields = parse_payload(text)
-    if not text.startswith("PAPERPLAY/1 ") or fields.get("game") != "streams" or "sheet" not in fields:
+    if "version" not in fields or fields.get("game") != "streams" or "sheet" not in fields:
         if "seed=" in text:  # the organiser's page: its code holds the seed, which is not to be shown
             raise ScanError("its QR code is the organiser's (it holds the seed), not a Streams score sheet's; "
                             "photograph the players' sheets")

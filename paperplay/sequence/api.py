@@ -10,7 +10,7 @@ from typing import Any
 from paperplay.errors import Verdict
 from paperplay.i18n import translator
 from paperplay.render.model import Document
-from paperplay.seeds import display_code, game_code
+from paperplay.seeds import display_code, full_code, game_code
 from paperplay.sequence.rules import Board, Card, make_board, make_deck, number_set, number_set_name, standard_rules
 
 NUMBERS = "1-48"
@@ -64,7 +64,7 @@ def kit(seed: str, options: dict[str, Any]) -> Document:
     if players is not None:
         standard_rules().player_count(players)  # 2, 3, 4 or 6: else one line naming --players
     dealt = draw(seed, options)
-    return kit_document(seed, game_code("sequence", seed), dealt.board, dealt.deck, dealt.numbers, dealt.level,
+    return kit_document(seed, full_code("sequence", seed), dealt.board, dealt.deck, dealt.numbers, dealt.level,
                         options.get("paper") or "a4", bool(options.get("poster")), bool(options.get("ink_saver")),
                         options.get("back_offset") or (0.0, 0.0), t=translator(options.get("lang")), players=players)
 

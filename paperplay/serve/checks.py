@@ -9,7 +9,7 @@ from typing import Any
 
 from paperplay.errors import InputError
 from paperplay.i18n import LANGUAGES
-from paperplay.seeds import display_code
+from paperplay.seeds import display_code, full_code
 from paperplay.serve.numbers import digits_of, whole
 from paperplay.serve.store import Game, SheetRow
 from paperplay.streams.api import MAX_PLAYERS
@@ -134,7 +134,8 @@ def sheet_document(game: Game, sheet: SheetRow) -> dict[str, Any]:
     """The sheet as a streams-sheet file (what `paperplay score` reads): its seed only once revealed."""
     from paperplay.handin import sheet_document as document
 
-    return document(sheet.name, sheet.cells, game.code, game.seed if game.revealed else None, variant=game.variant)
+    return document(sheet.name, sheet.cells, full_code("streams", game.seed), game.seed if game.revealed else None,
+                    variant=game.variant)
 
 
 def check_document(game: Game, name: str, cells: Sequence[Tile]) -> None:

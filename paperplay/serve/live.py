@@ -4,8 +4,9 @@
 A room holds a thousand of them at once. Each waits on one asyncio event of its game (no thread, no
 timer of its own beyond its deadline); a change wakes them all, and the game's state is rendered once
 for its version, not once a phone: every phone is sent the same bytes. Past `max_waiting` phones held
-at once a phone is answered at once with the state as it is (it asks again: memory stays bounded and
-nobody gets a 503).
+at once, or `per_address` from one address (this computer's own addresses are not counted: the host's
+pages, a load test), a phone is answered at once with the state as it is (it asks again: memory stays
+bounded and nobody gets a 503).
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from collections.abc import AsyncIterator, Callable
 
 MAX_WAITING = 5000
 """Phones held at once across all games (each costs a socket and a few kilobytes)."""
+MAX_WAITING_PER_ADDRESS = 50
+"""Phones held at once from one address other than this computer's own (a phone has a tab or two open):
+one person's thousand connections cannot take the room's places."""
 HEARTBEAT = 15.0
 """Seconds between the comments that keep a quiet event stream open through proxies and phones' radios."""
 STREAM_SECONDS = 600.0
@@ -25,10 +29,13 @@ STREAM_SECONDS = 600.0
 class Live:
     """The waiting phones of every game and the last state rendered of each."""
 
-    def __init__(self, max_waiting: int = MAX_WAITING) -> None:
+    def __init__(self, max_waiting: int = MAX_WAITING, per_address: int = MAX_WAITING_PER_ADDRESS) -> None:
         self.max_waiting = max_waiting
+        self.per_address = per_address
         self.waiting = 0
         """Phones held now."""
+        self.by_address: dict[str, int] = {}
+        """Phones held now by address (loopback addresses not counted)."""
         self._events: dict[str, asyncio.Event] = {}
         self._rendered: dict[str, tuple[int, bytes]] = {}
         self.renders = 0
@@ -40,14 +47,31 @@ class Live:
         if event is not None:
             event.set()
 
-    async def wait(self, code: str, seconds: float) -> bool:
+    def hold(self, address: str) -> bool:
+        """Counts one more phone held from `address`; False (nothing counted) past a limit."""
+        counted = bool(address) and not _loopback(address)
+        if self.waiting >= self.max_waiting or (counted and self.by_address.get(address, 0) >= self.per_address):
+            return False
+        self.waiting += 1
+        if counted:
+            self.by_address[address] = self.by_address.get(address, 0) + 1
+        return True
+
+    def release(self, address: str) -> None:
+        self.waiting -= 1
+        left = self.by_address.get(address, 0) - 1
+        if left > 0:
+            self.by_address[address] = left
+        else:
+            self.by_address.pop(address, None)
+
+    async def wait(self, code: str, seconds: float, address: str = "") -> bool:
         """Waits until the game changes or `seconds` pass; whether it changed. The caller has read the
         version it compares with just before, with no await between (a change committed in between would
-        otherwise be missed until the deadline). Returns at once when `max_waiting` phones are held."""
-        if self.waiting >= self.max_waiting or seconds <= 0:
+        otherwise be missed until the deadline). Returns at once past the limits of phones held."""
+        if seconds <= 0 or not self.hold(address):
             return False
         event = self._events.setdefault(code, asyncio.Event())
-        self.waiting += 1
         try:
             async with asyncio.timeout(seconds):
                 await event.wait()
@@ -55,23 +79,23 @@ class Live:
         except TimeoutError:
             return False
         finally:
-            self.waiting -= 1
+            self.release(address)
 
-    async def wait_for(self, code: str, changed: Callable[[], bool], seconds: float) -> None:
+    async def wait_for(self, code: str, changed: Callable[[], bool], seconds: float, address: str = "") -> None:
         """Waits until `changed()` (read again after each change of the game) or `seconds` pass."""
         deadline = time.monotonic() + seconds
         while not changed():
-            if not await self.wait(code, deadline - time.monotonic()):
+            if not await self.wait(code, deadline - time.monotonic(), address):
                 return
 
     async def events(self, code: str, current: Callable[[], tuple[int, bytes]], heartbeat: float = HEARTBEAT,
-                     seconds: float = STREAM_SECONDS) -> AsyncIterator[bytes]:
+                     seconds: float = STREAM_SECONDS, address: str = "") -> AsyncIterator[bytes]:
         """A game's server-sent events (text/event-stream): its state now, then each new state (an event
         `state`, its id the version, its data the state's JSON), a comment every `heartbeat` seconds, for
         `seconds`. `current()` reads the game's version and its state rendered. Past `max_waiting` phones
-        held, the stream ends after the first state (the browser asks again a few seconds later)."""
-        held = self.waiting < self.max_waiting
-        self.waiting += held
+        held (or `per_address` from its address), the stream ends after the first state (the browser asks
+        again a few seconds later)."""
+        held = self.hold(address)
         try:
             yield b"retry: 3000\n\n"
             deadline = time.monotonic() + seconds
@@ -91,7 +115,8 @@ class Live:
                 except TimeoutError:
                     yield b": still here\n\n"
         finally:
-            self.waiting -= held
+            if held:
+                self.release(address)
 
     def rendered(self, code: str, version: int, render: Callable[[], bytes]) -> bytes:
         """The game's state at `version`, rendered once (the first phone to ask renders it)."""
@@ -103,6 +128,15 @@ class Live:
         if cached is None or cached[0] < version:
             self._rendered[code] = (version, data)
         return data
+
+
+def _loopback(address: str) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 def raise_open_files() -> int:

@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse
 from starlette.types import Message
 
 from paperplay.errors import InputError
-from paperplay.seeds import canonical_seed, display_code
+from paperplay.seeds import canonical_seed, display_code, full_code
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import STATUS, ApiError, Code
 from paperplay.serve.guard import Door
@@ -227,6 +227,7 @@ def state(server: Server, game: Game, sheets: list[SheetRow]) -> dict[str, Any]:
         "open": game.turn >= turns and not game.locked and not game.revealed,
         "locked": game.locked, "revealed": game.revealed, "created": game.created, "version": game.version,
         "join_url": join_url(server, game), "roster": roster, "handed_in": summaries,
+        "full_code": full_code("streams", game.seed),
         "missing": {"sheets": max(0, game.players - len(sheets)),
                     "incomplete": [s["id"] for s in summaries if not s["complete"]],
                     "unsettled": [s["id"] for s in summaries if s["flagged"] > s["empty"]]},

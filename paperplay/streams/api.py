@@ -13,7 +13,7 @@ from paperplay.i18n import translator
 from paperplay.render.model import Document, paper_size
 from paperplay.messages import shorten
 from paperplay.render.pdf import text_width, undrawable
-from paperplay.seeds import display_code, game_code
+from paperplay.seeds import display_code, full_code, game_code
 from paperplay.streams import referee, rules
 from paperplay.streams.rules import WILD, StreamsRules, Tile, load_rules, tile_json
 
@@ -135,8 +135,8 @@ def sheets(seed: str, options: dict[str, Any]) -> Document:
     if options.get("scannable"):
         from paperplay.streams.scansheet import scan_sheets_document
 
-        return scan_sheets_document(game_code("streams", seed), count, names, paper)
-    return sheets_document(game_code("streams", seed), count, names, paper,
+        return scan_sheets_document(full_code("streams", seed), count, names, paper)
+    return sheets_document(full_code("streams", seed), count, names, paper,
                            variant_rules(options.get("variant")), translator(options.get("lang")))
 
 
@@ -152,8 +152,8 @@ def kit(seed: str, options: dict[str, Any]) -> Document:
     if options.get("scannable"):
         from paperplay.streams.scansheet import scan_kit_document
 
-        return scan_kit_document(seed, game_code("streams", seed), rules.draw(seed, variant), count, names, paper)
-    return kit_document(seed, game_code("streams", seed), rules.draw(seed, variant), count, names,
+        return scan_kit_document(seed, full_code("streams", seed), rules.draw(seed, variant), count, names, paper)
+    return kit_document(seed, full_code("streams", seed), rules.draw(seed, variant), count, names,
                         paper, variant, translator(options.get("lang")))
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from paperplay.i18n import ENGLISH, Translator
 from paperplay.render.model import Circle, Document, Item, Line, Page, Polygon, Rect, Text, UseForm, paper_size
-from paperplay.render.fit import all_boxes, fitted
+from paperplay.render.fit import all_boxes, fitted, text_box
 from paperplay.render.parts import MARGIN, calibration_ruler, code_corner, crop_marks, grid_lines, qr_payload
 from paperplay.seeds import display_code
 from paperplay.streams.rules import WILD, StreamsRules, Tile, standard_rules, tile_text
@@ -189,13 +189,16 @@ def caller_page(seed: str, code: str, drawn: Sequence[Tile], paper: str = "a4",
     rules = rules or standard_rules()
     _ = t.gettext
     width, height = paper_size(paper, landscape=True)
+    seed_line = Text(MARGIN, MARGIN + 27, _("Seed {seed}").format(seed=display_code(seed)), size=16, bold=True)
     items: list[Item] = [
         Text(MARGIN, MARGIN + 10, "Streams · " + _("caller's sheet") + _variant_label(rules, t), size=24, bold=True,
              color=ACCENT),
         Text(MARGIN, MARGIN + 18, _("For the caller only: keep this page hidden until the game ends, "
                                     "then reveal the seed so anyone can check the draw."), size=9),
-        Text(MARGIN, MARGIN + 27, _("Seed {seed}").format(seed=display_code(seed)), size=16, bold=True),
-        Text(MARGIN + 80, MARGIN + 27, _("Game code {code}").format(code=display_code(code)), size=12),
+        seed_line,
+        # after the seed: a 14-character seed runs past where an 8-character one left room
+        Text(max(MARGIN + 80, text_box(seed_line)[2] + 8), MARGIN + 27,
+             _("Game code {code}").format(code=display_code(code)), size=12),
     ]
     cols = max(10, -(-len(drawn) // 2))  # two rows
     size = 34 * min(1.0, 12 / cols)

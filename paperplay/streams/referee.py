@@ -15,7 +15,7 @@ from paperplay.errors import InputError, Problem, Verdict
 from paperplay.jsonfile import validate, validate_schema
 from paperplay.resources import load_schema
 from paperplay.messages import shown_name
-from paperplay.seeds import canonical_seed, display_code, game_code, seed_field
+from paperplay.seeds import canonical_seed, code_mismatch, display_code, seed_field
 from paperplay.streams.rules import (
     EMPTY, WILD, ClaimedSeries, Score, StreamsRules, Tile, check_claims, check_draw, check_tiles, draw, load_rules,
     looks_like_variant, score, standard_rules, tile_from_json, tile_name, tile_text,
@@ -235,10 +235,9 @@ def _resolve_draw(
         raise InputError(f"{src}: field seed is {sheet.seed}, but --seed gives {seed}")
     seed = sheet.seed or seed
     seed_draw = draw(seed, rules) if seed else None
-    if sheet.code and seed and sheet.code != game_code("streams", seed):
-        raise InputError(
-            f"{src}: field code is {sheet.code}, but seed {seed} has game code {game_code('streams', seed)}"
-        )
+    mismatch = code_mismatch("streams", seed, sheet.code) if sheet.code and seed else None
+    if mismatch is not None:
+        raise InputError(f"{src}: field code {mismatch}")
     if sheet.draw is not None and drawn is not None and tuple(sheet.draw) != tuple(drawn):
         raise InputError(f"{src}: field draw differs from the draw given with --draw")
     recorded = sheet.draw if sheet.draw is not None else (tuple(drawn) if drawn is not None else None)

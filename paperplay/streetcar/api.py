@@ -10,7 +10,7 @@ from typing import Any
 from paperplay.errors import Verdict
 from paperplay.i18n import translator
 from paperplay.render.model import Document
-from paperplay.seeds import display_code, game_code
+from paperplay.seeds import display_code, full_code, game_code
 from paperplay.streetcar.deal import Seat, bag, deal
 
 KIT_PLAYERS = 4
@@ -62,7 +62,7 @@ def kit(seed: str, options: dict[str, Any]) -> Document:
 
     players, card_set = _shape(options)
     seats = deal(seed, players, card_set)
-    return kit_document(seed, game_code("streetcar", seed), seats, card_set, options.get("paper") or "a4",
+    return kit_document(seed, full_code("streetcar", seed), seats, card_set, options.get("paper") or "a4",
                         bool(options.get("ink_saver")), options.get("back_offset") or (0.0, 0.0),
                         t=translator(options.get("lang")))
 

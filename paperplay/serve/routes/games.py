@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from paperplay.errors import InputError
-from paperplay.seeds import canonical_seed, display_code, game_code, generate_seed
+from paperplay.seeds import canonical_seed, display_code, game_code, generate_seed, seed_warning
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import ApiError, Code, Conflict
 from paperplay.serve.store import Game
@@ -45,7 +45,8 @@ async def create_game(request: Request) -> Response:
             if seed is not None:
                 raise
     return Json({"code": display_code(game.code), "join_url": join_url(server, game),
-                 "projector_url": projector_url(server, game)}, status_code=201)
+                 "projector_url": projector_url(server, game), "seed_warning": seed_warning(game.seed, named=False)},
+                status_code=201)
 
 
 async def list_games(request: Request) -> Response:
@@ -59,6 +60,8 @@ async def list_games(request: Request) -> Response:
             one = state(server, game, server.store.sheets(game.code))
             one["players_names"] = [p["name"] for p in one["roster"]]
             one["projector_url"] = projector_url(server, game)
+            # the host's answers only: whether players could find the draw (never the seed before the reveal)
+            one["seed_warning"] = seed_warning(game.seed, named=False)
             out.append(one)
         return out
 
@@ -95,7 +98,7 @@ async def get_game(request: Request) -> Response:
             current[0] = game_of(request)
             return current[0].version != seen
 
-        await server.live.wait_for(game.code, changed, WAIT_LIMIT)
+        await server.live.wait_for(game.code, changed, WAIT_LIMIT, request.client.host if request.client else "")
         game = current[0]
     if is_host(request):  # the host's page: the projector's address too (never cached: one caller)
         return Json({**state(server, game, server.store.sheets(game.code)),
@@ -118,7 +121,9 @@ async def game_events(request: Request) -> Response:
         now = game_of(request)
         return now.version, rendered_state(server, now)
 
-    return StreamingResponse(server.live.events(game.code, current), media_type="text/event-stream")
+    address = request.client.host if request.client else ""
+    return StreamingResponse(server.live.events(game.code, current, address=address),
+                             media_type="text/event-stream")
 
 
 async def call_tile(request: Request) -> Response:

@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
-from paperplay.seeds import display_code
+from paperplay.seeds import display_code, full_code
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import ApiError, Code
 from paperplay.serve.photos import Full
@@ -134,7 +134,7 @@ async def _hand_in_photo(request: Request, server: Server, game: Game, key: str 
         raise ApiError(read.get("refused") or Code.BAD_PHOTO, f"photo: {read['error']}", timing)
     sheet_read: PhotoSheet = read["sheet"]
     try:
-        check_photo_game(sheet_read, game.code)
+        check_photo_game(sheet_read, full_code("streams", game.seed))
     except Refused as exc:
         raise ApiError(Code.WRONG_GAME, str(exc), timing) from None
     printed = sheet_read.sheet or None

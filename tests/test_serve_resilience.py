@@ -135,14 +135,50 @@ def test_hostile_typed_boxes_are_a_400_naming_the_box(running, logged):
     assert logged.tracebacks() == []
 
 
-@pytest.mark.parametrize("value", [b"\xc2\xb2", b"\xb2", b"-1", b"1e3", b" 1x", b"99999999999999999999999"])
+@pytest.mark.parametrize("value", [b"\xc2\xb2", b"\xb2", b"-1", b"1e3", b" 1x", b"\xef\xbc\x91"])
 def test_a_hostile_content_length_is_a_400(running, logged, value):
     new_game(running.client)
     request = (b"POST /api/games/" + CODE.encode() + b"/sheets HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                b"Content-Type: application/json\r\nContent-Length: " + value + b"\r\nConnection: close\r\n\r\n{}")
-    status, _ = raw(running.base, request)
+    status, body = raw(running.base, request)
     assert status == 400
+    document = json.loads(body)
+    assert document["code"] == "bad_number" and document["error"].startswith("Content-Length: "), document
     assert logged.tracebacks() == []
+
+
+def test_a_huge_content_length_is_a_413_before_any_byte_is_read(running):
+    new_game(running.client)
+    status, body = raw(running.base, b"POST /api/games/" + CODE.encode() + b"/sheets HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                     b"Content-Type: application/json\r\nContent-Length: 99999999999999999999999\r\n"
+                                     b"Connection: close\r\n\r\n{}")
+    assert (status, json.loads(body)["code"]) in ((413, "too_large"), (400, "bad_number"))
+
+
+def test_the_door_reads_content_length_itself_where_no_http_parser_did():
+    """Behind another server (or a test client), the door's own check gives the same answer."""
+    import asyncio
+
+    from paperplay.serve.guard import Door, Guard
+
+    async def app(scope, receive, send):  # never reached
+        raise AssertionError("the app was called")
+
+    sent: list[dict] = []
+
+    async def send(message):
+        sent.append(message)
+
+    async def receive():
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    guard = Guard(app, Door(Hosts()))
+    for value in (b"\xb2", b"-1", b"1e3", b""):
+        sent.clear()
+        scope = {"type": "http", "method": "POST", "path": "/api/games", "client": ("10.0.0.9", 5),
+                 "headers": [(b"host", b"localhost"), (b"content-length", value)]}
+        asyncio.run(guard(scope, receive, send))
+        assert sent[0]["status"] == 400 and json.loads(sent[1]["body"])["code"] == "bad_number", value
 
 
 # --- the server's own names (DNS rebinding) ------------------------------------------------------------

@@ -443,6 +443,15 @@ class _Lines:
         return getattr(self._logger, name)
 
 
+def bad_http(exc: BaseException | None) -> tuple[int, bytes, list[tuple[bytes, bytes]]]:
+    """The answer to a request that breaks HTTP (h11's reason): a malformed Content-Length is a
+    `bad_number`, anything else a `bad_input`."""
+    reason = str(exc) if exc is not None and str(exc) else "malformed"
+    if "content-length" in reason.lower():
+        return answer(Code.BAD_NUMBER, f"Content-Length: is not a byte count ({reason}); expected digits 0-9")
+    return answer(Code.BAD_INPUT, f"request: is not valid HTTP ({reason})")
+
+
 def protocol(head_seconds: float = HEAD_SECONDS) -> type:
     """uvicorn's HTTP/1.1 protocol (h11) for `uvicorn.Config(http=...)`, with two changes: a connection that
     has not sent a request's head within `head_seconds` (of connecting, or of its last answer) is closed,
@@ -484,12 +493,24 @@ def protocol(head_seconds: float = HEAD_SECONDS) -> type:
                 self.transport.close()
 
         def send_400_response(self, msg: str) -> None:
+            """The API's one-line JSON error in place of uvicorn's text (called where h11's error is caught)."""
             cycle = self.cycle
             if cycle is not None and not cycle.response_complete:
                 cycle.scope[BROKEN] = True  # type: ignore[literal-required]
+                if cycle.response_started:
+                    self.transport.close()
+                    return
             else:
                 client = self.client[0] if self.client else "a client"
                 LOG.warning("paperplay: a request from %s is not valid HTTP; answered 400", client)
-            super().send_400_response(msg)
+            status, body, headers = bad_http(sys.exc_info()[1])
+            head = [*headers, (b"connection", b"close"), (b"cache-control", b"no-store"),
+                    (b"x-content-type-options", b"nosniff")]
+            try:
+                for event in (h11.Response(status_code=status, headers=head), h11.Data(data=body), h11.EndOfMessage()):
+                    self.transport.write(self.conn.send(event) or b"")
+            except h11.LocalProtocolError:  # no answer can be framed any more: the connection just ends
+                pass
+            self.transport.close()
 
     return Protocol

@@ -157,8 +157,6 @@ def test_a_huge_content_length_is_a_413_before_any_byte_is_read(running):
 
 def test_the_door_reads_content_length_itself_where_no_http_parser_did():
     """Behind another server (or a test client), the door's own check gives the same answer."""
-    import asyncio
-
     from paperplay.serve.guard import Door, Guard
 
     async def app(scope, receive, send):  # never reached
@@ -177,7 +175,7 @@ def test_the_door_reads_content_length_itself_where_no_http_parser_did():
         sent.clear()
         scope = {"type": "http", "method": "POST", "path": "/api/games", "client": ("10.0.0.9", 5),
                  "headers": [(b"host", b"localhost"), (b"content-length", value)]}
-        asyncio.run(guard(scope, receive, send))
+        run_coroutine(lambda scope=scope: guard(scope, receive, send))
         assert sent[0]["status"] == 400 and json.loads(sent[1]["body"])["code"] == "bad_number", value
 
 
@@ -535,7 +533,11 @@ def test_the_open_files_limit_is_raised_to_the_hard_limit():
 def test_the_load_generator_plays_a_room_against_a_running_server(running, capsys):
     from lab.loadtest import main
 
-    assert main([f"{running.base}/host?key={running.store.host_key()}", "--phones", "20", "--typed", "5"]) == 0
+    from concurrent.futures import ThreadPoolExecutor
+
+    link = f"{running.base}/host?key={running.store.host_key()}"
+    with ThreadPoolExecutor(1) as thread:  # its event loops on a thread of their own (see run_coroutine)
+        assert thread.submit(main, [link, "--phones", "20", "--typed", "5"]).result() == 0
     out = capsys.readouterr().out
     assert "20 phones waiting (?wait=)    20 had the next tile within" in out
     assert "5 typed sheets at once" in out and "(statuses [201])" in out

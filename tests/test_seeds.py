@@ -348,3 +348,18 @@ def test_the_scanner_takes_a_new_sheets_payload_and_an_old_ones():
         check_payload(f"PAPERPLAY/2 streams seed={NEW} draw=1,2")
     with pytest.raises(ScanError, match="not a Streams score sheet"):
         check_payload(f"PAPERPLAY/3 streams code={NEW_FULL} scan=3/8")
+
+
+def test_verify_notes_the_short_seed_of_a_streetcar_or_sequence_game_log():
+    from typer.testing import CliRunner
+
+    from conftest import DATA
+    from paperplay.cli.app import app
+
+    examples = DATA.parent.parent / "docs" / "examples"
+    logs = [str(examples / "streetcar-game.json"), str(examples / "sequence-game.json")]
+    done = CliRunner().invoke(app, ["verify", *logs])
+    assert done.exit_code == 0, done.output
+    notes = done.stderr.splitlines()
+    assert [n.split(":")[:2] for n in notes] == [["paperplay", " note"]] * 2
+    assert "seed 7KQ2-M9XD is short (8 characters)" in notes[0] and "seed DEMO is short (4 characters)" in notes[1]

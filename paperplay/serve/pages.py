@@ -1,4 +1,4 @@
-"""The game night's three pages: the host's, the players' (phone first) and the projector's.
+"""The game night's pages: the home page, the host's, the players' (phone first) and the projector's.
 
 Each is one self-contained page as paperplay's other pages are (paperplay.html.page: inline CSS and
 script allowed by hash, no external URL). What changes during the evening comes from the server's
@@ -7,9 +7,11 @@ answers when it changes); so their CSP also lets them talk to their own server (
 and show its images (img-src: the crops of flagged boxes). A name a player types only ever reaches a
 page as data, and the scripts show it as text.
 
-The pages speak English for now: their words go through gettext (say = t.gettext) but are not marked
-for the catalogue yet; to translate them, mark them with _() / N_(), extract, and pass the game's
-translator (render's `lang`) instead of ENGLISH.
+The pages speak the kits' languages from the kits' own gettext catalogue: every word a page or its
+script shows is marked here (N_, or `ngettext` below for a plural) and rendered into the page in its
+language, the scripts' words as a table in the page's data (plurals as their two forms, which the
+script picks with the browser's Intl.PluralRules). The phone and the projector speak the game's
+language; the host page and the home page the browser's (Accept-Language) or ?lang=.
 """
 
 from __future__ import annotations
@@ -19,30 +21,63 @@ from typing import Any
 
 from paperplay.html.page import STAR_SYMBOL, asset, document, text
 from paperplay.html.results import boxes_symbol
-from paperplay.i18n import ENGLISH, LANGUAGES, Translator
+from paperplay.i18n import LANGUAGES, N_, SOURCE, Translator, translator
 from paperplay.seeds import display_code
 
-PAGES = ("host", "player", "projector")
+PAGES = ("home", "host", "player", "projector")
 BOXES = 20
 _CSP_END = "base-uri 'none'"
 _ICON = '<link rel="icon" href="data:,">\n'
 _CSP_LIVE = "connect-src 'self'; img-src 'self' data: blob:; "
 
+Words = dict[str, "str | tuple[str, str]"]
+
+
+def ngettext(singular: str, plural: str) -> tuple[str, str]:
+    """Marks a plural for the catalogue (pybabel extracts `ngettext` calls); the page gets both forms in
+    its language."""
+    return (singular, plural)
+
 
 def render(name: str, **ctx: Any) -> str:
     """Returns one of the game night's pages as HTML text.
 
-    - ``host``: ``key`` (the host's key, sent with every host call), ``lang`` (the language the new-game
-      form offers first), ``variants`` (the variant names it offers).
+    - ``home``: ``lang`` (the page's language).
+    - ``host``: ``key`` (the host's key, sent with every host call), ``lang`` (the page's language, and
+      the one the new-game form offers first), ``variants`` (the variant names it offers), ``local_only``
+      (the server answers this computer only: phones cannot join, and the page says how to fix it).
     - ``player``: ``code`` (the game), ``lang`` (the game's language).
-    - ``projector``: ``code``, ``key`` (the host's key, or "": then the projector cannot call tiles and
-      shows the ranking without the sheets' boxes), ``join_url`` (the address the join QR code holds, with
-      the host's address as the phones reach it), ``lang``.
+    - ``projector``: ``code``, ``view`` (the game's view token, to follow it), ``join_url`` (the address
+      the join QR code holds, with the host's address as the phones reach it), ``lang``. The projector
+      never holds the host key: opened from the host page, it is handed the key by that window.
     """
-    builders: dict[str, Callable[..., str]] = {"host": host_page, "player": player_page, "projector": projector_page}
+    builders: dict[str, Callable[..., str]] = {"home": home_page, "host": host_page, "player": player_page,
+                                               "projector": projector_page}
     if name not in builders:
         raise ValueError(f"unknown page {name!r}; expected one of {', '.join(PAGES)}")
     return builders[name](**ctx)
+
+
+def page_lang(asked: str | None, accept_language: str | None) -> str:
+    """The language of the host's and the home page: ?lang= if paperplay speaks it, else the first of
+    the browser's Accept-Language it speaks (by weight), else English."""
+    if asked in LANGUAGES:
+        return asked
+    choices: list[tuple[float, int, str]] = []
+    for at, part in enumerate((accept_language or "")[:1000].split(",")[:40]):
+        bits = part.strip().split(";")
+        code = bits[0].strip().split("-")[0].lower()
+        weight = 1.0
+        for bit in bits[1:]:
+            name, _, value = bit.strip().partition("=")
+            if name == "q":
+                try:
+                    weight = float(value) if value.replace(".", "", 1).isdigit() else 0.0
+                except ValueError:
+                    weight = 0.0
+        if code in LANGUAGES and weight > 0:
+            choices.append((-weight, at, code))
+    return min(choices)[2] if choices else SOURCE
 
 
 def _live(page: bytes) -> str:
@@ -56,9 +91,16 @@ def _live(page: bytes) -> str:
     return source[:at] + _ICON + source[at:]
 
 
-def _words(t: Translator, words: dict[str, str]) -> dict[str, str]:
-    """The words a script shows, in the page's language, for its data block."""
-    return {key: t.gettext(value) for key, value in words.items()}
+def _words(t: Translator, words: Words) -> dict[str, Any]:
+    """The words a script shows, in the page's language, for its data block: a plural as its two forms
+    (one, other), which every language paperplay speaks has."""
+    out: dict[str, Any] = {}
+    for key, value in words.items():
+        if isinstance(value, tuple):
+            out[key] = [t.ngettext(value[0], value[1], 1), t.ngettext(value[0], value[1], 2)]
+        else:
+            out[key] = t.gettext(value)
+    return out
 
 
 def _assemble(t: Translator, title: str, name: str, body: str, data: dict[str, Any], description: str,
@@ -68,7 +110,10 @@ def _assemble(t: Translator, title: str, name: str, body: str, data: dict[str, A
     parts = ["base.css", *(["caller.css"] if caller else []), "results.css", "serve.css", f"serve-{name}.css"]
     style = "".join(asset(part) for part in parts)
     script = asset("serve.js") + asset(f"serve-{name}.js")
-    return _live(document(title, style, body, script=script, data=data, description=description, lang=t.lang))
+    data = {**data, "lang": t.lang}
+    live = '<div class="sr" id="announce" aria-live="polite" aria-atomic="true"></div>\n'
+    return _live(document(title, style, body + live, script=script, data=data, description=description,
+                          lang=t.lang))
 
 
 def qr_svg(payload: str, label: str) -> str:
@@ -104,61 +149,186 @@ def short_address(url: str) -> str:
 
 # --- shared words ---------------------------------------------------------------------------------
 
-_COMMON = {
-    "wild": "wild", "turn": "turn {turn}/{total}", "offline": "The server does not answer; trying again…",
-    "points": "{n} points", "point": "{n} point", "valid": "valid", "not_valid": "not valid",
-    "boxes_label": "Boxes: {numbers}. Series: {series}.", "series_label": "boxes {start}-{end}: {points} points",
-    "wild_is": "the wild counts as {value}", "no_ranking": "No valid sheet to rank.",
-    "variant": "variant {name}", "seed": "seed {seed}",
+ERRORS: dict[str, str] = {
+    "offline": N_("The server does not answer. This page tries again by itself; if it lasts, check the Wi-Fi."),
+    "back": N_("The server answers again."),
+    "busy": N_("The server is busy. This page tries again in a moment."),
+    "too_slow": N_("The upload took too long. Move closer to the Wi-Fi and try again."),
+    "too_large": N_("The photo is too large. Take it again, or type the boxes instead."),
+    "bad_photo": N_("The photo could not be read. Take it again, flat and in good light with the whole sheet in "
+                    "the picture, or type the boxes instead."),
+    "sheet_blank": N_("No numbers are written on this sheet yet. Write your numbers first, then take the photo."),
+    "wrong_game": N_("This sheet belongs to another game. Use a sheet of this game, or type the boxes."),
+    "no_photos": N_("This game takes typed sheets only: type your 20 boxes."),
+    "key_missing": N_("This page has no host key. Open the host link that the terminal printed."),
+    "key_wrong": N_("The host key is not accepted (a new one may have been made). Open the host link that the "
+                    "terminal printed."),
+    "token_missing": N_("This phone cannot change that sheet. Use the phone that joined, or ask the host."),
+    "not_yours": N_("This phone cannot change that sheet. Use the phone that joined, or ask the host."),
+    "no_game": N_("This game is not on the server. Check the game code, or ask the host."),
+    "no_sheet": N_("That sheet is no longer in the game (the host may have removed it)."),
+    "no_player": N_("You are no longer in the game (the host removed you). Join again with your name."),
+    "game_exists": N_("A game with this seed is on this server already: open it from the list below."),
+    "too_many_games": N_("The server holds as many games as it can. Start it with another database file (--db)."),
+    "all_called": N_("Every tile is called."),
+    "wrong_turn": N_("Another window called a tile at the same moment. This page has caught up: press again."),
+    "revealed": N_("The results are out: nothing more can be handed in or changed."),
+    "not_revealed": N_("The results come after the reveal."),
+    "too_early": N_("Hand-ins open after the last tile. Keep playing: this page tells you when."),
+    "game_full": N_("The game is full. Ask the host to make room for one more player."),
+    "sheet_used": N_("This printed sheet has been handed in already. Check that the photo shows your own sheet."),
+    "name_taken": N_("That name, or one that looks the same, is taken. Add an initial, or choose another."),
+    "handed_in": N_("This player has handed in a sheet already."),
+    "incomplete": N_("Some boxes are still empty: type them first."),
+    "locked": N_("The host has locked hand-ins and changes. Ask the host."),
+    "players_below_sheets": N_("More sheets are handed in than that: choose at least as many players."),
+    "not_ready": N_("Not everything is in yet: see what is missing."),
+    "variant_sheets": N_("Scannable sheets are made for the published game only."),
+    "wrong_host": N_("This address is not the server's own. Open the link the terminal printed, or scan the QR "
+                     "code."),
+    "bad_input": N_("That was not accepted ({line}). Check what you typed and try again."),
+    "other": N_("Something went wrong ({line}). Reload the page; if it happens again, tell the host."),
+}
+"""What a page says for each of the API's error codes (paperplay.serve.errors.Code), with what to do."""
+
+_COMMON: Words = {
+    **{f"e_{code}": words for code, words in ERRORS.items()},
+    "wild": N_("wild"), "turn": N_("turn {turn}/{total}"),
+    "points": ngettext("{n} point", "{n} points"), "valid": N_("valid"), "not_valid": N_("not valid"),
+    "boxes_label": N_("Boxes: {numbers}. Series: {series}."),
+    "series_label": ngettext("boxes {start}-{end}: {points} point", "boxes {start}-{end}: {points} points"),
+    "wild_is": N_("the wild counts as {value}"), "no_ranking": N_("No valid sheet to rank."),
+    "variant": N_("variant {name}"), "seed": N_("seed {seed}"),
+    "joined_n": ngettext("{n} player has joined", "{n} players have joined"),
+    "arrived": N_("{name} has joined."), "handed_news": N_("{name} has handed in."),
+    "tile_news": N_("Tile {turn} of {total}: {tile}."), "wild_tile": N_("the wild"),
+    "incomplete_sheet": N_("incomplete"), "unsettled": N_("boxes scored as read"),
+    "place_of": N_("Place {place} of {n}"),
 }
 
 
-# --- the host's page ------------------------------------------------------------------------------
+# --- the home page ----------------------------------------------------------------------------------
 
-_HOST_WORDS = {
+_HOME_WORDS: Words = {
     **_COMMON,
-    "creating": "Starting the game…", "calling": "Calling…", "called_all": "All 20 tiles are called.",
-    "first": "Press “Next tile” for the first tile.", "none_in": "No sheet handed in yet.",
-    "in": "{n} of {players}", "flagged": "{n} box to check", "flagged_n": "{n} boxes to check",
-    "box_is": "box {box}: {value}", "player": "{n} player", "players_n": "{n} players",
-    "checked": "all boxes sure", "typed": "typed", "photo": "photo",
-    "confirm_reveal": "Reveal the results to everyone? Sheets can no longer be handed in or changed.",
-    "confirm_new": "Leave game {code} and start a new one? (Its pages keep working.)",
-    "reveal_hint": "When every sheet is in, reveal the results on the projector and the phones.",
-    "revealed": "The results are revealed: they show on the projector and on every phone.",
-    "lost": "Game {code} is no longer on this server; start a new one.",
-    "game_line": "game {code} · {players} · turn {turn}/{turns}", "is_revealed": "revealed",
+    "need_code": N_("Type the game code: 8 letters and digits, as the projector shows it."),
+    "bad_code": N_("{code} is not a game code: it has 8 letters and digits, like 7KQ2-M9XD."),
+    "looking": N_("Looking for the game…"),
 }
 
 
-def host_page(key: str = "", lang: str | None = None, variants: list[str] | None = None) -> str:
-    """The host's page: a new game, its kit, the caller's controls, the sheets handed in and the reveal."""
-    t = ENGLISH  # see the module's docstring: the pages' words are not in the catalogue yet
-    say = t.gettext
-    from paperplay.streams.rules import shipped_variants
-
-    languages = "".join(f'<option value="{code}"{" selected" if code == (lang or "en") else ""}>{text(name)}</option>'
-                        for code, name in LANGUAGES.items())
-    options = "".join(f'<option value="{text(v)}">{text(v)}</option>' for v in (variants or shipped_variants()))
-    w = {key_: text(value) for key_, value in {
-        "title": say("Streams game night"), "new": say("New game"), "players": say("Players"),
-        "seed": say("Seed"), "seed_hint": say("Leave it empty for a new game; type a seed to play a known one again."),
-        "lang": say("Language"), "lang_hint": say("The kit prints in it."), "variant": say("Variant"),
-        "start": say("Start the game"),
-        "game": say("Game"), "join": say("Players join at"), "kit": say("Download the kit (PDF)"),
-        "sheets": say("Download the scannable sheets (PDF)"), "projector": say("Open the projector view"),
-        "projector_hint": say("Show it on the big screen: the tile called, the join code, then the results."),
-        "caller": say("Caller"), "next": say("Next tile"), "called": say("Called so far"),
-        "handed": say("Sheets handed in"), "reveal": say("Reveal the results"),
-        "reveal_hint": say(_HOST_WORDS["reveal_hint"]),
-        "ranking": say("Ranking"), "another": say("New game…"), "games": say("Or open a game of this server"),
-        "foot": say("Keep this page to yourself: its address holds the host's key. Made with paperplay."),
+def home_page(lang: str | None = None) -> str:
+    """The home page `/`: a player types the game code (any case, with or without the dash) and lands on
+    the game's join page."""
+    t = translator(lang)
+    _ = t.gettext
+    w = {key: text(value) for key, value in {
+        "title": _("Streams game night"), "code": _("Game code"),
+        "hint": _("The code is on the projector, under the QR code, like 7KQ2-M9XD."),
+        "go": _("Join the game"),
+        "host": _("Hosting? Open the host link that the terminal printed when the server started."),
+        "foot": _("Made with paperplay."),
     }.items()}
     body = f"""{STAR_SYMBOL}
 <header class="top">
 <h1>{w["title"]}</h1>
 </header>
 <main>
+<form id="code-form" class="card" novalidate>
+<p class="field"><label for="code">{w["code"]}</label>
+<input id="code" name="code" type="text" autocomplete="off" spellcheck="false" autocapitalize="characters"
+ maxlength="20" aria-describedby="code-hint" enterkeyhint="go" required>
+<small id="code-hint">{w["hint"]}</small></p>
+<p><button type="submit" class="primary big">{w["go"]}</button></p>
+<p class="error" id="code-error" role="alert"></p>
+</form>
+<p class="muted">{w["host"]}</p>
+</main>
+<footer class="foot">{w["foot"]}</footer>"""
+    data = {"page": "home", "text": _words(t, _HOME_WORDS)}
+    return _assemble(t, _("Streams game night"), "home", body, data, _("Join a Streams game night"))
+
+
+# --- the host's page ------------------------------------------------------------------------------
+
+_HOST_WORDS: Words = {
+    **_COMMON,
+    "creating": N_("Starting the game…"), "calling": N_("Calling…"), "called_all": N_("All 20 tiles are called."),
+    "first": N_("Press “Next tile” for the first tile."), "none_in": N_("No sheet handed in yet."),
+    "nobody": N_("Nobody has joined yet: the players scan the QR code on the projector."),
+    "in": N_("{n} of {players}"),
+    "flagged": ngettext("{n} box to check", "{n} boxes to check"),
+    "empty_n": ngettext("{n} empty box", "{n} empty boxes"),
+    "corrected_n": ngettext("{n} box changed by the player", "{n} boxes changed by the player"),
+    "box_is": N_("box {box}: {value}"), "players_n": ngettext("{n} player", "{n} players"),
+    "checked": N_("all boxes sure"), "typed": N_("typed"), "photo": N_("photo"),
+    "joined_at": N_("joined {time}"), "waiting_sheet": N_("no sheet yet"), "has_sheet": N_("handed in"),
+    "confirm_reveal": N_("Reveal the results to everyone? Sheets can then be corrected by you only."),
+    "confirm_new": N_("Leave game {code} and start a new one? (Its pages keep working.)"),
+    "confirm_remove_sheet": N_("Remove {name}'s sheet from the game? The player can hand in again."),
+    "confirm_remove_player": N_("Remove {name} from the game?"),
+    "reveal_hint": N_("When every sheet is in, reveal the results on the projector and the phones."),
+    "revealed": N_("The results are revealed: they show on the projector and on every phone. You can still "
+                   "correct a sheet; every page follows."),
+    "lost": N_("Game {code} is no longer on this server; start a new one."),
+    "game_line": N_("game {code} · {date} · {players}"), "is_revealed": N_("revealed"),
+    "no_names": N_("nobody joined"),
+    "missing_sheets": ngettext("{n} sheet is not handed in", "{n} sheets are not handed in"),
+    "missing_incomplete": N_("incomplete: {names}"), "missing_unsettled": N_("boxes to check: {names}"),
+    "ready": N_("Every sheet is in and settled."), "reveal_anyway": N_("Reveal anyway"),
+    "forced_note": N_("Revealing anyway leaves incomplete sheets out of the ranking and scores boxes to check as "
+                      "read."),
+    "fix": N_("Check boxes"), "rename": N_("Rename"), "remove": N_("Remove"), "save": N_("Save"),
+    "cancel": N_("Cancel"), "new_name": N_("New name for {name}"), "renamed": N_("{name} is renamed."),
+    "removed": N_("{name} is removed."), "fixed": N_("Box {box} of {name} is now {value}."),
+    "set_box": N_("Set box {box} to"), "other_value": N_("Another value for box {box}"),
+    "box_image": N_("Box {box} as photographed"), "why": N_("why: {why}"),
+    "lock": N_("Lock hand-ins"), "unlock": N_("Unlock hand-ins"),
+    "locked_note": N_("Locked: nobody can join, hand in or change a sheet; you still can."),
+    "players_saved": N_("The game now takes {n} sheets."),
+    "projector_opened": N_("The projector window is open: Space or → there calls the next tile."),
+    "results_link": N_("Open the results page"),
+    "bad_value": N_("Box {box}: write a number, or * for the wild."),
+}
+
+
+def host_page(key: str = "", lang: str | None = None, variants: list[str] | None = None,
+              local_only: bool = False) -> str:
+    """The host's page, a control room: a new game, its kit, the caller, who has joined and handed in,
+    each sheet's boxes to check (fix, rename, remove), the lock, and a reveal that says what is missing."""
+    from paperplay.streams.rules import shipped_variants
+
+    t = translator(lang)
+    _ = t.gettext
+    languages = "".join(f'<option value="{code}"{" selected" if code == t.lang else ""}>{text(name)}</option>'
+                        for code, name in LANGUAGES.items())
+    options = "".join(f'<option value="{text(v)}">{text(v)}</option>' for v in (variants or shipped_variants()))
+    w = {key_: text(value) for key_, value in {
+        "title": _("Streams game night"), "new": _("New game"), "players": _("Players"),
+        "seed": _("Seed"), "seed_hint": _("Leave it empty for a new game; type a seed to play a known one again."),
+        "lang": _("Language"), "lang_hint": _("The kit, the phones and the projector speak it."),
+        "variant": _("Variant"), "start": _("Start the game"),
+        "game": _("Game"), "join": _("Players join at"), "kit": _("Download the kit (PDF)"),
+        "sheets": _("Download the scannable sheets (PDF)"), "projector": _("Open the projector view"),
+        "projector_hint": _("Show it on the big screen: the names as players join, each tile called, then the "
+                            "results."),
+        "caller": _("Caller"), "next": _("Next tile"), "called": _("Called so far"),
+        "room": _("Players"), "handed": _("Sheets handed in"), "reveal": _("Reveal the results"),
+        "reveal_hint": _("When every sheet is in, reveal the results on the projector and the phones."),
+        "ranking": _("Ranking"), "another": _("New game…"), "games": _("Or open a game of this server"),
+        "count": _("Sheets the game takes"), "set": _("Set"),
+        "local": _("Phones cannot reach this server: it answers this computer only."),
+        "local_fix": _("Stop it (Ctrl-C) and start it again with: paperplay serve --lan. Its games are kept."),
+        "foot": _("Keep this page to yourself: its address holds the host's key. Made with paperplay."),
+    }.items()}
+    warning = (f'<section class="card warn" role="alert" id="local"><p><b>{w["local"]}</b></p>'
+               f'<p>{w["local_fix"]}</p></section>') if local_only else ""
+    body = f"""{STAR_SYMBOL}
+<header class="top">
+<h1>{w["title"]}</h1>
+</header>
+<main>
+{warning}
 <section class="card" id="new" aria-labelledby="new-title">
 <h2 id="new-title">{w["new"]}</h2>
 <form id="new-form" class="fields" novalidate>
@@ -189,14 +359,14 @@ def host_page(key: str = "", lang: str | None = None, variants: list[str] | None
 <ul class="links">
 <li><a id="kit-link" download>{w["kit"]}</a></li>
 <li><a id="sheets-link" download>{w["sheets"]}</a></li>
-<li><a id="projector-link" target="_blank" rel="noopener">{w["projector"]}</a>
+<li><a id="projector-link" target="_blank">{w["projector"]}</a>
 <small>{w["projector_hint"]}</small></li>
 </ul>
 </section>
 <section class="card caller" aria-labelledby="caller-title">
 <h2 id="caller-title">{w["caller"]}</h2>
 <div class="now">
-<div class="tile" id="tile" aria-live="polite" aria-atomic="true"></div>
+<div class="tile" id="tile"></div>
 <div>
 <p class="turn" id="turn"></p>
 <button type="button" class="primary big" id="next">{w["next"]}</button>
@@ -206,20 +376,35 @@ def host_page(key: str = "", lang: str | None = None, variants: list[str] | None
 <h3>{w["called"]}</h3>
 <ol class="order" id="order"></ol>
 </section>
+<section class="card" aria-labelledby="room-title">
+<h2 id="room-title">{w["room"]} <span id="joined" class="muted"></span></h2>
+<ul class="handed" id="roster"></ul>
+</section>
 </div>
 <div>
-<section class="card" aria-labelledby="handed-title">
-<h2 id="handed-title">{w["handed"]} <span id="count" class="muted"></span></h2>
-<ul class="handed" id="handed"></ul>
-</section>
-<section class="card" aria-labelledby="reveal-title">
+<section class="card" aria-labelledby="reveal-title" id="reveal-card">
 <h2 id="reveal-title">{w["reveal"]}</h2>
 <p id="reveal-hint">{w["reveal_hint"]}</p>
-<button type="button" class="primary" id="reveal">{w["reveal"]}</button>
+<ul class="missing" id="missing"></ul>
+<p class="actions"><button type="button" class="primary" id="reveal">{w["reveal"]}</button>
+<button type="button" id="force" hidden></button>
+<a id="results-link" hidden target="_blank"></a></p>
+<div class="controls">
+<p><button type="button" id="lock" aria-pressed="false"></button></p>
+<form id="count-form" class="inline" novalidate><label for="count-input">{w["count"]}</label>
+<input id="count-input" type="number" min="1" max="200" inputmode="numeric">
+<button type="submit">{w["set"]}</button></form>
+</div>
+<p class="note" id="lock-note"></p>
 <div id="results" hidden>
 <h3>{w["ranking"]}</h3>
 <ol class="ranking" id="ranking"></ol>
 </div>
+</section>
+<section class="card" aria-labelledby="handed-title">
+<h2 id="handed-title">{w["handed"]} <span id="count" class="muted"></span></h2>
+<p class="status" id="sheet-status" role="status"></p>
+<ul class="handed sheets" id="handed"></ul>
 </section>
 <p><button type="button" id="another">{w["another"]}</button></p>
 <p class="error" id="game-error" role="alert"></p>
@@ -228,53 +413,92 @@ def host_page(key: str = "", lang: str | None = None, variants: list[str] | None
 </main>
 <footer class="foot">{w["foot"]}</footer>"""
     data = {"page": "host", "key": key, "text": _words(t, _HOST_WORDS)}
-    return _assemble(t, say("Streams game night · host"), "host", body, data,
-                     say("The host's page of a Streams game night"))
+    return _assemble(t, _("Streams game night · host"), "host", body, data,
+                     _("The host's page of a Streams game night"))
 
 
 # --- the player's page (a phone) ------------------------------------------------------------------
 
-_PLAYER_WORDS = {
+_PLAYER_WORDS: Words = {
     **_COMMON,
-    "need_name": "Write your name first.", "sending": "Sending your sheet…", "reading": "Reading your photo…",
-    "need_box": "Box {box}: write a number, or * for the wild.", "bad_box": "Box {box}: {value} is not a number.",
-    "all_sure": "Every box is read (tap one to change it). Wait for the host to reveal the results.",
-    "check": "Check the boxes marked below: tap what you wrote.", "box": "Box {box}", "unsure": "not sure",
-    "what": "What did you write in box {box}?", "other": "Something else", "ok": "OK",
-    "saved": "Box {box} is now {value}.", "waiting": "Waiting for the reveal…", "place": "Place {place} of {n}",
-    "not_ranked": "Your sheet is not valid, so it is not ranked.", "closed": "The results are out: sheets can no "
-    "longer be handed in.", "lost": "This game is no longer on the server.", "hello": "Hello, {name}",
+    "need_name": N_("Write your name first."), "joining": N_("Joining…"),
+    "sending": N_("Sending your sheet…"), "reading": N_("Reading your photo…"),
+    "retrying": N_("The server does not answer; trying again…"),
+    "need_box": N_("Box {box}: write a number, or * for the wild."),
+    "bad_box": N_("Box {box}: {value} is not a number."),
+    "all_sure": N_("Every box is read (tap one to change it). Wait for the host to reveal the results."),
+    "check": N_("Check the boxes marked below: tap what you wrote."), "box": N_("Box {box}"),
+    "unsure": N_("not sure"), "empty": N_("empty"),
+    "what": N_("What did you write in box {box}?"), "other": N_("Something else"), "ok": N_("OK"),
+    "saved": N_("Box {box} is now {value}."), "place": N_("Place {place} of {n}"),
+    "not_ranked": N_("Your sheet is not valid, so it is not ranked."),
+    "incomplete_out": N_("Your sheet was incomplete, so it is not ranked."),
+    "closed": N_("The results are out: sheets can no longer be handed in."),
+    "lost": N_("This game is no longer on the server."), "hello": N_("Hello, {name}"),
+    "before": N_("The game starts soon: keep your sheet and a pen ready."),
+    "follow": N_("Write the tile in a box of your sheet."),
+    "opens": N_("You hand in your sheet here after the last tile."),
+    "open_now": N_("That was the last tile: hand in your sheet now."),
+    "locked_now": N_("The host has locked hand-ins for now."),
+    "waiting": N_("Your sheet is in. Wait for the host to reveal the results."),
+    "removed_player": N_("The host removed you from the game. Join again with your name."),
+    "removed_sheet": N_("The host removed your sheet. Hand it in again."),
+    "you": N_("you"),
 }
 
 
 def player_page(code: str, lang: str | None = None) -> str:
-    """A player's page, phone first: join with a name, hand in the sheet by photo or by typing the boxes,
-    check the flagged boxes, then the score and the ranking after the reveal."""
-    t = ENGLISH  # see the module's docstring: the pages' words are not in the catalogue yet
-    say = t.gettext
+    """A player's page, phone first: join with a name, follow the tiles, hand in the sheet (a photo or the
+    typed boxes) after the last tile, check the flagged boxes, then the score, the place and the ranking."""
+    t = translator(lang)
+    _ = t.gettext
     shown = display_code(code)
     boxes = "".join(f'<li><label for="c{n}">{n}</label><input id="c{n}" class="cell" type="text" inputmode="tel" '
                     f'maxlength="3" autocomplete="off" enterkeyhint="{"next" if n < BOXES else "done"}"></li>'
                     for n in range(1, BOXES + 1))
     w = {key: text(value) for key, value in {
-        "game": say("game"), "title": say("Hand in your sheet"), "name": say("Your name"),
-        "photo": say("Take a photo of your sheet"),
-        "photo_hint": say("Lay the sheet flat in good light, with its QR code and all four corner marks in the "
+        "game": _("game"), "title": _("Join the game"), "name": _("Your name"),
+        "name_hint": _("As the others know you: it shows on the big screen."), "join": _("Join"),
+        "hand_in": _("Hand in your sheet"),
+        "photo": _("Take a photo of your sheet"),
+        "photo_hint": _("Lay the sheet flat in good light, with its QR code and all four corner marks in the "
                         "picture."),
-        "or": say("or"), "type": say("Type the 20 boxes"),
-        "type_hint": say("Each box's number, in order; the wild as *."),
-        "send": say("Hand in"), "sheet": say("Your sheet"), "score": say("Your score"), "ranking": say("Ranking"),
-        "foot": say("Your sheet is kept in this browser: reload the page and it is still here."),
+        "or": _("or"), "type": _("Type the 20 boxes"),
+        "type_hint": _("Each box's number, in order; the wild as *."),
+        "send": _("Hand in"), "sheet": _("Your sheet"), "score": _("Your score"), "ranking": _("Ranking"),
+        "called": _("Called so far"), "last": _("Last tile"), "overlay": _("What the reader found on your photo"),
+        "foot": _("Your name and sheet are kept in this browser: reload the page and they are still here."),
     }.items()}
     body = f"""{STAR_SYMBOL}{boxes_symbol(BOXES)}
 <header class="top">
 <p class="game">Streams · {w["game"]} <b id="code">{shown}</b></p>
-<h1 id="hello">{w["title"]}</h1>
+<h1 id="hello" tabindex="-1">{w["title"]}</h1>
 </header>
 <main>
 <section class="card" id="join" aria-labelledby="hello">
+<form id="join-form" novalidate>
 <p class="field"><label for="name">{w["name"]}</label>
-<input id="name" type="text" maxlength="40" autocomplete="nickname" enterkeyhint="done" required></p>
+<input id="name" type="text" maxlength="40" autocomplete="nickname" enterkeyhint="go" required
+ aria-describedby="name-hint">
+<small id="name-hint">{w["name_hint"]}</small></p>
+<p><button type="submit" class="primary big">{w["join"]}</button></p>
+</form>
+<p class="status" id="join-status" role="status"></p>
+<p class="error" id="join-error" role="alert"></p>
+</section>
+<section class="card" id="live" hidden aria-labelledby="live-turn">
+<div class="now">
+<div class="big-tile" id="tile" aria-label="{w["last"]}" role="img"></div>
+<div>
+<p class="turn" id="live-turn"></p>
+<p class="note" id="live-note"></p>
+</div>
+</div>
+<h2 class="small">{w["called"]}</h2>
+<ol class="order" id="order"></ol>
+</section>
+<section class="card" id="handin" hidden aria-labelledby="handin-title">
+<h2 id="handin-title" tabindex="-1">{w["hand_in"]}</h2>
 <p class="photo">
 <input id="photo" type="file" accept="image/*" capture="environment" class="sr" aria-describedby="photo-hint">
 <label for="photo" class="button primary big">{w["photo"]}</label>
@@ -288,19 +512,22 @@ def player_page(code: str, lang: str | None = None) -> str:
 <button type="submit" class="primary">{w["send"]}</button>
 </form>
 </details>
-<p class="status" id="join-status" role="status" aria-live="polite"></p>
-<p class="error" id="join-error" role="alert"></p>
+<p class="status" id="handin-status" role="status"></p>
+<p class="error" id="handin-error" role="alert"></p>
+<figure id="overlay-box" hidden><img id="overlay" alt="{w["overlay"]}"><figcaption>{w["overlay"]}</figcaption>
+</figure>
 </section>
 <section class="card" id="sheet" hidden aria-labelledby="sheet-title">
 <h2 id="sheet-title" tabindex="-1">{w["sheet"]}</h2>
 <ol class="read" id="read"></ol>
-<p class="status" id="sheet-status" role="status" aria-live="polite" tabindex="-1"></p>
+<p class="status" id="sheet-status" role="status" tabindex="-1"></p>
 <div id="flags"></div>
 <p class="error" id="sheet-error" role="alert"></p>
 </section>
 <section class="card" id="result" hidden aria-labelledby="result-title">
-<h2 id="result-title">{w["score"]}</h2>
+<h2 id="result-title" tabindex="-1">{w["score"]}</h2>
 <p class="total" id="total"></p>
+<p class="place" id="place"></p>
 <div class="strip" id="train"></div>
 <p class="notes" id="result-notes"></p>
 <h2>{w["ranking"]}</h2>
@@ -309,62 +536,72 @@ def player_page(code: str, lang: str | None = None) -> str:
 </main>
 <footer class="foot">{w["foot"]}</footer>"""
     data = {"page": "player", "code": code, "boxes": BOXES, "text": _words(t, _PLAYER_WORDS)}
-    return _assemble(t, say("Streams · game {code}").format(code=shown), "player", body, data,
-                     say("Hand in your Streams sheet"))
+    return _assemble(t, _("Streams · game {code}").format(code=shown), "player", body, data,
+                     _("Join a Streams game night and hand in your sheet"))
 
 
 # --- the projector's page (the big screen) --------------------------------------------------------
 
-_PROJECTOR_WORDS = {
+_PROJECTOR_WORDS: Words = {
     **_COMMON,
-    "first": "The game starts soon: join on your phone, then wait for the first tile.",
-    "last": "That was the last tile. Hand in your sheet on your phone.",
-    "wild_note": "The wild: write it in any box; it counts as any number.",
-    "in": "{n} of {players} sheets in", "results": "Results",
+    "first": N_("The game starts soon: join on your phone, then wait for the first tile."),
+    "last": N_("That was the last tile. Hand in your sheet on your phone."),
+    "wild_note": N_("The wild: write it in any box; it counts as any number."),
+    "in": N_("{n} of {players} sheets in"), "results": N_("Results"),
+    "no_voice": N_("This computer has no voice for this language: the tiles are shown, not spoken."),
+    "speak_on": N_("Tiles are spoken."), "chime_on": N_("A chime sounds for each tile."),
+    "key_given": N_("The host page handed over its key: Space or → calls the next tile."),
+    "not_ranked": N_("not ranked"), "incomplete_sheet": N_("incomplete"),
 }
 
 
-def projector_page(code: str, key: str = "", join_url: str = "", lang: str | None = None) -> str:
-    """The projector's page: the tile called (as `paperplay call --html` shows it), the join QR code and
-    address, the sheets as they arrive, and the results once revealed."""
-    t = ENGLISH  # see the module's docstring: the pages' words are not in the catalogue yet
-    say = t.gettext
+def projector_page(code: str, view: str = "", join_url: str = "", lang: str | None = None, key: str = "") -> str:
+    """The projector's page: the join QR code and the names as they arrive, the tile called (as
+    `paperplay call --html` shows it, spoken if asked), then the results, which scroll by themselves.
+
+    `key` is ignored (the projector never holds the host key; an older caller may still pass it)."""
+    del key
+    t = translator(lang)
+    _ = t.gettext
     shown = display_code(code)
     address = short_address(join_url)
     w = {key_: text(value) for key_, value in {
-        "game": say("game"), "join": say("Join on your phone"), "called": say("Called so far"),
-        "handed": say("Sheets handed in"), "ranking": say("Ranking"), "sheets": say("Sheets"),
-        "legend": say("Each series of two or more boxes is bracketed, with its points under it."),
-        "full": say("Full screen"),
-        "foot": say("Space or → calls the next tile; F: full screen. Made with paperplay.") if key
-        else say("F: full screen. Made with paperplay."),
+        "game": _("game"), "join": _("Join on your phone"), "called": _("Called so far"),
+        "joined": _("Here tonight"), "ranking": _("Ranking"), "sheets": _("Sheets"),
+        "legend": _("Each series of two or more boxes is bracketed, with its points under it."),
+        "full": _("Full screen"), "speak": _("Speak the tiles"), "chime": _("Chime"),
+        "foot": _("F: full screen. Opened from the host page, Space or → calls the next tile. Made with paperplay."),
     }.items()}
-    qr = qr_svg(join_url, say("QR code of the join address {address}").format(address=address)) if join_url else ""
+    qr = qr_svg(join_url, _("QR code of the join address {address}").format(address=address)) if join_url else ""
     body = f"""{STAR_SYMBOL}{boxes_symbol(BOXES)}
 <header class="bar">
 <p class="game">Streams · {w["game"]} <b id="code">{shown}</b> <span id="variant"></span></p>
-<p class="turn" id="turn" aria-live="polite"></p>
+<p class="turn" id="turn"></p>
 <p class="in" id="in"></p>
-<nav class="tools"><button type="button" id="b-full">{w["full"]} <kbd>F</kbd></button></nav>
+<nav class="tools">
+<button type="button" id="b-speak" aria-pressed="false">{w["speak"]}</button>
+<button type="button" id="b-chime" aria-pressed="false">{w["chime"]}</button>
+<button type="button" id="b-full">{w["full"]} <kbd>F</kbd></button></nav>
+<p class="voice" id="voice" role="status"></p>
 </header>
 <main class="room">
 <div class="stage" id="stage">
-<div class="tile" id="tile" aria-live="assertive" aria-atomic="true"></div>
+<div class="tile" id="tile" aria-hidden="true"></div>
 <p class="note" id="note"></p>
 </div>
-<section class="results" id="results" hidden aria-labelledby="results-title">
+<section class="results" id="results" hidden aria-labelledby="results-title" tabindex="0">
 <h2 id="results-title">{w["ranking"]}</h2>
 <ol class="ranking big" id="ranking"></ol>
 <h2>{w["sheets"]}</h2>
 <p class="legend">{w["legend"]}</p>
 <div id="trains"></div>
 </section>
-<aside class="join" aria-labelledby="join-title">
+<aside class="join" aria-labelledby="join-title" id="join">
 <h2 id="join-title">{w["join"]}</h2>
 <div class="qr-box">{qr}</div>
 <p class="address" id="address">{text(address)}</p>
-<h2>{w["handed"]}</h2>
-<ul class="handed" id="handed"></ul>
+<h2>{w["joined"]} <span id="joined-count" class="muted"></span></h2>
+<ul class="handed names" id="handed"></ul>
 </aside>
 </main>
 <section class="called" aria-labelledby="called-title">
@@ -372,6 +609,6 @@ def projector_page(code: str, key: str = "", join_url: str = "", lang: str | Non
 <ol class="order" id="order"></ol>
 </section>
 <footer class="foot">{w["foot"]}</footer>"""
-    data = {"page": "projector", "code": code, "key": key, "text": _words(t, _PROJECTOR_WORDS)}
-    return _assemble(t, say("Streams · game {code} · projector").format(code=shown), "projector", body,
-                     data, say("The projector's page of a Streams game night"), caller=True)
+    data = {"page": "projector", "code": code, "view": view, "text": _words(t, _PROJECTOR_WORDS)}
+    return _assemble(t, _("Streams · game {code} · projector").format(code=shown), "projector", body,
+                     data, _("The projector's page of a Streams game night"), caller=True)

@@ -4,22 +4,28 @@
   var el = P.el;
   var code = data.code;
   var storeKey = "paperplay:serve:" + code;
-  // What this phone handed in: the sheet's id, its owner's token, the name and the boxes as last read.
-  var mine = P.load(storeKey);
-  var done = false;
-  var called = [];  // the tiles called so far (the game's state says)
-  var pendingKey = null;  // a hand-in's Idempotency-Key, kept while its answer may have been lost
+  // This phone in the game: the player's id and token and name (from the join), then its sheet's id and
+  // boxes as last read. Kept in localStorage: another tab, a reload or a restarted server carry on.
+  var me = P.load(storeKey);
+  var game = null;  // the game's state as last seen
+  var called = [];  // the tiles called so far
+  var done = false;  // the results are out
   var opened = null;  // a sure box the player tapped to change
+  var lastTurn = -1;
+  var pending = null;  // a hand-in being sent: its Idempotency-Key stays the same across retries
+  var sheetVersion = null;
+  var title = el("hello").textContent;
+
+  if (!me || typeof me.token !== "string" || me.player === undefined) { me = null; }
+  P.setToken(me ? me.token : "");
 
   function errorAt(id, message) { P.say(el(id), message); }
 
+  function store() { P.save(storeKey, me); }
+
   // The boxes as the server read them: value, flag, candidates and crop, whichever the answer holds.
   function boxesOf(sheet) {
-    var boxes = sheet.boxes;
-    if (!boxes) {
-      boxes = (sheet.cells || []).map(function (value, k) { return {box: k + 1, value: value}; });
-    }
-    return boxes.map(function (b, k) {
+    return (sheet.boxes || []).map(function (b, k) {
       return {box: b.box || k + 1, value: b.value, flagged: b.flagged === true,
               candidates: b.candidates || [], crop: b.crop || null, why: b.why || ""};
     });
@@ -28,14 +34,184 @@
   function cellsOf(boxes) { return boxes.map(function (b) { return b.value; }); }
 
   function keep(sheet) {
-    mine = {id: sheet.id, token: sheet.token || (mine && mine.token), name: sheet.name, boxes: boxesOf(sheet)};
-    P.save(storeKey, mine);
+    me.sheet = sheet.id;
+    me.name = sheet.name || me.name;
+    me.boxes = boxesOf(sheet);
+    store();
   }
+
+  // --- joining --------------------------------------------------------------------------------------
+
+  function showJoin(message) {
+    el("join").hidden = false;
+    el("live").hidden = true;
+    el("handin").hidden = true;
+    el("sheet").hidden = true;
+    el("hello").textContent = title;
+    errorAt("join-error", message || "");
+    var kept = P.load("paperplay:serve:name");
+    if (kept && !el("name").value) { el("name").value = kept; }
+  }
+
+  el("join-form").addEventListener("submit", function (event) {
+    event.preventDefault();
+    var typed = el("name").value.trim();
+    if (!typed) {
+      errorAt("join-error", P.tr("need_name"));
+      el("name").focus();
+      return;
+    }
+    var button = el("join-form").querySelector("button");
+    button.disabled = true;
+    errorAt("join-error", "");
+    P.say(el("join-status"), P.tr("joining"));
+    var idempotency = P.randomKey();
+    P.persist(function () {
+      return P.api("POST", P.gamePath(code, "/players"), {name: typed}, {"Idempotency-Key": idempotency});
+    }, function () { P.say(el("join-status"), P.tr("retrying")); }).then(function (player) {
+      button.disabled = false;
+      P.say(el("join-status"), "");
+      me = {player: player.id, token: player.token, name: player.name, sheet: null, boxes: null};
+      P.setToken(me.token);
+      store();
+      P.save("paperplay:serve:name", typed);
+      showGame();
+      el("hello").focus();
+    }, function (error) {
+      button.disabled = false;
+      P.say(el("join-status"), "");
+      errorAt("join-error", P.problem(error, {bad_input: "need_name"}));
+      el("name").focus();
+    });
+  });
+
+  // --- following the game ---------------------------------------------------------------------------
+
+  function showGame() {
+    el("join").hidden = true;
+    el("hello").textContent = P.tr("hello", {name: me.name || ""});
+    el("live").hidden = false;
+    if (game) { follow(game); }
+    if (me.sheet !== null && me.sheet !== undefined && me.boxes) { showSheet(); }
+  }
+
+  function follow(state) {
+    var tiles = state.called;
+    var turn = tiles.length;
+    el("live-turn").textContent = P.tr("turn", {turn: turn, total: state.turns});
+    if (turn !== lastTurn) {
+      if (turn === 0) { el("tile").textContent = ""; } else { P.fillTile(el("tile"), tiles[turn - 1]); }
+      el("tile").setAttribute("aria-label", turn ? (tiles[turn - 1] === "*" ? P.tr("wild_tile") : String(tiles[turn - 1])) : "-");
+      P.tileList(el("order"), tiles);
+      if (lastTurn >= 0 && turn > lastTurn && me) {
+        var tile = tiles[turn - 1];
+        P.announce(P.tr("tile_news", {turn: turn, total: state.turns, tile: tile === "*" ? P.tr("wild_tile") : tile}));
+      }
+      lastTurn = turn;
+    }
+    var hasSheet = me && me.sheet !== null && me.sheet !== undefined;
+    var note = "";
+    if (state.revealed) {
+      note = "";
+    } else if (hasSheet) {
+      note = P.tr("waiting");
+    } else if (state.open) {
+      note = P.tr("open_now");
+    } else if (turn >= state.turns && state.locked) {
+      note = P.tr("locked_now");
+    } else if (turn === 0) {
+      note = P.tr("before");
+    } else {
+      note = P.tr("follow") + " " + P.tr("opens");
+    }
+    el("live-note").textContent = note;
+    var wasHidden = el("handin").hidden;
+    el("handin").hidden = !(me && !hasSheet && state.open && !state.revealed);
+    if (wasHidden && !el("handin").hidden && document.activeElement === document.body) { el("handin-title").focus(); }
+  }
+
+  // --- handing in -----------------------------------------------------------------------------------
+
+  // Sends the sheet (a photo's form or the typed boxes) with the player's token. Without an answer (no
+  // network, a busy server, a slow upload) the same hand-in goes again with the same Idempotency-Key by
+  // itself, so the server stores it once.
+  function handIn(makeBody) {
+    if (pending) { return Promise.reject(null); }
+    pending = P.randomKey();
+    var idempotency = pending;
+    el("overlay-box").hidden = true;
+    return P.persist(function () {
+      return P.api("POST", P.gamePath(code, "/sheets"), makeBody(), {"Idempotency-Key": idempotency});
+    }, function () { P.say(el("handin-status"), P.tr("retrying")); }).then(function (sheet) {
+      pending = null;
+      keep(sheet);
+      errorAt("handin-error", "");
+      P.say(el("handin-status"), "");
+      el("handin").hidden = true;
+      showSheet();
+      if (game) { follow(game); }
+      el("sheet-title").focus();
+    }, function (error) {
+      pending = null;
+      P.say(el("handin-status"), "");
+      errorAt("handin-error", P.problem(error));
+      var overlay = error && error.answer && (error.answer.overlay || error.answer.overlay_png);
+      if (typeof overlay === "string" && overlay.indexOf("data:image/png;base64,") === 0) {
+        el("overlay").src = overlay;
+        el("overlay-box").hidden = false;
+      }
+      if (error && error.code === "handed_in") { refreshSheet(); }
+      throw error;
+    });
+  }
+
+  el("photo").addEventListener("change", function (event) {
+    var input = event.currentTarget;
+    var file = input.files && input.files[0];
+    if (!file || !me) { return; }
+    errorAt("handin-error", "");
+    P.say(el("handin-status"), P.tr("reading"));
+    handIn(function () {
+      var form = new FormData();
+      form.append("photo", file, file.name || "sheet.jpg");
+      return form;
+    }).then(null, function () { input.value = ""; });
+  });
+
+  // A typed box: a whole number, or the wild as * (x and X too, as `paperplay score --cells` reads them).
+  function tile(typed) {
+    var value = typed.trim();
+    if (value === "*" || value === "x" || value === "X" || value === "\u2605") { return "*"; }
+    if (/^[0-9]{1,3}$/.test(value)) { return parseInt(value, 10); }
+    return null;
+  }
+
+  el("type-form").addEventListener("submit", function (event) {
+    event.preventDefault();
+    if (!me) { return; }
+    var cells = [];
+    var inputs = document.querySelectorAll("#type-form .cell");
+    for (var k = 0; k < inputs.length; k++) {
+      var raw = inputs[k].value.trim();
+      var value = tile(raw);
+      if (value === null) {
+        errorAt("handin-error", P.tr(raw ? "bad_box" : "need_box", {box: k + 1, value: raw}));
+        inputs[k].focus();
+        return;
+      }
+      cells.push(value);
+    }
+    errorAt("handin-error", "");
+    P.say(el("handin-status"), P.tr("sending"));
+    handIn(function () { return {cells: cells}; }).then(null, function () { /* said on the page */ });
+  });
+
+  // --- the sheet, its boxes to check ----------------------------------------------------------------
 
   // What a flagged box may hold: the readings of the photo, then the tiles called that no other box holds.
   function choicesFor(b) {
     var left = called.slice();
-    mine.boxes.forEach(function (other) {
+    me.boxes.forEach(function (other) {
       if (other.box === b.box) { return; }
       var at = left.indexOf(other.value);
       if (at >= 0) { left.splice(at, 1); }
@@ -45,42 +221,42 @@
   }
 
   function showSheet() {
-    el("join").hidden = true;
+    if (!me || !me.boxes) { return; }
     el("sheet").hidden = false;
-    el("hello").textContent = P.tr("hello", {name: mine.name || ""});
     var list = el("read");
     list.textContent = "";
-    mine.boxes.forEach(function (b) {
+    var locked = done || (game && (game.locked || game.revealed));
+    me.boxes.forEach(function (b) {
       var item = document.createElement("li");
       item.id = "box-" + b.box;
       if (b.flagged) { item.className = "flag"; }
       // Each box is a button: a tap asks again what it holds (a sure box can be wrong too).
       var button = document.createElement("button");
       button.type = "button";
-      button.disabled = done;
+      button.disabled = !!locked;
       var number = document.createElement("small");
       number.textContent = String(b.box);
       var value = document.createElement("span");
       P.fillTile(value, b.value);
       button.appendChild(number);
       button.appendChild(value);
-      button.setAttribute("aria-label", P.tr("box", {box: b.box}) + ": " + (b.value === "*" ? P.tr("wild") : b.value)
-                          + (b.flagged ? " (" + P.tr("unsure") + ")" : ""));
+      var said = b.value === null ? P.tr("empty") : (b.value === "*" ? P.tr("wild") : b.value);
+      button.setAttribute("aria-label", P.tr("box", {box: b.box}) + ": " + said + (b.flagged ? " (" + P.tr("unsure") + ")" : ""));
       button.addEventListener("click", function () {
         opened = b.box;
         showSheet();
         var card = el("check-" + b.box);
-        if (card) { card.querySelector("button").focus(); }
+        if (card) { card.querySelector("button, input").focus(); }
       });
       item.appendChild(button);
       list.appendChild(item);
     });
-    var checks = mine.boxes.filter(function (b) { return b.flagged || b.box === opened; });
+    var checks = me.boxes.filter(function (b) { return b.flagged || b.box === opened; });
     var flagged = checks.filter(function (b) { return b.flagged; });
-    P.say(el("sheet-status"), flagged.length ? P.tr("check") : (done ? "" : P.tr("all_sure")));
+    P.say(el("sheet-status"), done ? "" : (flagged.length ? P.tr("check") : P.tr("all_sure")));
     var flags = el("flags");
     flags.textContent = "";
-    if (!done) { checks.forEach(function (b) { flags.appendChild(flagCard(b)); }); }
+    if (!locked) { checks.forEach(function (b) { flags.appendChild(flagCard(b)); }); }
   }
 
   function tileButton(value, box) {
@@ -89,14 +265,14 @@
     button.className = "choice";
     P.fillTile(button, value);
     button.addEventListener("click", function () {
-      var b = mine.boxes[box - 1];
+      var b = me.boxes[box - 1];
       if (!b.flagged && b.value === value) { opened = null; showSheet(); return; }  // kept as it was
       fix(box, value);
     });
     return button;
   }
 
-  // One flagged box: its crop from the photo and what it may hold, each a button (one tap settles it).
+  // One box to check: its crop from the photo and what it may hold, each a button (one tap settles it).
   function flagCard(b) {
     var card = document.createElement("fieldset");
     card.className = "check";
@@ -146,170 +322,159 @@
     return card;
   }
 
-  // A typed box: a whole number, or the wild as * (x and X too, as `paperplay score --cells` reads them).
-  function tile(typed) {
-    var value = typed.trim();
-    if (value === "*" || value === "x" || value === "X" || value === "\u2605") { return "*"; }
-    if (/^[0-9]{1,3}$/.test(value)) { return parseInt(value, 10); }
-    return null;
-  }
-
   function fix(box, value) {
     var cells = {};
     cells[String(box)] = value;
     errorAt("sheet-error", "");
     var buttons = document.querySelectorAll("#check-" + box + " button");
     Array.prototype.forEach.call(buttons, function (b) { b.disabled = true; });
-    P.api("PUT", P.gamePath(code, "/sheets/" + encodeURIComponent(mine.id)), {cells: cells},
-          {"X-Paperplay-Token": mine.token}).then(function (sheet) {
+    P.persist(function () {
+      return P.api("PUT", P.gamePath(code, "/sheets/" + encodeURIComponent(me.sheet)), {cells: cells});
+    }).then(function (sheet) {
       opened = null;
       keep(sheet);
       showSheet();
-      P.say(el("sheet-status"), P.tr("saved", {box: box, value: value}) + " "
-            + (mine.boxes.some(function (b) { return b.flagged; }) ? P.tr("check") : P.tr("all_sure")));
+      P.say(el("sheet-status"), P.tr("saved", {box: box, value: value === "*" ? P.tr("wild") : value}) + " "
+            + (me.boxes.some(function (b) { return b.flagged; }) ? P.tr("check") : P.tr("all_sure")));
       var nextCheck = document.querySelector("#flags .check button");
       if (nextCheck) { nextCheck.focus(); } else { el("sheet-status").focus(); }
     }, function (error) {
       Array.prototype.forEach.call(buttons, function (b) { b.disabled = false; });
-      errorAt("sheet-error", error.message);
+      errorAt("sheet-error", P.problem(error));
     });
   }
 
-  function name() {
-    var typed = el("name").value.trim();
-    if (!typed) {
-      errorAt("join-error", P.tr("need_name"));
-      el("name").focus();
+  // The server's copy of the sheet wins over the one kept here (the host may have corrected it).
+  function refreshSheet() {
+    var path = me && me.sheet !== null && me.sheet !== undefined
+      ? P.gamePath(code, "/sheets/" + encodeURIComponent(me.sheet)) : null;
+    if (path === null) {
+      // A hand-in whose answer was lost on the way: the roster knows the sheet.
+      return Promise.resolve();
     }
-    return typed;
-  }
-
-  // Sends a sheet (a photo's form or the typed boxes). A hand-in whose answer was lost (no network, a busy
-  // server) is sent again with the same key, so the server stores it once.
-  function handIn(body, typedName) {
-    pendingKey = pendingKey || P.randomKey();
-    return P.api("POST", P.gamePath(code, "/sheets"), body, {"Idempotency-Key": pendingKey}).then(function (sheet) {
-      pendingKey = null;
+    return P.api("GET", path).then(function (sheet) {
       keep(sheet);
-      errorAt("join-error", "");
-      P.say(el("join-status"), "");
       showSheet();
-      el("sheet-title").focus();
     }, function (error) {
-      if (error.status !== 0 && error.status !== 503) { pendingKey = null; }
-      P.say(el("join-status"), "");
-      errorAt("join-error", error.message);
-      throw error;
+      if (error.code === "no_sheet" || error.status === 404) {
+        me.sheet = null;
+        me.boxes = null;
+        store();
+        el("sheet").hidden = true;
+        errorAt("handin-error", P.tr("removed_sheet"));
+        if (game) { follow(game); }
+      }
     });
   }
 
-  el("photo").addEventListener("change", function (event) {
-    var input = event.currentTarget;
-    var file = input.files && input.files[0];
-    if (!file) { return; }
-    var typedName = name();
-    if (!typedName) { input.value = ""; return; }
-    var form = new FormData();
-    form.append("name", typedName);
-    form.append("photo", file, file.name || "sheet.jpg");
-    errorAt("join-error", "");
-    P.say(el("join-status"), P.tr("reading"));
-    handIn(form, typedName).then(null, function () { input.value = ""; });
-  });
+  // --- the results ----------------------------------------------------------------------------------
 
-  el("type-form").addEventListener("submit", function (event) {
-    event.preventDefault();
-    var typedName = name();
-    if (!typedName) { return; }
-    var cells = [];
-    var inputs = document.querySelectorAll("#type-form .cell");
-    for (var k = 0; k < inputs.length; k++) {
-      var raw = inputs[k].value.trim();
-      var value = tile(raw);
-      if (value === null) {
-        errorAt("join-error", P.tr(raw ? "bad_box" : "need_box", {box: k + 1, value: raw}));
-        inputs[k].focus();
-        return;
-      }
-      cells.push(value);
-    }
-    errorAt("join-error", "");
-    P.say(el("join-status"), P.tr("sending"));
-    handIn({name: typedName, cells: cells}, typedName);
-  });
-
-  // After the reveal: this sheet's score and series, its place, and the ranking.
+  // After the reveal: this sheet's score and series (all 20 boxes), its place, and the ranking.
   function showResults(document_) {
     done = true;
     var results = document_.results || [];
     var own = null;
-    if (mine) {
-      own = results.filter(function (r) { return r.file === "sheet-" + mine.id + ".json"; })[0] || null;
+    var mySheet = me && me.sheet !== null && me.sheet !== undefined ? me.sheet : null;
+    if (mySheet !== null) {
+      own = results.filter(function (r) { return r.file === "sheet-" + mySheet + ".json"; })[0] || null;
     }
     var rows = document_.ranking || [];
-    P.ranking(el("ranking"), rows, function (row) { return own !== null && row.player === own.player && row.total === own.total; });
+    var placed = own ? rows.filter(function (row) { return row.player === own.player && row.total === own.total; })[0] : null;
+    P.ranking(el("ranking"), rows, function (row) { return placed !== null && placed !== undefined && row === placed; });
     if (!rows.length) { el("ranking").textContent = P.tr("no_ranking"); }
     el("result").hidden = false;
-    if (own) {
-      var total = el("total");
-      total.textContent = "";
+    el("handin").hidden = true;
+    var notes = [];
+    var total = el("total");
+    total.textContent = "";
+    el("place").textContent = "";
+    var strip = el("train");
+    strip.textContent = "";
+    if (own && own.valid === true) {
       total.appendChild(P.pointsNode(own.total));
-      var placed = rows.filter(function (row) { return row.player === own.player && row.total === own.total; })[0];
-      var notes = [];
-      if (placed) { notes.push(P.tr("place", {place: placed.place, n: rows.length})); } else { notes.push(P.tr("not_ranked")); }
+      if (placed) { el("place").textContent = P.tr("place", {place: placed.place, n: rows.length}); }
+    } else if (own) {
+      el("place").textContent = P.tr("not_ranked");
+    } else if (mySheet !== null && (document_.incomplete || []).some(function (s) { return s.id === mySheet; })) {
+      el("place").textContent = P.tr("incomplete_out");
+    }
+    el("result-title").hidden = !own;
+    if (own) {
       if (own.wild_value !== null && own.wild_value !== undefined) { notes.push(P.tr("wild_is", {value: own.wild_value})); }
       (own.problems || []).forEach(function (p) { notes.push(p.message); });
-      el("result-notes").textContent = notes.join(" · ");
-      var strip = el("train");
-      strip.textContent = "";
-      if (own.series) { strip.appendChild(P.train(cellsOf(mine.boxes), own)); }
-    } else {
-      el("result-title").hidden = true;
+      if (own.series && me.boxes) {
+        // all 20 boxes, in two rows of ten: no box hidden behind a scroll
+        strip.appendChild(P.train(cellsOf(me.boxes), own, 0, 10));
+        strip.appendChild(P.train(cellsOf(me.boxes), own, 10, 20));
+      }
     }
-    if (own) {
-      el("sheet").hidden = true;  // the train above shows the sheet, with its series
-    } else if (mine) {
-      mine.boxes.forEach(function (b) { b.flagged = false; });
+    el("result-notes").textContent = notes.join(" · ");
+    if (own && own.series) {
+      el("sheet").hidden = true;  // the train shows the sheet, with its series
+    } else if (me && me.boxes) {
       showSheet();
-      P.say(el("sheet-status"), "");
-    } else {
+    }
+    if (!me) {
       el("join").hidden = true;
       el("hello").textContent = P.tr("closed");
     }
   }
 
-  P.watch(code, function (game) {
-    var before = called.length;
-    called = game.called;
-    if (mine && !done && called.length !== before) { showSheet(); }
-    if (!game.revealed) { return false; }
-    return P.api("GET", P.gamePath(code, "/results")).then(function (results) {
-      showResults(results);
-      return false;  // a host's correction after the reveal changes the results: keep following
-    });
-  }, function (error) {
-    if (error && error.status === 404) {
-      errorAt(mine ? "sheet-error" : "join-error", P.tr("lost"));
+  var shownResults = "";
+  function update(state) {
+    game = state;
+    called = state.called;
+    if (me && state.roster && me.player !== null) {
+      var entry = state.roster.filter(function (p) { return p.id === me.player; })[0];
+      if (!entry) {
+        // the host removed this player: join again
+        me = null;
+        P.setToken("");
+        P.save(storeKey, null);
+        showJoin(P.tr("removed_player"));
+      } else if (entry.sheet !== null && entry.sheet !== undefined && entry.sheet !== me.sheet) {
+        me.sheet = entry.sheet;  // handed in from another tab, or the answer was lost
+        store();
+      }
+    }
+    if (me) { follow(state); }
+    var work = [];
+    if (me && me.sheet !== null && me.sheet !== undefined && state.version !== sheetVersion) {
+      sheetVersion = state.version;
+      work.push(refreshSheet());
+    }
+    if (state.revealed) {
+      work.push(P.api("GET", P.gamePath(code, "/results")).then(function (results) {
+        var key = JSON.stringify(results);
+        if (key !== shownResults) {
+          var first = shownResults === "";
+          shownResults = key;
+          showResults(results);
+          if (first && me) { el("result-title").focus(); }
+        }
+      }));
+    } else if (!me) {
+      el("join").hidden = false;
+    }
+    return Promise.all(work).then(function () { return false; });  // keep following: the host may correct
+  }
+
+  P.watch(code, update, function (error) {
+    if (error && error.code === "no_game") {
+      errorAt(me ? "sheet-error" : "join-error", P.tr("lost"));
       return true;
     }
+    errorAt(me ? "sheet-error" : "join-error", error ? P.problem(error) : "");
+    if (!error) { P.announce(P.tr("e_back")); }
     return false;
   });
 
-  if (mine && mine.id !== undefined && mine.boxes) {
-    showSheet();
-    // The server's copy wins over the one kept here (the host may have corrected it meanwhile).
-    P.api("GET", P.gamePath(code, "/sheets/" + encodeURIComponent(mine.id)), undefined,
-          {"X-Paperplay-Token": mine.token}).then(function (sheet) {
-      if (done) { return; }
-      keep(sheet);
-      showSheet();
-    }, function (error) {
-      if (error.status === 403 || error.status === 404) { mine = null; P.save(storeKey, null); window.location.reload(); }
-    });
-  } else {
-    mine = null;
-    var name0 = P.load("paperplay:serve:name");
-    if (name0) { el("name").value = name0; }
-  }
+  if (me) { showGame(); } else { showJoin(""); }
   el("name").addEventListener("change", function () { P.save("paperplay:serve:name", el("name").value.trim()); });
+  // Another tab of this browser joined or handed in: carry on from there.
+  window.addEventListener("storage", function (event) {
+    if (event.key !== storeKey) { return; }
+    var other = P.load(storeKey);
+    if (other && (!me || other.player !== me.player || other.sheet !== me.sheet)) { window.location.reload(); }
+  });
 }());

@@ -9,30 +9,76 @@ var P = (function () {
 
   function el(id) { return document.getElementById(id); }
 
-  // A word of the page's language with its {fields} filled in.
+  var LANG = data.lang || document.documentElement.lang || "en";
+  var numbers = window.Intl ? new Intl.NumberFormat(LANG) : null;
+  var plurals = window.Intl && Intl.PluralRules ? new Intl.PluralRules(LANG) : null;
+
+  function num(n) { return typeof n === "number" && numbers ? numbers.format(n) : String(n); }
+
+  // A word of the page's language with its {fields} filled in (numbers as the language writes them); a
+  // plural's form is chosen by fields.n, by the language's own rule.
   function tr(key, fields) {
-    var words = T[key] || key;
-    Object.keys(fields || {}).forEach(function (name) { words = words.split("{" + name + "}").join(String(fields[name])); });
+    var words = T[key] === undefined ? key : T[key];
+    if (Array.isArray(words)) {
+      var n = (fields || {}).n;
+      words = words[(plurals ? plurals.select(n) : (n === 1 ? "one" : "other")) === "one" ? 0 : 1];
+    }
+    Object.keys(fields || {}).forEach(function (name) { words = words.split("{" + name + "}").join(num(fields[name])); });
     return words;
   }
 
-  function plural(n, one, many, fields) {
+  function plural(n, key, fields) {
     var all = {n: n};
     Object.keys(fields || {}).forEach(function (name) { all[name] = fields[name]; });
-    return tr(n === 1 ? one : many, all);
+    return tr(key, all);
   }
 
-  // The host's key: given to the page by the server, or in the page's own address (?key=…).
-  var key = data.key || new URLSearchParams(window.location.search).get("key") || "";
+  // A moment (seconds since 1970) as the page's language writes a date and time.
+  function when(seconds) {
+    var moment = new Date(seconds * 1000);
+    try {
+      return new Intl.DateTimeFormat(LANG, {dateStyle: "medium", timeStyle: "short"}).format(moment);
+    } catch (e) { return moment.toISOString().slice(0, 16).replace("T", " "); }
+  }
 
-  function ApiError(message, status) { this.message = message; this.status = status; }
+  function time(seconds) {
+    try {
+      return new Intl.DateTimeFormat(LANG, {timeStyle: "short"}).format(new Date(seconds * 1000));
+    } catch (e) { return ""; }
+  }
+
+  // The host's key: given to the page by the server, or in the page's own address (?key=…); the projector
+  // is handed it by the host page that opened it (P.setKey).
+  var key = data.key || new URLSearchParams(window.location.search).get("key") || "";
+  var view = data.view || new URLSearchParams(window.location.search).get("view") || "";
+  var token = "";  // a player's token, sent with every call once the phone has joined
+
+  function ApiError(message, status, code) { this.message = message; this.status = status; this.code = code || ""; }
   ApiError.prototype = Object.create(Error.prototype);
 
+  // What a page says for an error: plain words in its language from the API's machine code, with what to do.
+  // `own` gives a page's own words for some codes.
+  function problem(error, own) {
+    if (!error) { return ""; }
+    if (error.status === 0) { return tr("e_offline"); }
+    var code = error.code || "";
+    if (own && own[code]) { return tr(own[code], {line: error.message}); }
+    if (T["e_" + code] !== undefined) { return tr("e_" + code, {line: error.message}); }
+    if (code === "bad_number" || code === "bad_json" || code === "unknown_field") {
+      return tr("e_bad_input", {line: error.message});
+    }
+    if (error.status === 503) { return tr("e_busy"); }
+    if (error.status === 408) { return tr("e_too_slow"); }
+    if (error.status === 413) { return tr("e_too_large"); }
+    return tr("e_other", {line: code || error.message});
+  }
+
   // Calls the server's API; resolves with its JSON, rejects with an ApiError carrying the server's one line
-  // (status 0: no answer at all).
-  function api(method, path, body, headers) {
+  // and its code (status 0: no answer at all). `timeout` (ms) gives up on an answer that never comes.
+  function api(method, path, body, headers, timeout) {
     var options = {method: method, headers: {"Accept": "application/json"}, cache: "no-store"};
     if (key) { options.headers["X-Paperplay-Key"] = key; }
+    if (token && !key) { options.headers["X-Paperplay-Token"] = token; }
     Object.keys(headers || {}).forEach(function (name) { options.headers[name] = headers[name]; });
     if (body instanceof FormData) {
       options.body = body;
@@ -40,32 +86,71 @@ var P = (function () {
       options.headers["Content-Type"] = "application/json";
       options.body = JSON.stringify(body);
     }
+    var timer = null;
+    if (timeout && window.AbortController) {
+      var abort = new AbortController();
+      options.signal = abort.signal;
+      timer = window.setTimeout(function () { abort.abort(); }, timeout);
+    }
     return window.fetch(path, options).then(function (response) {
       return response.text().then(function (source) {
+        if (timer) { window.clearTimeout(timer); }
         var answer = null;
         try { answer = source ? JSON.parse(source) : {}; } catch (e) { answer = null; }
         if (!response.ok) {
           var said = answer && answer.error;
-          throw new ApiError(typeof said === "string" ? said : (response.status + " " + response.statusText),
-                             response.status);
+          var error = new ApiError(typeof said === "string" ? said : (response.status + " " + response.statusText),
+                                   response.status, answer && typeof answer.code === "string" ? answer.code : "");
+          error.retryAfter = parseInt(response.headers.get("Retry-After") || "", 10) || 0;
+          error.answer = answer;
+          throw error;
         }
-        if (answer === null) { throw new ApiError("the server's answer is not JSON", response.status); }
+        if (answer === null) { throw new ApiError("the server's answer is not JSON", response.status, "internal"); }
         return answer;
       });
-    }, function () { throw new ApiError(tr("offline"), 0); });
+    }, function () {
+      if (timer) { window.clearTimeout(timer); }
+      throw new ApiError(tr("e_offline"), 0, "");
+    });
   }
 
-  function gamePath(code, rest) { return "/api/games/" + encodeURIComponent(code) + (rest || ""); }
+  // May the same call simply be sent again? No answer at all, a busy server or a slow upload.
+  function retryable(error) { return error.status === 0 || error.status === 503 || error.status === 408; }
+
+  // Sends a call until it is answered: after no answer (or a busy server) the same call (the same body and
+  // headers, so the same Idempotency-Key) goes again, 2 s later or after Retry-After; `waiting` is told of
+  // each such wait. Rejects on an answer that is a refusal.
+  function persist(send, waiting) {
+    return new Promise(function (resolve, reject) {
+      function attempt() {
+        send().then(resolve, function (error) {
+          if (!retryable(error)) { reject(error); return; }
+          if (waiting) { waiting(error); }
+          window.setTimeout(attempt, Math.min(10, Math.max(2, error.retryAfter || 2)) * 1000);
+        });
+      }
+      attempt();
+    });
+  }
+
+  function gamePath(code, rest) {
+    var path = "/api/games/" + encodeURIComponent(code) + (rest || "");
+    return view && !key ? path + (path.indexOf("?") < 0 ? "?" : "&") + "view=" + encodeURIComponent(view) : path;
+  }
 
   // Follows a game's state: asks for it, then again with ?wait= (the server answers when it changes, or
   // after 25 s), for as long as onState does not return true. onState may return a promise; onError is
-  // told of each failure (and of each success after one, with null); the next try comes 2 s later.
+  // told of each failure (and of the first success after one, with null). After a failure the page asks
+  // every second, without waiting, so a server that is back is noticed at once (not 25 s later).
   function watch(code, onState, onError) {
     var version = null;
     var failed = false;
+    var stopped = false;
     function ask() {
-      var path = gamePath(code, version === null ? "" : "?wait=" + version);
-      api("GET", path).then(function (state) {
+      if (stopped) { return; }
+      var waiting = version !== null && !failed;
+      var path = gamePath(code, waiting ? "?wait=" + version : "");
+      api("GET", path, undefined, undefined, waiting ? 35000 : 8000).then(function (state) {
         return Promise.resolve(onState(state)).then(function (stop) {
           version = state.version;
           return stop;
@@ -73,14 +158,22 @@ var P = (function () {
       }).then(function (stop) {
         if (failed && onError) { onError(null); }
         failed = false;
-        if (stop !== true) { window.setTimeout(ask, 50); }
+        if (stop === true) { stopped = true; } else { window.setTimeout(ask, 50); }
       }, function (error) {
         failed = true;
-        if (onError && onError(error) === true) { return; }
-        window.setTimeout(ask, 2000);
+        if (onError && onError(error) === true) { stopped = true; return; }
+        window.setTimeout(ask, error.status === 503 ? 2000 : 1000);
       });
     }
     ask();
+    return {again: function () { if (stopped) { stopped = false; ask(); } }};
+  }
+
+  function announce(message) {
+    var region = document.getElementById("announce");
+    if (!region || !message) { return; }
+    region.textContent = "";
+    window.setTimeout(function () { region.textContent = message; }, 60);
   }
 
   // A random key for one hand-in: a retry after a lost answer is then stored once, not twice.
@@ -131,30 +224,36 @@ var P = (function () {
     });
   }
 
-  function points(n) { return plural(n, "point", "points"); }
+  function points(n) { return plural(n, "points"); }
 
   // "{n} points" with its number in bold (a node, so that no word of it is read as HTML).
   function pointsNode(n) {
-    var parts = (T[n === 1 ? "point" : "points"] || "{n}").split("{n}");
+    var parts = tr("points", {n: "\u0000"}).split("\u0000");
     var node = document.createElement("span");
     node.appendChild(document.createTextNode(parts[0]));
     var number = document.createElement("b");
-    number.textContent = String(n);
+    number.textContent = num(n);
     node.appendChild(number);
-    node.appendChild(document.createTextNode(parts.slice(1).join(String(n))));
+    node.appendChild(document.createTextNode(parts.slice(1).join(num(n))));
     return node;
   }
 
   // A sheet's train as the results page draws it: the boxes, the numbers, the wild with its value and
-  // each series bracketed with its points; in words for a screen reader.
-  function train(cells, result) {
+  // each series bracketed with its points; in words for a screen reader. `from`/`to` draw a part of it
+  // (boxes from+1..to: a phone shows its 20 boxes as two rows of ten), a series cut by the part's end
+  // bracketed to its edge, its points under the part that holds its start.
+  function train(all, result, from, to) {
+    from = from || 0;
+    to = to === undefined ? all.length : to;
+    var cells = all.slice(from, to);
     var width = BOX * cells.length;
     var wild = result.wild_value;
     var numbers = cells.map(function (c) {
       return c === "*" ? (wild === null || wild === undefined ? "*" : "*=" + wild) : String(c);
     }).join(" ");
-    var series = (result.series || []).map(function (s) {
-      return tr("series_label", {start: s.start, end: s.end, points: s.points});
+    var parts = (result.series || []).filter(function (s) { return s.end > from && s.start <= to; });
+    var series = parts.map(function (s) {
+      return tr("series_label", {n: s.points, start: s.start, end: s.end, points: s.points});
     }).join("; ");
     var drawing = svg("svg", {"class": "train", viewBox: "-0.5 -0.5 " + (width + 1) + " 21", role: "img",
                               "aria-label": tr("boxes_label", {numbers: numbers, series: series || "-"})});
@@ -173,19 +272,24 @@ var P = (function () {
       var span = svg("tspan", {x: BOX * k + 5});
       if (underlined.indexOf(c) >= 0) { span.setAttribute("class", "u"); }
       if (String(c).length >= 3) { span.setAttribute("font-size", "4"); }
-      span.textContent = String(c);
+      span.textContent = c === null || c === undefined ? "" : String(c);
       line.appendChild(span);
     });
     drawing.appendChild(line);
     var group = svg("g", {"class": "s", transform: "translate(0 19.6)"});
     var path = "";
-    (result.series || []).forEach(function (s) {
-      var left = BOX * (s.start - 1) + 1;
-      var right = BOX * s.end - 1;
-      path += "M" + left + " -8.1v2.5h" + (right - left) + "v-2.5";
-      var label = svg("text", {x: (left + right) / 2});
-      label.textContent = String(s.points);
-      group.appendChild(label);
+    parts.forEach(function (s) {
+      var start = Math.max(s.start, from + 1);
+      var end = Math.min(s.end, to);
+      var left = BOX * (start - 1 - from) + (start === s.start ? 1 : 0);
+      var right = BOX * (end - from) - (end === s.end ? 1 : 0);
+      path += "M" + left + " -8.1" + (start === s.start ? "v2.5" : "m0 2.5") + "h" + (right - left)
+        + (end === s.end ? "v-2.5" : "");
+      if (s.start > from) {
+        var label = svg("text", {x: (left + right) / 2});
+        label.textContent = String(s.points);
+        group.appendChild(label);
+      }
     });
     if (path) { group.insertBefore(svg("path", {d: path}), group.firstChild); }
     drawing.appendChild(group);
@@ -199,13 +303,13 @@ var P = (function () {
       var item = document.createElement("li");
       var place = document.createElement("b");
       place.className = "place";
-      place.textContent = String(row.place);
+      place.textContent = num(row.place);
       var name = document.createElement("span");
       name.className = "name";
       name.textContent = row.player;
       var total = document.createElement("span");
       total.className = "pts";
-      total.textContent = String(row.total);
+      total.textContent = num(row.total);
       item.appendChild(place);
       item.appendChild(name);
       item.appendChild(total);
@@ -216,22 +320,13 @@ var P = (function () {
 
   function say(node, message) { node.textContent = message || ""; }
 
-  var self = {data: data, el: el, tr: tr, plural: plural, key: key, api: api, gamePath: gamePath, watch: watch,
-          randomKey: randomKey, load: load, save: save, star: star, fillTile: fillTile, tileList: tileList, points: points,
-          pointsNode: pointsNode, train: train, ranking: ranking, say: say};
+  function setKey(given) { key = given; }
+  function setToken(given) { token = given || ""; }
+  function hasKey() { return key !== ""; }
 
-  // The host's key handed over by the window that opened this one (the host page opening the projector),
-  // through the browser: never in an address. Only a window of this server may hand it over.
-  self.receiveKey = function (done) {
-    if (!window.opener) { return; }
-    window.addEventListener("message", function (event) {
-      if (event.origin !== window.location.origin || event.source !== window.opener) { return; }
-      if (!event.data || event.data.paperplay !== "key" || typeof event.data.key !== "string") { return; }
-      key = event.data.key;
-      self.key = key;
-      if (done) { done(); }
-    });
-    window.opener.postMessage({paperplay: "ready"}, window.location.origin);
-  };
-  return self;
+  return {data: data, el: el, tr: tr, plural: plural, num: num, when: when, time: time, key: key, hasKey: hasKey,
+          setKey: setKey, setToken: setToken, api: api, problem: problem, persist: persist, retryable: retryable,
+          gamePath: gamePath, watch: watch, announce: announce, randomKey: randomKey, lang: LANG,
+          load: load, save: save, star: star, fillTile: fillTile, tileList: tileList, points: points, pointsNode: pointsNode,
+          train: train, ranking: ranking, say: say};
 }());

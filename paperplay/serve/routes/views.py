@@ -30,10 +30,17 @@ def _page(html: str, status: int = 200) -> Response:
 
 
 def _lang(request: Request) -> str:
-    from paperplay.i18n import LANGUAGES
+    """The host's and the home page's language: ?lang=, else the browser's (Accept-Language), else English."""
+    from paperplay.serve.pages import page_lang
 
-    lang = request.query_params.get("lang", "en")
-    return lang if lang in LANGUAGES else "en"
+    return page_lang(request.query_params.get("lang"), request.headers.get("accept-language"))
+
+
+def _local_only(server: Server) -> bool:
+    """The server answers this computer only (no --lan, or no network): phones cannot join."""
+    from urllib.parse import urlsplit
+
+    return (urlsplit(server.base_url).hostname or "") in ("127.0.0.1", "localhost", "::1")
 
 
 async def host_page(request: Request) -> Response:
@@ -44,7 +51,8 @@ async def host_page(request: Request) -> Response:
                      "<p>This page needs the host's link, with its key, as <code>paperplay serve</code> printed it."
                      "</p></html>", 401)
     key = _given(request, "x-paperplay-key", "key")
-    return _page(_render("host", key=key, lang=_lang(request), variants=shipped_variants()))
+    return _page(_render("host", key=key, lang=_lang(request), variants=shipped_variants(),
+                         local_only=_local_only(request.app.state.server)))
 
 
 async def player_page(request: Request) -> Response:
@@ -69,6 +77,6 @@ async def projector_page(request: Request) -> Response:
 
 
 async def home(request: Request) -> Response:
-    return RedirectResponse("/host", status_code=303) if request.query_params.get("key") else _page(
-        "<!doctype html><html lang=en><meta charset=utf-8><title>paperplay</title>"
-        "<p>paperplay game night. Players: open the link or scan the QR code on the projector.</p></html>")
+    if request.query_params.get("key"):
+        return RedirectResponse("/host", status_code=303)
+    return _page(_render("home", lang=_lang(request)))

@@ -109,7 +109,7 @@ def test_a_wrong_fit_is_refused_never_read(tmp_path, steep_photo):
     cv2.imwrite(str(misled), _decoy(gray, page))
     with pytest.raises(ScanRefusal) as refused:
         read_photo(misled)
-    assert refused.value.code in ("photo_angle", "photo_blurred", "no_sheet", "mark_covered")
+    assert refused.value.code in ("photo_angle", "photo_blurred", "no_sheet_found", "mark_covered")
 
 
 # --- refusals ---------------------------------------------------------------------------------------
@@ -126,10 +126,10 @@ def test_a_photo_without_a_sheet_is_refused_with_a_code_a_line_and_a_hint(tmp_pa
     cv2.imwrite(str(path), table)
     with pytest.raises(ScanRefusal) as refused:
         read_photo(path)
-    assert refused.value.code == "no_sheet"
+    assert refused.value.code == "no_sheet_found"
     assert refused.value.hint.startswith("Photograph the whole sheet from above")
     answer = refusal_json(refused.value, translator("de"))
-    assert answer["code"] == "no_sheet" and answer["hint"].startswith("Fotografieren Sie den ganzen Bogen")
+    assert answer["code"] == "no_sheet_found" and answer["hint"].startswith("Fotografieren Sie den ganzen Bogen")
     result = run_paperplay("scan", str(path), "--seed", "7KQ2M9XD", "--out", str(tmp_path / "o"))
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "no paperplay sheet found" in result.stderr
 
@@ -168,7 +168,7 @@ def test_the_overlay_shows_what_was_found(tmp_path, steep_photo):
     assert colour_share(png, GREEN) > 0.002 and colour_share(png, RED) == 0
     cv2.imwrite(str(tmp_path / "blank.png"), np.full((600, 800), 200, np.uint8))
     png, refusal = overlay_png(tmp_path / "blank.png")
-    assert refusal is not None and refusal.code == "no_sheet" and colour_share(png, GREEN) == 0
+    assert refusal is not None and refusal.code == "no_sheet_found" and colour_share(png, GREEN) == 0
 
 
 # --- every phone's format ---------------------------------------------------------------------------

@@ -551,7 +551,7 @@ def _refusal(gray: Any, tried: list[tuple[Page, Fit | None]], blobs: Any, qr_cor
                                corner=missing[0])
         return ScanRefusal("photo_angle", "the corner marks do not agree with the QR code (is the sheet flat, and "
                            "all in the photo?)", Seen(marks))
-    return ScanRefusal("no_sheet", NOT_FOUND, Seen(marks))
+    return ScanRefusal("no_sheet_found", NOT_FOUND, Seen(marks))
 
 
 def _missing_marks(gray: Any, qr_corners: Any, blobs: Any) -> list[int]:

@@ -20,7 +20,7 @@ class ScanError(Exception):
 
 
 HINTS: dict[str, str] = {
-    "no_sheet": N_("Photograph the whole sheet from above, with its four black corner squares in the photo."),
+    "no_sheet_found": N_("Photograph the whole sheet from above, with its four black corner squares in the photo."),
     "mark_covered": N_("The {corner} corner square is covered or outside the photo: uncover it and take the "
                        "photo again."),
     "photo_angle": N_("Hold the phone straight above the sheet, not at an angle, and take the photo again."),

@@ -61,10 +61,14 @@ def _mnist_source(digits_path: Path) -> HandSource:
 
 
 def _validation_source(digits_path: Path) -> HandSource:
-    from lab.synth import TRAIN_FONTS
+    """lab.train's validation writers: the font families breip and bwht-mentor, and load_digits samples
+    1100..1299 (needs scikit-learn), half and half."""
+    from lab.synth import TRAIN_FONTS, load_digit_samples
 
     fonts = font_files({family: TRAIN_FONTS[family] for family in ("breip", "bwht-mentor")})
-    return lambda rng: make_hand(rng, fonts, None, font_share=1.0)
+    images, labels = load_digit_samples("train")
+    digits = (images[1100:], labels[1100:])
+    return lambda rng: make_hand(rng, fonts, digits, font_share=0.5)
 
 
 SOURCES: dict[str, Callable[[Path], HandSource]] = {

@@ -543,6 +543,14 @@ def _refusal(gray: Any, tried: list[tuple[Page, Fit | None]], blobs: Any, qr_cor
                            "again", seen)
     if qr_corners is not None:
         missing = _missing_marks(gray, qr_corners, blobs)
+        if len(missing) >= 3:  # not a hand over the sheet: the marks were not made out
+            if _steep([(float(x), float(y)) for x, y in qr_corners]):
+                return ScanRefusal("photo_angle", "the QR code was read, but the corner marks cannot be made out (the "
+                                   "sheet seen at too steep an angle); hold the phone straight above the sheet and "
+                                   "take the photo again", Seen(marks))
+            return ScanRefusal("photo_blurred", "the QR code was read, but the corner marks cannot be made out "
+                               "(blurred or in deep shadow); hold the phone still, let it focus, and take the photo "
+                               "again", Seen(marks))
         if missing:
             names = " and ".join(CORNERS[k] for k in missing)
             return ScanRefusal("mark_covered", f"found fewer than 3 of the 4 corner marks: the {names} "
@@ -790,7 +798,7 @@ FIT_SEARCH = 2.5
 FIT_TOLERANCE = 0.8
 """The farthest (mm) a run of boxes' frames may be from where the placement puts them: a cell is read 0.5 mm
 inside its outline (INSET), so a placement off by more would cut the digits at the wrong place."""
-FIT_SEEN = 0.2
+FIT_SEEN = 0.1
 """The least match of a run of boxes' frames with the photo (normalised correlation) for them to count as seen."""
 FIT_RUNS = 4
 """The train of boxes is checked in this many runs of boxes (each at its own place: a wrong perspective puts

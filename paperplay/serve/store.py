@@ -453,7 +453,7 @@ class Store:
     def rename_sheet(self, code: str, sheet_id: int, name: str) -> SheetRow:
         """The host renames a sheet (and its player): the name must be free, as a join's."""
         def work(db: sqlite3.Connection) -> SheetRow:
-            sheet = _stored_sheet(db, code, sheet_id)
+            sheet = _existing(db, code, sheet_id)
             _check_name_free(db, code, name, sheet.id, sheet.player)
             db.execute("UPDATE sheets SET name=?, name_key=?, updated=? WHERE id=?",
                        (name, name_key(name), time.time(), sheet_id))
@@ -472,18 +472,16 @@ class Store:
         return [_sheet(row) for row in self._read("SELECT * FROM sheets WHERE game=? ORDER BY id", (code,))]
 
     def update_boxes(self, code: str, sheet_id: int,
-                     boxes: list[dict[str, Any]] | Callable[[list[dict[str, Any]]], list[dict[str, Any]]],
-                     host: bool = False) -> SheetRow:
-        """Sets a sheet's boxes: `boxes`, or the boxes a function makes of the boxes stored now (a correction:
-        worked out within the write, so two corrections sent at once both hold; what it raises is refused)."""
+                     change: Callable[[list[dict[str, Any]]], list[dict[str, Any]]], host: bool = False) -> SheetRow:
+        """Changes a sheet's boxes: `change` is given the boxes as stored now (inside the write, so two
+        corrections at once both count) and returns them changed."""
         def work(db: sqlite3.Connection) -> SheetRow:
             game = _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone())
             if not host:
                 _open_for_players(game, "only the host can still correct a sheet")
-            stored = _stored_sheet(db, code, sheet_id)
-            new = boxes(stored.boxes) if callable(boxes) else boxes
+            boxes = change(_existing(db, code, sheet_id).boxes)
             db.execute("UPDATE sheets SET boxes=?, updated=? WHERE game=? AND id=?",
-                       (json.dumps(new), time.time(), code, sheet_id))
+                       (json.dumps(boxes), time.time(), code, sheet_id))
             db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
             return _sheet(db.execute("SELECT * FROM sheets WHERE id=?", (sheet_id,)).fetchone())
 
@@ -491,7 +489,7 @@ class Store:
 
     def delete_sheet(self, code: str, sheet_id: int) -> None:
         def work(db: sqlite3.Connection) -> None:
-            _stored_sheet(db, code, sheet_id)  # removed meanwhile (a second click): 404, not a second "deleted"
+            _existing(db, code, sheet_id)  # removed meanwhile (a second click): 404, not a second "deleted"
             db.execute("DELETE FROM crops WHERE sheet=?", (sheet_id,))
             db.execute("DELETE FROM sheets WHERE game=? AND id=?", (code, sheet_id))
             db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
@@ -503,6 +501,14 @@ class Store:
         return bytes(rows[0][0]) if rows else None
 
 
+def _existing(db: sqlite3.Connection, code: str, sheet_id: int) -> SheetRow:
+    """The sheet as stored now, or a 404 (removed by the host meanwhile)."""
+    row = db.execute("SELECT * FROM sheets WHERE game=? AND id=?", (code, sheet_id)).fetchone()
+    if row is None:
+        raise Conflict(f"id: no sheet {sheet_id} in game {code[:4]}-{code[4:]} (removed meanwhile)", Code.NO_SHEET)
+    return _sheet(row)
+
+
 def _bump(db: sqlite3.Connection, code: str) -> None:
     """The game changed: its version goes up (pages following it are woken)."""
     db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
@@ -512,14 +518,6 @@ def _waiting(db: sqlite3.Connection, code: str) -> int:
     """Players who joined the game and have not handed in yet."""
     return int(db.execute("SELECT count(*) FROM players WHERE game=? AND id NOT IN (SELECT player FROM sheets "
                           "WHERE game=? AND player IS NOT NULL)", (code, code)).fetchone()[0])
-
-
-def _stored_sheet(db: sqlite3.Connection, code: str, sheet_id: int) -> SheetRow:
-    """The sheet as stored now, or a 404 Conflict: the host may have removed it since the request read it."""
-    row = db.execute("SELECT * FROM sheets WHERE game=? AND id=?", (code, sheet_id)).fetchone()
-    if row is None:
-        raise Conflict(f"id: no sheet {sheet_id} in game {code[:4]}-{code[4:]} (it was removed)", Code.NO_SHEET)
-    return _sheet(row)
 
 
 def _open_for_players(game: Game, what: str) -> None:

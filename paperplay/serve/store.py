@@ -447,8 +447,7 @@ class Store:
     def rename_sheet(self, code: str, sheet_id: int, name: str) -> SheetRow:
         """The host renames a sheet (and its player): the name must be free, as a join's."""
         def work(db: sqlite3.Connection) -> SheetRow:
-            row = db.execute("SELECT * FROM sheets WHERE game=? AND id=?", (code, sheet_id)).fetchone()
-            sheet = _sheet(row)
+            sheet = _existing(db, code, sheet_id)
             _check_name_free(db, code, name, sheet.id, sheet.player)
             db.execute("UPDATE sheets SET name=?, name_key=?, updated=? WHERE id=?",
                        (name, name_key(name), time.time(), sheet_id))
@@ -466,11 +465,15 @@ class Store:
     def sheets(self, code: str) -> list[SheetRow]:
         return [_sheet(row) for row in self._read("SELECT * FROM sheets WHERE game=? ORDER BY id", (code,))]
 
-    def update_boxes(self, code: str, sheet_id: int, boxes: list[dict[str, Any]], host: bool = False) -> SheetRow:
+    def update_boxes(self, code: str, sheet_id: int,
+                     change: Callable[[list[dict[str, Any]]], list[dict[str, Any]]], host: bool = False) -> SheetRow:
+        """Changes a sheet's boxes: `change` is given the boxes as stored now (inside the write, so two
+        corrections at once both count) and returns them changed."""
         def work(db: sqlite3.Connection) -> SheetRow:
             game = _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone())
             if not host:
                 _open_for_players(game, "only the host can still correct a sheet")
+            boxes = change(_existing(db, code, sheet_id).boxes)
             db.execute("UPDATE sheets SET boxes=?, updated=? WHERE game=? AND id=?",
                        (json.dumps(boxes), time.time(), code, sheet_id))
             db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
@@ -489,6 +492,14 @@ class Store:
     def crop(self, sheet_id: int, box: int) -> bytes | None:
         rows = self._read("SELECT png FROM crops WHERE sheet=? AND box=?", (sheet_id, box))
         return bytes(rows[0][0]) if rows else None
+
+
+def _existing(db: sqlite3.Connection, code: str, sheet_id: int) -> SheetRow:
+    """The sheet as stored now, or a 404 (removed by the host meanwhile)."""
+    row = db.execute("SELECT * FROM sheets WHERE game=? AND id=?", (code, sheet_id)).fetchone()
+    if row is None:
+        raise Conflict(f"id: no sheet {sheet_id} in game {code[:4]}-{code[4:]} (removed meanwhile)", Code.NO_SHEET)
+    return _sheet(row)
 
 
 def _bump(db: sqlite3.Connection, code: str) -> None:

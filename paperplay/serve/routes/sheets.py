@@ -180,10 +180,12 @@ async def correct_sheet(request: Request) -> Response:
     variant = checks.game_rules(game.variant)
     changes = checks.check_corrections(data.get("cells"), variant)
     host = is_host(request)
-    boxes = corrected(sheet.boxes, changes, "host" if host else "player")
+    by = "host" if host else "player"
+    boxes = corrected(sheet.boxes, changes, by)
     if all(b["value"] is not None for b in boxes):
         checks.check_document(game, sheet.name, [checks.check_tile(b["value"], "cells", variant) for b in boxes])
-    sheet = await run_in_threadpool(server.store.update_boxes, game.code, sheet.id, boxes, host)
+    sheet = await run_in_threadpool(server.store.update_boxes, game.code, sheet.id,
+                                    lambda now: corrected(now, changes, by), host)
     server.notify(game.code)
     return Json(sheet_view(server, game, sheet, token=not host))
 

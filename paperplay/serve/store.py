@@ -362,6 +362,9 @@ class Store:
                     raise Conflict(f"photo: shows sheet {printed}, which {other[0]!r} has handed in already",
                                    Code.SHEET_USED)
             if player is not None:
+                if db.execute("SELECT 1 FROM players WHERE id=? AND game=?", (player.id, code)).fetchone() is None:
+                    raise Conflict(f"token: {player.name!r} is no longer a player of this game (the host removed "
+                                   "them); join again", Code.NOT_YOURS)
                 mine = db.execute("SELECT id FROM sheets WHERE game=? AND player=?", (code, player.id)).fetchone()
                 if mine is not None:
                     raise Conflict(f"token: {player.name!r} has handed in sheet {mine[0]} already; correct that "
@@ -369,8 +372,7 @@ class Store:
             else:
                 _check_name_free(db, code, name)
             count = db.execute("SELECT count(*) FROM sheets WHERE game=?", (code,)).fetchone()[0]
-            waiting = db.execute("SELECT count(*) FROM players WHERE game=? AND id NOT IN (SELECT player FROM sheets "
-                                 "WHERE game=? AND player IS NOT NULL)", (code, code)).fetchone()[0]
+            waiting = _waiting(db, code)
             if count + waiting - (player is not None) >= min(game.players, MAX_SHEETS):
                 raise Conflict(f"code: the game takes {game.players} sheets and has them all; the host can raise the "
                                "number of players", Code.GAME_FULL)
@@ -446,6 +448,10 @@ class Store:
                 if players < count:
                     raise Conflict(f"players: is {players}; {count} sheets are handed in already (remove sheets "
                                    "first)", Code.PLAYERS_BELOW)
+                waiting = _waiting(db, code)
+                if players < count + waiting:  # each of them could then not hand in
+                    raise Conflict(f"players: is {players}; {count} sheets are handed in and {waiting} more players "
+                                   "have joined (remove players first)", Code.PLAYERS_BELOW)
                 db.execute("UPDATE games SET players=? WHERE code=?", (players, code))
             if locked is not None:
                 db.execute("UPDATE games SET locked=? WHERE code=?", (int(locked), code))
@@ -493,6 +499,7 @@ class Store:
 
     def delete_sheet(self, code: str, sheet_id: int) -> None:
         def work(db: sqlite3.Connection) -> None:
+            _existing(db, code, sheet_id)  # removed meanwhile (a second click): 404, not a second "deleted"
             db.execute("DELETE FROM crops WHERE sheet=?", (sheet_id,))
             db.execute("DELETE FROM sheets WHERE game=? AND id=?", (code, sheet_id))
             db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
@@ -515,6 +522,12 @@ def _existing(db: sqlite3.Connection, code: str, sheet_id: int) -> SheetRow:
 def _bump(db: sqlite3.Connection, code: str) -> None:
     """The game changed: its version goes up (pages following it are woken)."""
     db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
+
+
+def _waiting(db: sqlite3.Connection, code: str) -> int:
+    """Players who joined the game and have not handed in yet."""
+    return int(db.execute("SELECT count(*) FROM players WHERE game=? AND id NOT IN (SELECT player FROM sheets "
+                          "WHERE game=? AND player IS NOT NULL)", (code, code)).fetchone()[0])
 
 
 def _open_for_players(game: Game, what: str) -> None:

@@ -71,6 +71,19 @@ def test_a_game_takes_its_number_of_players_and_the_host_raises_it(running):
     assert client.typed(CODE, "Cy", TILES).status == 201
 
 
+def test_a_join_retried_with_its_idempotency_key_finds_the_player_it_made(running):
+    client = running.client
+    new_game(client, players=2)
+    path = f"/api/games/{CODE}/players"
+    first = client.post(path, {"name": "Ann"}, headers={"Idempotency-Key": "join-ann-0001"})
+    again = client.post(path, {"name": "Ann"}, headers={"Idempotency-Key": "join-ann-0001"})
+    assert (first.status, again.status) == (201, 200) and first.json() == again.json()
+    other = client.post(path, {"name": "Ann"}, headers={"Idempotency-Key": "join-ann-0002"})
+    assert refused(other, 409, "name_taken")
+    assert refused(client.post(path, {"name": "Bo"}, headers={"Idempotency-Key": "short"}), 400, "bad_input")
+    assert len(client.get(f"/api/games/{CODE}").json()["roster"]) == 1
+
+
 def test_a_printed_sheet_and_a_player_hand_in_once(running):
     client = running.client
     new_game(client, players=3)
@@ -347,8 +360,8 @@ def test_a_database_from_a_newer_paperplay_is_refused(tmp_path):
     path = tmp_path / "new.db"
     with sqlite3.connect(path) as db:
         db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        db.execute("INSERT INTO meta VALUES ('schema', '3')")
-    with pytest.raises(sqlite3.DatabaseError, match="schema version 3; this paperplay reads versions 1-2"):
+        db.execute("INSERT INTO meta VALUES ('schema', '99')")
+    with pytest.raises(sqlite3.DatabaseError, match="schema version 99; this paperplay reads versions 1-3"):
         Store(path)
 
 

@@ -4,6 +4,7 @@ the results, refereed by the same code as `paperplay score --json`."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -115,9 +116,15 @@ def shown(value: Any) -> str:
     return shorten(text, 40)
 
 
+@functools.lru_cache(maxsize=256)
+def _draw(seed: str, variant: str | None) -> tuple[Tile, ...]:
+    """A stored game's whole draw, worked out once (every state and sheet shown asks for it)."""
+    return tuple(draw(seed, game_rules(variant)))
+
+
 def called_tiles(game: Game) -> list[Tile]:
     """The tiles called so far, in order (all of them once the game is revealed)."""
-    tiles = draw(game.seed, game_rules(game.variant))
+    tiles = _draw(game.seed, game.variant)
     return list(tiles if game.revealed else tiles[:game.turn])
 
 

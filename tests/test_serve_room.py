@@ -439,3 +439,34 @@ def test_serve_new_key_retires_the_old_key(tmp_path):
     finally:
         process.send_signal(signal.SIGINT)
         process.communicate(timeout=20)
+
+
+def test_an_incomplete_sheet_stays_out_of_the_ranking_until_its_boxes_are_typed(running):
+    """A photo with empty boxes is stored with them empty (test_serve_process reads such a photo); here the
+    store is handed such a sheet directly, so the test needs no photo."""
+    from paperplay.handin import EMPTY
+
+    client = running.client
+    new_game(client, players=2)
+    call_all(client, CODE)
+    client.typed(CODE, "Bob", TILES)
+    boxes = [{"value": t, "flagged": False, "why": None} for t in TILES]
+    boxes[2] = boxes[6] = {"value": None, "flagged": True, "why": EMPTY}
+    code = running.store.games()[0].code
+    ann, _ = running.store.add_sheet(code, "Ann", "photo", boxes, "1/2", turns=20)
+    state = client.get(f"/api/games/{CODE}").json()
+    assert state["missing"]["incomplete"] == [ann.id] and state["handed_in"][1]["empty"] == 2
+    refused_reveal = client.post(f"/api/games/{CODE}/reveal", host=True)
+    assert refused(refused_reveal, 409, "not_ready") and "incomplete (empty boxes): 'Ann'" in refused_reveal.json()[
+        "error"]
+    assert refused(client.get(f"/api/games/{CODE}/sheets/{ann.id}/file", host=True), 409, "incomplete")
+    client.post(f"/api/games/{CODE}/reveal", {"force": True}, host=True)
+    results = client.get(f"/api/games/{CODE}/results").json()
+    assert [r["player"] for r in results["ranking"]] == ["Bob"] and results["incomplete"][0]["empty"] == [3, 7]
+    assert b"2 boxes (3, 7) are empty" in client.get(f"/api/games/{CODE}/results.html").body
+    path = f"/api/games/{CODE}/sheets/{ann.id}"
+    one = client.request("PUT", path, json_body={"cells": {"3": TILES[2]}}, host=True).json()
+    assert one["empty"] == [7] and not one["complete"]
+    client.request("PUT", path, json_body={"cells": {"7": TILES[6]}}, host=True)
+    results = client.get(f"/api/games/{CODE}/results").json()
+    assert results["incomplete"] == [] and len(results["ranking"]) == 2

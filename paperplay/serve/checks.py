@@ -199,7 +199,17 @@ def results_page(game: Game, sheets: Sequence[SheetRow]) -> bytes:
     from paperplay.html.results import results_page as page
     from paperplay.i18n import translator
 
+    from paperplay.handin import Refused, check_complete
+
     document = results(game, sheets)
     complete = [sheet for sheet in sheets if None not in sheet.cells]
-    boxes = [[tile_from_json(v) for v in sheet.cells] for sheet in complete]
-    return page(document["results"], boxes, document["ranking"], translator(game.lang))
+    boxes: list[list[Tile] | None] = [[tile_from_json(v) for v in sheet.cells] for sheet in complete]
+    rows = list(document["results"])
+    for sheet in sheets:  # the incomplete sheets, apart from the ranking: each with its empty boxes
+        if None in sheet.cells:
+            try:
+                check_complete(sheet.cells, f"{sheet.name} ({source_name(sheet)})")
+            except Refused as exc:
+                rows.append({"file": source_name(sheet), "valid": False, "error": str(exc)})
+                boxes.append(None)
+    return page(rows, boxes, document["ranking"], translator(game.lang))

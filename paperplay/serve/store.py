@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from paperplay.serve.errors import Code, Conflict
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The database's version (kept in meta's 'schema' row and in PRAGMA user_version): an older database is
 migrated in place when it is opened (MIGRATIONS), a newer one is refused."""
 _T = TypeVar("_T")
@@ -82,6 +82,10 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             joined REAL NOT NULL,
             UNIQUE (game, name_key)
         )""",
+    ),
+    3: (  # a join retried after a lost answer finds the player it made
+        "ALTER TABLE players ADD COLUMN idempotency TEXT",
+        "CREATE UNIQUE INDEX IF NOT EXISTS players_idempotency ON players (game, idempotency)",
     ),
 }
 """The changes from each version to the next (version 1: the schema above)."""
@@ -358,6 +362,9 @@ class Store:
                     raise Conflict(f"photo: shows sheet {printed}, which {other[0]!r} has handed in already",
                                    Code.SHEET_USED)
             if player is not None:
+                if db.execute("SELECT 1 FROM players WHERE id=? AND game=?", (player.id, code)).fetchone() is None:
+                    raise Conflict(f"token: {player.name!r} is no longer a player of this game (the host removed "
+                                   "them); join again", Code.NOT_YOURS)
                 mine = db.execute("SELECT id FROM sheets WHERE game=? AND player=?", (code, player.id)).fetchone()
                 if mine is not None:
                     raise Conflict(f"token: {player.name!r} has handed in sheet {mine[0]} already; correct that "
@@ -365,8 +372,7 @@ class Store:
             else:
                 _check_name_free(db, code, name)
             count = db.execute("SELECT count(*) FROM sheets WHERE game=?", (code,)).fetchone()[0]
-            waiting = db.execute("SELECT count(*) FROM players WHERE game=? AND id NOT IN (SELECT player FROM sheets "
-                                 "WHERE game=? AND player IS NOT NULL)", (code, code)).fetchone()[0]
+            waiting = _waiting(db, code)
             if count + waiting - (player is not None) >= min(game.players, MAX_SHEETS):
                 raise Conflict(f"code: the game takes {game.players} sheets and has them all; the host can raise the "
                                "number of players", Code.GAME_FULL)
@@ -386,10 +392,15 @@ class Store:
 
     # --- players --------------------------------------------------------------------------------
 
-    def join(self, code: str, name: str) -> Player:
+    def join(self, code: str, name: str, idempotency: str | None = None) -> tuple[Player, bool]:
         """A player joins by name: refused after the reveal, while locked, when the name (or a lookalike)
-        is taken, and when the game has as many players as it takes."""
-        def work(db: sqlite3.Connection) -> Player:
+        is taken, and when the game has as many players as it takes. Returns the player and whether they
+        are new (False: a retry of the same idempotency key, answered with the player made the first time)."""
+        def work(db: sqlite3.Connection) -> tuple[Player, bool]:
+            if idempotency is not None:
+                row = db.execute("SELECT * FROM players WHERE game=? AND idempotency=?", (code, idempotency)).fetchone()
+                if row is not None:
+                    return _player(row), False
             game = _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone())
             _open_for_players(game, "players can no longer join")
             _check_name_free(db, code, name)
@@ -398,10 +409,11 @@ class Store:
             if joined + alone >= game.players:
                 raise Conflict(f"code: the game takes {game.players} players and has them all; the host can raise "
                                "the number of players", Code.GAME_FULL)
-            cursor = db.execute("INSERT INTO players (game, name, name_key, token, joined) VALUES (?, ?, ?, ?, ?)",
-                                (code, name, name_key(name), secrets.token_urlsafe(18), time.time()))
+            cursor = db.execute("INSERT INTO players (game, name, name_key, token, joined, idempotency) "
+                                "VALUES (?, ?, ?, ?, ?, ?)",
+                                (code, name, name_key(name), secrets.token_urlsafe(18), time.time(), idempotency))
             _bump(db, code)
-            return _player(db.execute("SELECT * FROM players WHERE id=?", (cursor.lastrowid,)).fetchone())
+            return _player(db.execute("SELECT * FROM players WHERE id=?", (cursor.lastrowid,)).fetchone()), True
 
         return self._change(work)
 
@@ -436,6 +448,10 @@ class Store:
                 if players < count:
                     raise Conflict(f"players: is {players}; {count} sheets are handed in already (remove sheets "
                                    "first)", Code.PLAYERS_BELOW)
+                waiting = _waiting(db, code)
+                if players < count + waiting:  # each of them could then not hand in
+                    raise Conflict(f"players: is {players}; {count} sheets are handed in and {waiting} more players "
+                                   "have joined (remove players first)", Code.PLAYERS_BELOW)
                 db.execute("UPDATE games SET players=? WHERE code=?", (players, code))
             if locked is not None:
                 db.execute("UPDATE games SET locked=? WHERE code=?", (int(locked), code))
@@ -483,6 +499,7 @@ class Store:
 
     def delete_sheet(self, code: str, sheet_id: int) -> None:
         def work(db: sqlite3.Connection) -> None:
+            _existing(db, code, sheet_id)  # removed meanwhile (a second click): 404, not a second "deleted"
             db.execute("DELETE FROM crops WHERE sheet=?", (sheet_id,))
             db.execute("DELETE FROM sheets WHERE game=? AND id=?", (code, sheet_id))
             db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
@@ -505,6 +522,12 @@ def _existing(db: sqlite3.Connection, code: str, sheet_id: int) -> SheetRow:
 def _bump(db: sqlite3.Connection, code: str) -> None:
     """The game changed: its version goes up (pages following it are woken)."""
     db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
+
+
+def _waiting(db: sqlite3.Connection, code: str) -> int:
+    """Players who joined the game and have not handed in yet."""
+    return int(db.execute("SELECT count(*) FROM players WHERE game=? AND id NOT IN (SELECT player FROM sheets "
+                          "WHERE game=? AND player IS NOT NULL)", (code, code)).fetchone()[0])
 
 
 def _open_for_players(game: Game, what: str) -> None:

@@ -3,7 +3,6 @@ docs/reference/api.md."""
 
 from __future__ import annotations
 
-import re
 import tempfile
 import time
 from pathlib import Path
@@ -22,22 +21,9 @@ from paperplay.handin import (
 )
 from paperplay.serve.store import Game, Player
 from paperplay.serve.web import (
-    FORM_ROOM, MAX_PHOTO, RETRY_AFTER, Json, Server, game_of, has_view, is_host, json_body, limited, need_host,
-    need_owner, only_fields, sheet_of, sheet_view,
+    FORM_ROOM, MAX_PHOTO, RETRY_AFTER, Json, Server, game_of, has_view, idempotency_key, is_host, json_body, limited,
+    need_host, need_owner, only_fields, sheet_of, sheet_view,
 )
-
-_IDEMPOTENCY = re.compile(r"[A-Za-z0-9_-]{8,100}")
-
-
-def _idempotency(request: Request) -> str | None:
-    key = request.headers.get("idempotency-key")
-    if key is None:
-        return None
-    if not _IDEMPOTENCY.fullmatch(key):
-        raise ApiError(Code.BAD_INPUT, "Idempotency-Key: expected 8-100 letters, digits, - or _ (one random key a "
-                                       "hand-in)")
-    return key
-
 
 def _open(game: Game) -> None:
     """Hand-ins open after the last tile, until the reveal, while the game is not locked (the store checks
@@ -67,7 +53,7 @@ def _player(request: Request, server: Server, game: Game) -> Player | None:
 async def hand_in(request: Request) -> Response:
     server: Server = request.app.state.server
     game = game_of(request)
-    key = _idempotency(request)
+    key = idempotency_key(request)
     if key is not None:
         done = await run_in_threadpool(server.store.by_idempotency, game.code, key)
         if done is not None:
@@ -180,12 +166,15 @@ async def correct_sheet(request: Request) -> Response:
     variant = checks.game_rules(game.variant)
     changes = checks.check_corrections(data.get("cells"), variant)
     host = is_host(request)
-    by = "host" if host else "player"
-    boxes = corrected(sheet.boxes, changes, by)
-    if all(b["value"] is not None for b in boxes):
-        checks.check_document(game, sheet.name, [checks.check_tile(b["value"], "cells", variant) for b in boxes])
-    sheet = await run_in_threadpool(server.store.update_boxes, game.code, sheet.id,
-                                    lambda now: corrected(now, changes, by), host)
+
+    def change(stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The correction made to the boxes as stored when it is written (another sent at once holds too)."""
+        boxes = corrected(stored, changes, "host" if host else "player")
+        if all(b["value"] is not None for b in boxes):
+            checks.check_document(game, sheet.name, [checks.check_tile(b["value"], "cells", variant) for b in boxes])
+        return boxes
+
+    sheet = await run_in_threadpool(server.store.update_boxes, game.code, sheet.id, change, host)
     server.notify(game.code)
     return Json(sheet_view(server, game, sheet, token=not host))
 

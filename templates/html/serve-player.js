@@ -223,6 +223,7 @@
   function showSheet() {
     if (!me || !me.boxes) { return; }
     el("sheet").hidden = false;
+    el("hello").textContent = P.tr("hello", {name: me.name || ""});  // the host may have renamed the sheet
     var list = el("read");
     list.textContent = "";
     var locked = done || (game && (game.locked || game.revealed));

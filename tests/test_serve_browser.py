@@ -205,6 +205,16 @@ def axe_findings(tab: Any) -> list[str]:
     return list(found)
 
 
+def fits_at_200(tab: Any) -> list[str]:
+    """What sticks out of the page's width once its text is enlarged to 200 % (nothing, when it fits)."""
+    return list(tab.evaluate("""() => { const root = document.documentElement; root.style.fontSize = '200%';
+        const out = root.scrollWidth <= innerWidth + 1 ? [] : [...document.body.querySelectorAll('*')]
+          .filter(e => e.getBoundingClientRect().right > innerWidth + 1 && e.getClientRects().length)
+          .map(e => e.tagName + (e.id ? '#' + e.id : '') + (e.className && e.className.baseVal === undefined
+            ? '.' + e.className : '')).slice(0, 8);
+        root.style.fontSize = ''; return out; }"""))
+
+
 def typed_tile(tile: Any) -> str:
     return "*" if tile == WILD else str(tile)
 
@@ -372,6 +382,8 @@ def evening(browser: Any, holder: dict[str, Any], photo: bytes, shots: Path | No
         axe["projector_lobby"] = axe_findings(projector)
         axe["phone_live"] = axe_findings(bob_phone)
         axe["host"] = axe_findings(host)
+        seen["zoomed"] = {name: fits_at_200(tab) for name, tab in (("host", host), ("phone", bob_phone),
+                                                                      ("projector", projector))}
         if shots:
             projector.screenshot(path=str(shots / "projector-lobby.png"))
 
@@ -380,6 +392,7 @@ def evening(browser: Any, holder: dict[str, Any], photo: bytes, shots: Path | No
         assert host.is_disabled("#next")
         projector.wait_for_function("() => document.getElementById('order').children.length === 20")
         seen["projector_note"] = projector.inner_text("#note")
+        projector.wait_for_function("() => document.getElementById('announce').textContent !== ''")
         seen["announced"] = projector.inner_text("#announce")
 
         # Ann hands in a photo; the box the reader is unsure of comes back with its crop and candidates.
@@ -412,7 +425,8 @@ def evening(browser: Any, holder: dict[str, Any], photo: bytes, shots: Path | No
         cleo.click(f"#check-{CLEO_WRONG + 1} button.choice[data-v='12']")
         cleo.wait_for_selector(f"#check-{CLEO_WRONG + 1}", state="detached")
         seen["cleo_after"] = shown_boxes(cleo)
-        host.wait_for_function("() => document.querySelectorAll('#handed > li .sure').length === 3")
+        host.wait_for_function("() => document.querySelectorAll('#handed > li .head').length === 3"
+                               " && document.querySelectorAll('#handed > li .flags').length === 0")
         seen["host_in"] = host.inner_text("#count")
         seen["host_ready"] = host.inner_text("#missing")
 
@@ -562,6 +576,10 @@ def test_the_revealed_ranking_is_paperplay_scores(night, served, tmp_path):
 def test_the_end_of_the_evening_fits_its_screens(night):
     assert night["projector_qr"] is False and night["projector_fits"] is True  # the ranking took the QR's place
     assert night["ann_boxes_shown"] == [[10, True], [10, True]]  # 20 boxes, none hidden behind a scroll
+
+
+def test_text_enlarged_to_200_percent_still_fits(night):
+    assert night["zoomed"] == {"host": [], "phone": [], "projector": []}
 
 
 def test_every_page_passes_axe_core(night):

@@ -587,6 +587,7 @@ def projector_page(code: str, view: str = "", join_url: str = "", lang: str | No
 <main class="room">
 <div class="stage" id="stage">
 <div class="tile" id="tile" aria-hidden="true"></div>
+<ul class="lobby" id="lobby" aria-hidden="true"></ul>
 <p class="note" id="note"></p>
 </div>
 <section class="results" id="results" hidden aria-labelledby="results-title" tabindex="0">

@@ -125,6 +125,7 @@
       note = P.tr("follow") + " " + P.tr("opens");
     }
     el("live-note").textContent = note;
+    el("live").classList.toggle("compact", !!hasSheet || state.revealed === true);  // the sheet comes first now
     var wasHidden = el("handin").hidden;
     el("handin").hidden = !(me && !hasSheet && state.open && !state.revealed);
     if (wasHidden && !el("handin").hidden && document.activeElement === document.body) { el("handin-title").focus(); }

@@ -174,13 +174,18 @@ def read_photo_sheet(photo: Path, drawn: Sequence[Tile] | None, gray: Any = None
         hint = getattr(exc, "hint", None)
         raise Refused(str(getattr(exc, "code", None) or "bad_photo"),
                       f"{exc}{'; ' + hint if hint and hint not in str(exc) else ''}") from None
+    return from_scan(scan, drawn is not None)
+
+
+def from_scan(scan: Any, matched: bool) -> PhotoSheet:
+    """A reader's Scan as a PhotoSheet; refused (`sheet_blank`) when no number is written on the sheet: every
+    box empty, or all but a stray mark or two that the reader doubts."""
     blank = set(scan.blank)
     sure = [reading for reading in scan.boxes if reading.box not in blank and not reading.flagged]
-    if not sure and len(blank) * 2 >= len(scan.boxes):  # empty, or a stray mark or two the reader doubts
+    if not sure and len(blank) * 2 >= len(scan.boxes):
         raise Refused("sheet_blank", BLANK_SHEET)
     boxes = [box_json(reading, reading.box in blank, scan.probs) for reading in scan.boxes]
-    return PhotoSheet(scan.code, scan.sheet, scan.qr_read, boxes, [box_png(c) for c in scan.crops],
-                      drawn is not None)
+    return PhotoSheet(scan.code, scan.sheet, scan.qr_read, boxes, [box_png(c) for c in scan.crops], matched)
 
 
 def check_photo_game(sheet: PhotoSheet, code: str, place: str = "photo") -> None:
@@ -218,9 +223,10 @@ def check_complete(cells: Sequence[Any], source: str) -> None:
     if empty:
         from paperplay.messages import counted
 
-        raise Refused("incomplete", f"{source}: {counted(len(empty), 'box', 'boxes')} "
-                                    f"({', '.join(map(str, empty))}) {'is' if len(empty) == 1 else 'are'} empty; "
-                                    "type what they hold first", 409)
+        one = len(empty) == 1
+        raise Refused("incomplete", f"{source}: {counted(len(empty), 'box', 'boxes')} ({', '.join(map(str, empty))}) "
+                                    f"{'is' if one else 'are'} empty; type what {'it holds' if one else 'they hold'} "
+                                    "first", 409)
 
 
 @dataclass(frozen=True)
@@ -235,16 +241,23 @@ class Scored:
         return {"results": [o.to_json() for o in self.outcomes], "ranking": self.ranking}
 
 
+def referee_document(document: Any, source: str, rules: StreamsRules | None = None, seed: str | None = None,
+                     drawn: Sequence[Tile] | None = None) -> Any:
+    """One sheet document (parsed JSON) refereed: its SheetResult. An InputError when it cannot be used, an
+    incomplete sheet (an empty box) among them: a sheet is scored only whole."""
+    from paperplay.streams.referee import referee, sheet_from_json
+
+    cells = document.get("cells") if isinstance(document, dict) else None
+    if isinstance(cells, list):
+        check_complete(cells, source)
+    return referee(sheet_from_json(document, source, rules), seed, drawn)
+
+
 def score_one(source: str, document: dict[str, Any], rules: StreamsRules | None = None,
               seed: str | None = None, drawn: Sequence[Tile] | None = None) -> Outcome:
     """One sheet document refereed (its error kept as the outcome's when it cannot be used)."""
-    from paperplay.streams.referee import referee, sheet_from_json
-
     try:
-        cells = document.get("cells") if isinstance(document, dict) else None
-        if isinstance(cells, list):
-            check_complete(cells, source)
-        return Outcome(source, referee(sheet_from_json(document, source, rules), seed, drawn), game="streams")
+        return Outcome(source, referee_document(document, source, rules, seed, drawn), game="streams")
     except InputError as exc:
         return Outcome(source, error=exc)
 
@@ -255,3 +268,54 @@ def score(documents: Sequence[tuple[str, dict[str, Any]]], rules: StreamsRules |
 
     outcomes = [score_one(source, document, rules) for source, document in documents]
     return Scored(outcomes, ranking(o.to_json() for o in outcomes if o.verdict is not None))
+
+
+# --- the check page ------------------------------------------------------------------------------------
+
+def _shown(value: Any) -> str:
+    """A box's value in the page: the number, or the wild as a star."""
+    from paperplay.html.page import star_svg
+
+    return star_svg("wild") if value == "*" else str(value)
+
+
+def check_page(title: str, sheet: PhotoSheet, document: dict[str, Any], name: str = "sheet") -> bytes:
+    """An HTML page with every box's image, its reading and its flag, to check by eye (any screen width,
+    light or dark; only the page's own style, script and images may load). A flagged box offers its
+    candidates, one click each (or a typed value); the corrected sheet is saved as NAME.json, or copied
+    as a `paperplay score --cells` line. `document` is the sheet document (its cells: what is shown)."""
+    import base64
+
+    from paperplay.html.page import STAR_SYMBOL, asset, document as page, star_svg, text
+
+    items = []
+    for number, (box, png, value) in enumerate(zip(sheet.boxes, sheet.crops, document["cells"]), start=1):
+        src = "data:image/png;base64," + base64.b64encode(png).decode()
+        sure = box["matched_p"] if box["matched_p"] is not None else box["free_p"]
+        note = ("check: " + text(box["why"] or "")) if box["flagged"] else f"{sure:.0%} sure"
+        pick = ""
+        if box["flagged"]:
+            buttons = "".join(f'<button type="button" data-v="{text(str(v))}" aria-pressed="false" '
+                              f'aria-label="box {number} holds {"the wild" if v == "*" else v}">{_shown(v)}</button>'
+                              for v in box["candidates"])
+            pick = (f'<div class="pick">{buttons}<input aria-label="box {number} holds (1-30 or *)" '
+                    'placeholder="…" maxlength="2" inputmode="text"></div>')
+        flag = f' class="flag" data-box="{number}"' if box["flagged"] else ""
+        shown = "" if value is None else _shown(value)
+        items.append(f'<li{flag}><img src="{src}" alt="box {number} as photographed">'
+                     f'<b>{number}: <span class="v">{shown}</span></b><small>{note}</small>{pick}</li>')
+    flagged = len(sheet.flagged)
+    check = (f"{flagged} flagged box{'es are' if flagged != 1 else ' is'} outlined in red: check "
+             f"{'them' if flagged != 1 else 'it'} against the photo, and pick what the box holds." if flagged
+             else "No box is flagged.")
+    body = (f"{STAR_SYMBOL}<template id=\"wild\">{star_svg('wild')}</template>"
+            f"<main><h1>{text(title)}</h1><p>Each box as photographed, with what was read. {check}</p><ol>"
+            + "".join(items) + "</ol>"
+            '<section aria-label="the corrected sheet"><p id="left"></p>'
+            '<input id="line" readonly aria-label="the sheet as a paperplay score line">'
+            f'<div class="acts"><a id="save" download="{text(name)}.json" href="#">Save the sheet ({text(name)}.json)'
+            '</a><button type="button" id="copy">Copy the score line</button><span id="said" aria-live="polite">'
+            "</span></div></section></main>")
+    return page(title, asset("base.css") + asset("check.css"), body, script=asset("check.js"),
+                data={"sheet": document}, images=True)
+

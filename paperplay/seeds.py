@@ -189,13 +189,13 @@ def seed_weakness(seed: str) -> str | None:
 
     Strong: at least STRONG_LENGTH characters, all of ALPHABET, and nothing of a person's choosing in
     it: at least 8 different characters, no character three times running, no four characters repeated
-    or running along the alphabet, and not a third of its letters or more A, E or Y (words)."""
+    or running along the alphabet, and not 4 or more of A, E and Y making a third of its letters (words).
+    generate_seed draws only seeds this accepts."""
     if len(seed) < STRONG_LENGTH:
         return f"is short ({len(seed)} characters)"
     others = sorted(set(seed) - set(ALPHABET))
     if others:
-        return (f"looks chosen by a person (it has {', '.join(others)}, which paperplay's seeds never "
-                f"{'has' if len(others) == 1 else 'have'})")
+        return f"looks chosen by a person (it has {', '.join(others)}, which paperplay's seeds never have)"
     letters = sum(ch.isalpha() for ch in seed)
     vowels = sum(ch in _VOWELS for ch in seed)
     runs = any(ALPHABET.find(seed[i:i + 4]) >= 0 or ALPHABET[::-1].find(seed[i:i + 4]) >= 0

@@ -26,6 +26,8 @@ CASES = {
     "sequence-letter-7KQ2M9XD-poster": dict(game="sequence", seed="7KQ2M9XD", paper="letter", poster=True,
                                             numbers="times-tables"),
     "streams-letter-7KQ2M9XD": dict(game="streams", seed="7KQ2M9XD", paper="letter", players=2),
+    # a seed of derivation 2 (docs/reference/seeds.md): QR codes PAPERPLAY/2 with the full code, a longer seed
+    "streams-a4-7KQ2M9XDA3BCEF": dict(game="streams", seed="7KQ2M9XDA3BCEF", paper="a4", players=2),
 }
 
 

@@ -348,3 +348,50 @@ def test_the_scanner_takes_a_new_sheets_payload_and_an_old_ones():
         check_payload(f"PAPERPLAY/2 streams seed={NEW} draw=1,2")
     with pytest.raises(ScanError, match="not a Streams score sheet"):
         check_payload(f"PAPERPLAY/3 streams code={NEW_FULL} scan=3/8")
+
+
+def test_verify_notes_the_short_seed_of_a_streetcar_or_sequence_game_log():
+    from typer.testing import CliRunner
+
+    from conftest import DATA
+    from paperplay.cli.app import app
+
+    examples = DATA.parent.parent / "docs" / "examples"
+    logs = [str(examples / "streetcar-game.json"), str(examples / "sequence-game.json")]
+    done = CliRunner().invoke(app, ["verify", *logs])
+    assert done.exit_code == 0, done.output
+    notes = done.stderr.splitlines()
+    assert [n.split(":")[:2] for n in notes] == [["paperplay", " note"]] * 2
+    assert "seed 7KQ2-M9XD is short (8 characters)" in notes[0] and "seed DEMO is short (4 characters)" in notes[1]
+
+
+@pytest.mark.browser
+def test_the_host_page_says_when_the_seed_given_is_weak(tmp_path):
+    for module in ("starlette", "uvicorn", "multipart", "playwright"):
+        pytest.importorskip(module, reason=f"needs {module} (pip install '.[serve,test]')")
+    from playwright.sync_api import sync_playwright
+
+    from browser import find_chromium, launch
+    from test_serve_api import Running
+
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip("needs Chromium (apt-get install chromium)")
+    running = Running(tmp_path / "games.db")
+    try:
+        with sync_playwright() as playwright:
+            browser = launch(playwright, chromium)
+            page = browser.new_page()
+            shown = {}
+            for seed in ("friday", "7KQ2-M9XD-A3B-CEF"):
+                page.goto(f"{running.base}/host?key={running.client.key}")
+                page.evaluate("localStorage.clear()")
+                page.reload()
+                page.fill("#seed", seed)
+                page.click("button[type=submit]")
+                page.wait_for_selector("#game:not([hidden])")
+                shown[seed] = page.is_visible("#seed-weak")
+            browser.close()
+        assert shown == {"friday": True, "7KQ2-M9XD-A3B-CEF": False}
+    finally:
+        running.stop()

@@ -386,3 +386,43 @@ def test_score_never_sees_an_empty_box():
 
     scored = score([("a.json", sheet_document("Ann", [None, *TILES[1:]], seed="7KQ2M9XD"))])
     assert scored.ranking == [] and "1 box (1) is empty" in scored.to_json()["results"][0]["error"]
+
+
+def test_two_corrections_at_once_both_count_and_a_removed_sheet_is_a_404(running):
+    from paperplay.serve.errors import Conflict
+
+    client = running.client
+    new_game(client)
+    call_all(client, CODE)
+    ann = client.typed(CODE, "Ann", [30] * 20).json()
+    path = f"/api/games/{CODE}/sheets/{ann['id']}"
+    import lab.loadtest as load
+
+    answers = load.at_once([lambda n=n: client.request("PUT", path, json_body={"cells": {str(n): TILES[n - 1]}},
+                                                        headers={"X-Paperplay-Token": ann["token"]})
+                            for n in range(1, 9)])
+    assert [a.status for a in answers] == [200] * 8
+    boxes = client.get(path, host=True).json()["boxes"]
+    assert [b["value"] for b in boxes[:8]] == TILES[:8] and all(b["corrected"] == "player" for b in boxes[:8])
+    client.request("DELETE", path, host=True)
+    with pytest.raises(Conflict, match="no sheet"):
+        running.store.rename_sheet(running.store.games()[0].code, ann["id"], "Annie")
+    assert refused(client.request("PATCH", path, json_body={"name": "Annie"}, host=True), 404, "no_sheet")
+
+
+def test_serve_new_key_retires_the_old_key(tmp_path):
+    import signal
+
+    from lab.loadtest import Client, start_server
+
+    process, base, first = start_server(tmp_path / "games.db")
+    process.send_signal(signal.SIGINT)
+    process.communicate(timeout=20)
+    process, base, second = start_server(tmp_path / "games.db", "--new-key")
+    try:
+        assert second != first
+        assert Client(base, first).get("/api/games", host=True).status == 401
+        assert Client(base, second).get("/api/games", host=True).status == 200
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=20)

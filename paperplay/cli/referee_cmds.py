@@ -141,7 +141,8 @@ def score(
     --lang chooses the results page's language (the terminal output and the problems stay English).
     """
     from paperplay.streams.api import variant_rules
-    from paperplay.streams.referee import Sheet, parse_tiles, ranking, referee, sheet_from_json
+    from paperplay.handin import referee_document
+    from paperplay.streams.referee import Sheet, parse_tiles, ranking, referee
 
     if not files and cells is None:
         raise InputError("give one or more sheet files, or a sheet with --cells")
@@ -158,8 +159,8 @@ def score(
             source="--cells", cells=parse_tiles(cells, "--cells", rules=rules), rules=rules or variant_rules(None)
         )
         outcomes.append(Outcome("--cells", referee(typed, canonical, drawn), game="streams"))
-    outcomes += referee_files(files or [], lambda data, source, _: referee(sheet_from_json(data, source, rules),
-                                                                           canonical, drawn), game="streams")
+    outcomes += referee_files(files or [], lambda data, source, _: referee_document(data, source, rules, canonical,
+                                                                                    drawn), game="streams")
     ranked = ranking(o.to_json() for o in outcomes if o.verdict is not None)
     note = _write_results_page(html, force, outcomes, ranked, lang) if html is not None else None
     _finish(outcomes, as_json, ranked, note)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -15,7 +14,11 @@ from paperplay.errors import InputError
 from paperplay.games import checked_seed
 from paperplay.messages import counted, one_line, printable
 from paperplay.referee import Outcome
-from paperplay.seeds import code_mismatch, display_code, full_code, game_code, written_code
+from paperplay.seeds import code_mismatch, display_code, full_code, game_code
+from paperplay.streams.rules import tile_json
+
+if TYPE_CHECKING:
+    from paperplay.handin import PhotoSheet
 
 INSTALL = ("paperplay scan needs the scan extra (numpy, OpenCV, zxing-cpp): in paperplay's folder, pip install "
            "'.[scan]' (or pip install 'paperplay[scan]' where it comes from a package index)")
@@ -35,113 +38,155 @@ def _need_extra() -> None:
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
 
 
-def _json_tile(tile: Any) -> Any:
-    """A tile as a sheet file holds it (SPEC §5): a number, or "*" for the wild."""
-    from paperplay.streams.rules import WILD
-
-    return "*" if tile == WILD else tile
-
-
-def _ask(photo: Path, reading: Any, crop_path: Path, blank: bool = False, err: bool = False) -> Any:
-    """Asks on the terminal for one flagged box; Enter keeps the suggestion (a blank box has none). With
+def _ask(photo: Path, number: int, box: dict[str, Any], crop_path: Path, err: bool = False) -> Any:
+    """Asks on the terminal for one flagged box; Enter keeps the suggestion (an empty box has none). With
     `err` (--json: standard output holds the document only) the questions go to standard error."""
-    from paperplay.streams.rules import tile_text
     from paperplay.streams.referee import parse_tiles
+    from paperplay.streams.rules import tile_from_json, tile_text
 
-    suggestion = reading.value
-    offer = "(type 1-30 or *)" if blank else f"[{tile_text(suggestion)}] (Enter keeps it, or type 1-30 or *)"
+    blank = box["value"] is None
+    offer = ("(type 1-30 or *)" if blank else
+             f"[{tile_text(tile_from_json(box['value']))}] (Enter keeps it, or type 1-30 or *)")
+    why = "nothing written" if blank else box["why"]
     while True:
-        typer.echo(f"{printable(photo.name)} box {reading.box}: {reading.why}; image {printable(str(crop_path))}",
-                   err=err)
-        typer.echo(f"  box {reading.box} holds {offer}: ", nl=False, err=err)
+        typer.echo(f"{printable(photo.name)} box {number}: {why}; image {printable(str(crop_path))}", err=err)
+        typer.echo(f"  box {number} holds {offer}: ", nl=False, err=err)
         try:
             answer = input().strip()
         except (EOFError, RuntimeError, OSError):  # RuntimeError: no standard input at all (closed)
-            raise InputError(f"--confirm: no answer on standard input for box {reading.box} of {photo}") from None
+            raise InputError(f"--confirm: no answer on standard input for box {number} of {photo}") from None
         if sys.stdin is None or not sys.stdin.isatty():  # a piped answer is not echoed: end the prompt's line
             typer.echo("", err=err)
         if not answer and not blank:
-            return suggestion
+            return box["value"]
         if not answer:
             continue
         try:
-            return parse_tiles(answer, f"box {reading.box}", count=1)[0]
+            return tile_json(parse_tiles(answer, f"box {number}", count=1)[0])
         except InputError as exc:
             typer.echo(f"  {exc}", err=err)
 
 
-def _png(image: Any) -> bytes:
-    import cv2
+def _draw_source(seed: str | None, draw_list: str | None) -> tuple[str | None, list[Any] | None]:
+    """The game's seed (canonical) and its draw, from --seed or --draw (neither: None, None)."""
+    from paperplay.streams.referee import parse_tiles
+    from paperplay.streams.rules import check_draw, draw
 
-    ok, data = cv2.imencode(".png", image)
-    return data.tobytes() if ok else b""
-
-
-def _candidates(scan: Any, reading: Any, most: int = 4) -> list[Any]:
-    """What a flagged box may hold, likeliest first: the draw's fit, the free reading, then the other values its
-    cells make likely (1 % or more), at most `most`."""
-    from paperplay.scan.match import VALUES
-
-    out = [v for v in (reading.matched, reading.free) if v is not None]
-    row = scan.probs[reading.box - 1]
-    for i in sorted(range(len(VALUES)), key=lambda i: -row[i]):
-        if len(out) >= most or row[i] < 0.01:
-            break
-        out.append(VALUES[i])
-    return list(dict.fromkeys(out))[:most]
+    if seed is not None and draw_list is not None:
+        raise InputError("--seed and --draw: give one source of the draw, not both")
+    canonical = checked_seed(seed) if seed is not None else None
+    drawn = parse_tiles(draw_list, "--draw") if draw_list is not None else (draw(canonical) if canonical else None)
+    if draw_list is not None:  # the boxes are read as these tiles: a draw the bag cannot give reads them wrong
+        for problem in check_draw(drawn or ()):
+            raise InputError(f"--draw: {problem.message}")
+    return canonical, list(drawn) if drawn is not None else None
 
 
-def _shown(value: Any) -> str:
-    """A box's value in the page: the number, or the wild as a star."""
-    from paperplay.html.page import star_svg
-    from paperplay.streams.rules import WILD
+def _targets(photos: list[Path], out: Path, force: bool) -> list[tuple[Path, Path, Path]]:
+    """Each photo with its sheet file and check page, checked before any photo is read: two photos never
+    share a sheet file, no file written is a photo given, and none is overwritten without --force."""
+    from paperplay.files import check_writable, input_at
 
-    return star_svg("wild") if value == WILD else str(value)
+    targets = []
+    named: dict[str, Path] = {}  # each photo's sheet file by the name it will have, to the photo
+    for photo in photos:
+        sheet_path, page_path = out / f"{photo.stem}.json", out / f"{photo.stem}.check.html"
+        targets.append((photo, sheet_path, page_path))
+        if not photo.is_file():  # reported with the photos' outcomes
+            continue
+        if sheet_path.name in named:
+            raise InputError(f"{photo}: its sheet would be {sheet_path}, as {named[sheet_path.name]}'s is; give the "
+                             "photos different names (or scan them with different --out folders)")
+        named[sheet_path.name] = photo
+        for path in (sheet_path, page_path):
+            if input_at(path, photos) is not None:
+                raise InputError(f"{photo}: its sheet files would be {sheet_path} and {page_path}, and {path} is "
+                                 "a photo given to read; give another --out folder")
+            check_writable(path, force, SCAN_HINT)
+    return targets
 
 
-def _contact_sheet(scan: Any, cells: list[Any], sheet: dict[str, Any] | None = None, name: str = "sheet") -> bytes:
-    """An HTML page with every box's image, its reading and its flag, to check by eye (any screen width,
-    light or dark; only the page's own style, script and images may load). A flagged box offers its
-    candidates, one click each (or a typed value); the corrected sheet is saved as NAME.json, or copied
-    as a `paperplay score --cells` line."""
-    import base64
+def _read(photo: Path, drawn: list[Any] | None, canonical: str | None,
+          shown: dict[tuple[str, str], Path]) -> PhotoSheet:
+    """The photo read as a sheet (paperplay.handin), or the InputError that says why it cannot be."""
+    from paperplay.handin import Refused, read_photo_sheet
 
-    from paperplay.html.page import STAR_SYMBOL, asset, document, star_svg, text
+    if not photo.is_file():
+        what = ("is a folder; expected a photo (JPEG or PNG)" if photo.is_dir() else
+                "is not a regular file; expected a photo (JPEG or PNG)" if photo.exists() else
+                "is a symbolic link to no file (its target is missing, or the links go round in a loop)"
+                if photo.is_symlink() else "no such photo")
+        raise InputError(f"{photo}: {what}")
+    try:
+        read = read_photo_sheet(photo, drawn)
+    except Refused as exc:
+        raise InputError(f"{photo}: {exc}") from None
+    if not read.qr_read:
+        if drawn is None:
+            raise InputError(f"{photo}: its QR code cannot be read (too small or blurred in the photo), so its game "
+                             "is not known; give the game's --seed or --draw to read the sheet without it")
+        read.code = full_code("streams", canonical) if canonical is not None else ""
+    first = shown.setdefault((read.code, read.sheet) if read.qr_read else ("", str(photo)), photo)
+    if first != photo:  # one sheet, two photos: it would be ranked twice
+        raise InputError(f"{photo}: shows sheet {read.sheet} of game {display_code(read.code)}, as {first} does; "
+                         "give each sheet's photo once")
+    if canonical is not None and read.qr_read and code_mismatch("streams", canonical, read.code) is not None:
+        raise InputError(f"{photo}: the sheet is of game {display_code(read.code)}, but seed "
+                         f"{display_code(canonical)} is for game {display_code(game_code('streams', canonical))}")
+    return read
 
-    sheet = dict(sheet or {"game": "streams", "cells": [_json_tile(t) for t in cells]})
-    boxes = []
-    for reading, crop, value in zip(scan.boxes, scan.crops, cells):
-        src = "data:image/png;base64," + base64.b64encode(_png(crop)).decode()
-        sure = reading.matched_p if reading.matched_p is not None else reading.free_p
-        note = ("check: " + text(reading.why)) if reading.flagged else f"{sure:.0%} sure"
-        pick = ""
-        if reading.flagged:
-            buttons = "".join(f'<button type="button" data-v="{text(_json_tile(v))}" aria-pressed="false" '
-                              f'aria-label="box {reading.box} holds {"the wild" if _json_tile(v) == "*" else v}">'
-                              f"{_shown(v)}</button>" for v in _candidates(scan, reading))
-            pick = (f'<div class="pick">{buttons}<input aria-label="box {reading.box} holds (1-30 or *)" '
-                    'placeholder="…" maxlength="2" inputmode="text"></div>')
-        flag = f' class="flag" data-box="{reading.box}"' if reading.flagged else ""
-        boxes.append(f'<li{flag}><img src="{src}" alt="box {reading.box} as photographed">'
-                     f'<b>{reading.box}: <span class="v">{_shown(value)}</span></b><small>{note}</small>{pick}</li>')
-    if scan.qr_read:
-        title = f"{scan.photo.name}: sheet {scan.sheet}, game {display_code(scan.code)}"
-    else:
-        title = f"{scan.photo.name}: {sheet.get('player', scan.photo.stem)} (QR code unreadable)"
-    flagged = sum(reading.flagged for reading in scan.boxes)
-    check = (f"{flagged} flagged box{'es are' if flagged != 1 else ' is'} outlined in red: check "
-             f"{'them' if flagged != 1 else 'it'} against the photo, and pick what the box holds." if flagged
-             else "No box is flagged.")
-    body = (f"{STAR_SYMBOL}<template id=\"wild\">{star_svg('wild')}</template>"
-            f"<main><h1>{text(title)}</h1><p>Each box as photographed, with what was read. {check}</p><ol>"
-            + "".join(boxes) + "</ol>"
-            '<section aria-label="the corrected sheet"><p id="left"></p>'
-            '<input id="line" readonly aria-label="the sheet as a paperplay score line">'
-            f'<div class="acts"><a id="save" download="{text(name)}.json" href="#">Save the sheet ({text(name)}.json)'
-            '</a><button type="button" id="copy">Copy the score line</button><span id="said" aria-live="polite">'
-            "</span></div></section></main>")
-    return document(title, asset("base.css") + asset("check.css"), body, script=asset("check.js"),
-                    data={"sheet": sheet}, images=True)
+
+def _settled(photo: Path, read: PhotoSheet, confirm: bool, out: Path, err: bool) -> list[Any]:
+    """The sheet's cells: as read, or with --confirm as the terminal answers for each flagged box. A sheet
+    with empty boxes is not scored without --confirm (paperplay score never sees an empty box)."""
+    from paperplay.files import write_atomic
+    from paperplay.scan.pipeline import blank_message
+
+    cells = read.cells
+    if not confirm:
+        if read.empty:
+            raise InputError(f"{photo}: {blank_message(read.empty)}")
+        return cells
+    crops: list[Path] = []  # the boxes' images shown while asking, removed if no answer comes
+    try:
+        for number in read.flagged:
+            crop_path = out / f"{photo.stem}-box{number:02d}.png"
+            if crop_path.exists() or crop_path.is_symlink():  # not a sheet file: --force does not apply
+                raise InputError(f"{crop_path}: already exists, and --confirm shows box {number}'s image under that "
+                                 "name (and removes it); move the file, or give another --out folder")
+            write_atomic(crop_path, read.crops[number - 1], False, SCAN_HINT)
+            crops.append(crop_path)
+            cells[number - 1] = _ask(photo, number, read.boxes[number - 1], crop_path, err)
+    finally:  # the check page holds every box's image; these were only for asking
+        for crop in crops:
+            crop.unlink(missing_ok=True)
+    return cells
+
+
+def _said(photo: Path, read: PhotoSheet, player: str, sheet_path: Path, page_path: Path,
+          flagged: list[int]) -> str:
+    """The line `scan` prints for a photo read."""
+    notes = "; ".join(f"box {n}: {read.boxes[n - 1]['why']}" for n in flagged)
+    if read.qr_read:
+        what = f"sheet {read.sheet} (game {display_code(read.code)})"
+    else:  # placed by its corner marks; the game and the player named from what was given
+        game = f"game {display_code(read.code)} from --seed" if read.code else "the game of the --draw given"
+        what = f"QR code unreadable: read as {game}, player {printable(player)!r} (the photo's name)"
+    return (f"{printable(str(photo))}: {what} -> {printable(str(sheet_path))}; "
+            f"{len(flagged)} box{'es' if len(flagged) != 1 else ''} to check"
+            + (f" ({notes}); see {page_path}" if flagged else ""))
+
+
+def _scan_json(photo: Path, read: PhotoSheet, player: str, cells: list[Any], paths: tuple[Path, Path],
+               confirm: bool) -> dict[str, Any]:
+    flagged = [] if confirm else read.flagged
+    return {"photo": str(photo), "sheet": read.sheet or None, "player": player, "qr_read": read.qr_read,
+            "code": display_code(read.code) if read.code else None,
+            "file": str(paths[0]), "check_page": str(paths[1]), "confirmed": confirm,
+            "boxes": [{"box": n, "free": b["free"], "free_p": b["free_p"], "matched": b["matched"],
+                       "matched_p": b["matched_p"], "flagged": b["flagged"], "value": v}
+                      for n, (b, v) in enumerate(zip(read.boxes, cells), start=1)],
+            "flagged": flagged}
 
 
 def scan(
@@ -180,134 +225,34 @@ def scan(
       paperplay scan photos/*.jpg --seed 7KQ2-M9XD
       paperplay scan sheet3.jpg --draw "11,3,5,17,27,25,6,4,13,15,16,1,28,15,7,18,23,8,20,24" --confirm
     """
-    from paperplay.streams.rules import draw
-    from paperplay.streams.referee import parse_tiles
+    import json
 
-    if seed is not None and draw_list is not None:
-        raise InputError("--seed and --draw: give one source of the draw, not both")
-    canonical = checked_seed(seed) if seed is not None else None
-    drawn = parse_tiles(draw_list, "--draw") if draw_list is not None else (draw(canonical) if canonical else None)
-    if draw_list is not None:  # the boxes are read as these tiles: a draw the bag cannot give reads them wrong
-        from paperplay.streams.rules import check_draw
+    from paperplay.files import write_together
+    from paperplay.handin import check_page, score_one, sheet_document
 
-        for problem in check_draw(drawn or ()):
-            raise InputError(f"--draw: {problem.message}")
+    canonical, drawn = _draw_source(seed, draw_list)
     _need_extra()
-    from paperplay.files import check_writable, input_at, write_atomic, write_together
-    from paperplay.scan.pipeline import blank_message, read_photo
-    from paperplay.scan.reader import ScanError
-
-    targets = []
-    named: dict[str, Path] = {}  # each photo's sheet file by the name it will have, to the photo
-    for photo in photos:
-        sheet_path, page_path = out / f"{photo.stem}.json", out / f"{photo.stem}.check.html"
-        if not photo.is_file():  # reported with the photos' outcomes
-            targets.append((photo, sheet_path, page_path))
-            continue
-        if sheet_path.name in named:
-            raise InputError(f"{photo}: its sheet would be {sheet_path}, as {named[sheet_path.name]}'s is; give the "
-                             "photos different names (or scan them with different --out folders)")
-        named[sheet_path.name] = photo
-        for path in (sheet_path, page_path):
-            if input_at(path, photos) is not None:
-                raise InputError(f"{photo}: its sheet files would be {sheet_path} and {page_path}, and {path} is "
-                                 "a photo given to read; give another --out folder")
-            check_writable(path, force, SCAN_HINT)
-        targets.append((photo, sheet_path, page_path))
     outcomes: list[Outcome] = []
     scans: list[dict[str, Any]] = []
     shown: dict[tuple[str, str], Path] = {}  # the photo of each sheet read so far, by game code and sheet
-    for photo, sheet_path, page_path in targets:
-        if not photo.is_file():
-            what = ("is a folder; expected a photo (JPEG or PNG)" if photo.is_dir() else
-                    "is not a regular file; expected a photo (JPEG or PNG)" if photo.exists() else
-                    "is a symbolic link to no file (its target is missing, or the links go round in a loop)"
-                    if photo.is_symlink() else "no such photo")
-            outcomes.append(Outcome(str(photo), error=InputError(f"{photo}: {what}")))
-            continue
+    for photo, sheet_path, page_path in _targets(photos, out, force):
         try:
-            scan = read_photo(photo, drawn)
-        except ScanError as exc:
-            outcomes.append(Outcome(str(photo), error=InputError(f"{photo}: {exc}")))
+            read = _read(photo, drawn, canonical, shown)
+            cells = _settled(photo, read, confirm, out, as_json)
+        except InputError as exc:
+            outcomes.append(Outcome(str(photo), error=exc))
             continue
-        if not scan.qr_read:
-            if drawn is None:
-                outcomes.append(Outcome(str(photo), error=InputError(
-                    f"{photo}: its QR code cannot be read (too small or blurred in the photo), so its game is not "
-                    "known; give the game's --seed or --draw to read the sheet without it")))
-                continue
-            scan.code = full_code("streams", canonical) if canonical is not None else ""
-        first = shown.setdefault((scan.code, scan.sheet) if scan.qr_read else ("", str(photo)), photo)
-        if first != photo:  # one sheet, two photos: it would be ranked twice
-            outcomes.append(Outcome(str(photo), error=InputError(
-                f"{photo}: shows sheet {scan.sheet} of game {display_code(scan.code)}, as {first} does; "
-                "give each sheet's photo once")))
-            continue
-        if canonical is not None and scan.qr_read and code_mismatch("streams", canonical, scan.code) is not None:
-            outcomes.append(Outcome(str(photo), error=InputError(
-                f"{photo}: the sheet is of game {display_code(scan.code)}, but seed {display_code(canonical)} "
-                f"is for game {display_code(game_code('streams', canonical))}")))
-            continue
-        if scan.blank and not confirm:
-            outcomes.append(Outcome(str(photo), error=InputError(f"{photo}: {blank_message(scan.blank)}")))
-            continue
-        cells = scan.cells
-        if confirm:
-            crops: list[Path] = []  # the boxes' images shown while asking, removed if no answer comes
-            try:
-                for reading in scan.flagged:
-                    crop_path = out / f"{photo.stem}-box{reading.box:02d}.png"
-                    if crop_path.exists() or crop_path.is_symlink():  # not a sheet file: --force does not apply
-                        raise InputError(f"{crop_path}: already exists, and --confirm shows box {reading.box}'s image "
-                                         "under that name (and removes it); move the file, or give another --out "
-                                         "folder")
-                    write_atomic(crop_path, _png(scan.crops[reading.box - 1]), False, SCAN_HINT)
-                    crops.append(crop_path)
-                    cells[reading.box - 1] = _ask(photo, reading, crop_path, reading.box in scan.blank, as_json)
-            finally:  # the check page holds every box's image; these were only for asking
-                for crop in crops:
-                    crop.unlink(missing_ok=True)
-        player = f"sheet {scan.sheet}" if scan.qr_read else photo.stem
-        sheet: dict[str, Any] = {"game": "streams", "player": player}
-        if scan.code:
-            sheet["code"] = written_code(scan.code)
-        if canonical is not None:
-            sheet["seed"] = display_code(canonical)
-        elif drawn is not None:
-            sheet["draw"] = [_json_tile(t) for t in drawn]
-        sheet["cells"] = [_json_tile(t) for t in cells]
-        write_together([(sheet_path, (json.dumps(sheet, ensure_ascii=False) + "\n").encode(), SCAN_HINT),
-                        (page_path, _contact_sheet(scan, cells, sheet, sheet_path.stem), SCAN_HINT)], force)
-        flagged = [] if confirm else scan.flagged
-        scans.append({"photo": str(photo), "sheet": scan.sheet or None, "player": player, "qr_read": scan.qr_read,
-                      "code": display_code(scan.code) if scan.code else None,
-                      "file": str(sheet_path), "check_page": str(page_path), "confirmed": confirm,
-                      "boxes": [{"box": b.box, "free": _json_tile(b.free), "free_p": round(b.free_p, 4),
-                                 "matched": None if b.matched is None else _json_tile(b.matched),
-                                 "matched_p": None if b.matched_p is None else round(b.matched_p, 4),
-                                 "flagged": b.flagged, "value": _json_tile(v)} for b, v in zip(scan.boxes, cells)],
-                      "flagged": [b.box for b in flagged]})
+        player = f"sheet {read.sheet}" if read.qr_read else photo.stem
+        document = sheet_document(player, cells, read.code, canonical, None if canonical else drawn)
+        title = (f"{photo.name}: sheet {read.sheet}, game {display_code(read.code)}" if read.qr_read
+                 else f"{photo.name}: {player} (QR code unreadable)")
+        write_together([(sheet_path, (json.dumps(document, ensure_ascii=False) + "\n").encode(), SCAN_HINT),
+                        (page_path, check_page(title, read, document, sheet_path.stem), SCAN_HINT)], force)
+        scans.append(_scan_json(photo, read, player, cells, (sheet_path, page_path), confirm))
         if not as_json:
-            notes = "; ".join(f"box {b.box}: {b.why}" for b in flagged)
-            if scan.qr_read:
-                what = f"sheet {scan.sheet} (game {display_code(scan.code)})"
-            else:  # placed by its corner marks; the game and the player named from what was given
-                game = f"game {display_code(scan.code)} from --seed" if scan.code else "the game of the --draw given"
-                what = f"QR code unreadable: read as {game}, player {printable(player)!r} (the photo's name)"
-            typer.echo(f"{printable(str(photo))}: {what} -> {printable(str(sheet_path))}; "
-                       f"{len(flagged)} box{'es' if len(flagged) != 1 else ''} to check"
-                       + (f" ({notes}); see {page_path}" if flagged else ""))
-        outcomes.append(_referee(str(sheet_path), sheet))
+            typer.echo(_said(photo, read, player, sheet_path, page_path, [] if confirm else read.flagged))
+        outcomes.append(score_one(str(sheet_path), document))
     _report(outcomes, scans, as_json, matched=drawn is not None)
-
-
-def _referee(source: str, sheet: dict[str, Any]) -> Outcome:
-    from paperplay.streams.referee import referee, sheet_from_json
-
-    try:
-        return Outcome(source, referee(sheet_from_json(sheet, source)), game="streams")
-    except InputError as exc:
-        return Outcome(source, error=exc)
 
 
 def _report(outcomes: list[Outcome], scans: list[dict[str, Any]], as_json: bool, matched: bool = True) -> None:

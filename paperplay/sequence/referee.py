@@ -448,6 +448,8 @@ class SequenceLogResult(Verdict):
     sequences: dict[str, int]
     problems: tuple[Problem, ...]
     summary: str
+    seed: str | None = None
+    """The canonical seed that dealt the game, if one did (the command line notes a short one)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"file": self.source, "valid": self.valid, "winner": self.winner, "turns": self.turns,
@@ -616,7 +618,7 @@ def verify_log(data: dict[str, Any], source: str, rules: SequenceRules | None = 
         summary = f"{game.winner} wins at turn {played} with {counted(n, 'sequence')}"
     else:
         summary = f"{counted(played, 'legal turn')}, nobody has won yet"
-    return SequenceLogResult(source, game.winner, played, sequences, problems, summary)
+    return SequenceLogResult(source, game.winner, played, sequences, problems, summary, log.seed)
 
 
 def verify(data: dict[str, Any], source: str, folder: Path | None = None) -> PositionResult | SequenceLogResult:

@@ -181,6 +181,7 @@ class Hosts:
         self._lock = threading.Lock()
         self._read_at = 0.0
         self.addresses: set[str] = set()
+        self._allowed: set[str] = set()
         self._read(by_name=True)
 
     def _read(self, by_name: bool = False) -> None:
@@ -193,9 +194,17 @@ class Hosts:
 
     def allows(self, header: str | None) -> bool:
         """Whether a request's Host header names this server (a request without one, HTTP/1.0 from a
-        program rather than a browser, is let in)."""
-        if header is None:
+        program rather than a browser, is let in). Headers let in are remembered (a few hundred): the
+        room's phones all send the same one."""
+        if header is None or header in self._allowed:
             return True
+        if self._allows(header):
+            if len(self._allowed) < 512:
+                self._allowed.add(header)
+            return True
+        return False
+
+    def _allows(self, header: str) -> bool:
         host = host_part(header)
         try:
             address = ipaddress.ip_address(host)

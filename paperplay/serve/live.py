@@ -12,6 +12,7 @@ bounded and nobody gets a 503).
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import AsyncIterator, Callable
 
@@ -130,6 +131,7 @@ class Live:
         return data
 
 
+@functools.lru_cache(maxsize=4096)
 def _loopback(address: str) -> bool:
     import ipaddress
 

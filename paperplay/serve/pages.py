@@ -306,6 +306,8 @@ def host_page(key: str = "", lang: str | None = None, variants: list[str] | None
     w = {key_: text(value) for key_, value in {
         "title": _("Streams game night"), "new": _("New game"), "players": _("Players"),
         "seed": _("Seed"), "seed_hint": _("Leave it empty for a new game; type a seed to play a known one again."),
+        "seed_weak": _("The seed given is short or guessable: players could find the draw by trying seeds against "
+                       "the game code. Leave Seed empty for a new one."),
         "lang": _("Language"), "lang_hint": _("The kit, the phones and the projector speak it."),
         "variant": _("Variant"), "start": _("Start the game"),
         "game": _("Game"), "join": _("Players join at"), "kit": _("Download the kit (PDF)"),
@@ -355,6 +357,7 @@ def host_page(key: str = "", lang: str | None = None, variants: list[str] | None
 <div>
 <section class="card" aria-labelledby="game-title">
 <h2 id="game-title">{w["game"]} <b id="code"></b> <span id="game-meta" class="muted"></span></h2>
+<p class="note" id="seed-weak" hidden>{w["seed_weak"]}</p>
 <p>{w["join"]} <a id="join-link" class="address"></a></p>
 <ul class="links">
 <li><a id="kit-link" download>{w["kit"]}</a></li>

@@ -358,6 +358,9 @@ class Store:
                     raise Conflict(f"photo: shows sheet {printed}, which {other[0]!r} has handed in already",
                                    Code.SHEET_USED)
             if player is not None:
+                if db.execute("SELECT 1 FROM players WHERE id=? AND game=?", (player.id, code)).fetchone() is None:
+                    raise Conflict(f"token: {player.name!r} is no longer a player of this game (the host removed "
+                                   "them); join again", Code.NOT_YOURS)
                 mine = db.execute("SELECT id FROM sheets WHERE game=? AND player=?", (code, player.id)).fetchone()
                 if mine is not None:
                     raise Conflict(f"token: {player.name!r} has handed in sheet {mine[0]} already; correct that "
@@ -365,8 +368,7 @@ class Store:
             else:
                 _check_name_free(db, code, name)
             count = db.execute("SELECT count(*) FROM sheets WHERE game=?", (code,)).fetchone()[0]
-            waiting = db.execute("SELECT count(*) FROM players WHERE game=? AND id NOT IN (SELECT player FROM sheets "
-                                 "WHERE game=? AND player IS NOT NULL)", (code, code)).fetchone()[0]
+            waiting = _waiting(db, code)
             if count + waiting - (player is not None) >= min(game.players, MAX_SHEETS):
                 raise Conflict(f"code: the game takes {game.players} sheets and has them all; the host can raise the "
                                "number of players", Code.GAME_FULL)
@@ -436,6 +438,10 @@ class Store:
                 if players < count:
                     raise Conflict(f"players: is {players}; {count} sheets are handed in already (remove sheets "
                                    "first)", Code.PLAYERS_BELOW)
+                waiting = _waiting(db, code)
+                if players < count + waiting:  # each of them could then not hand in
+                    raise Conflict(f"players: is {players}; {count} sheets are handed in and {waiting} more players "
+                                   "have joined (remove players first)", Code.PLAYERS_BELOW)
                 db.execute("UPDATE games SET players=? WHERE code=?", (players, code))
             if locked is not None:
                 db.execute("UPDATE games SET locked=? WHERE code=?", (int(locked), code))
@@ -447,8 +453,7 @@ class Store:
     def rename_sheet(self, code: str, sheet_id: int, name: str) -> SheetRow:
         """The host renames a sheet (and its player): the name must be free, as a join's."""
         def work(db: sqlite3.Connection) -> SheetRow:
-            row = db.execute("SELECT * FROM sheets WHERE game=? AND id=?", (code, sheet_id)).fetchone()
-            sheet = _sheet(row)
+            sheet = _existing(db, code, sheet_id)
             _check_name_free(db, code, name, sheet.id, sheet.player)
             db.execute("UPDATE sheets SET name=?, name_key=?, updated=? WHERE id=?",
                        (name, name_key(name), time.time(), sheet_id))
@@ -466,11 +471,15 @@ class Store:
     def sheets(self, code: str) -> list[SheetRow]:
         return [_sheet(row) for row in self._read("SELECT * FROM sheets WHERE game=? ORDER BY id", (code,))]
 
-    def update_boxes(self, code: str, sheet_id: int, boxes: list[dict[str, Any]], host: bool = False) -> SheetRow:
+    def update_boxes(self, code: str, sheet_id: int,
+                     change: Callable[[list[dict[str, Any]]], list[dict[str, Any]]], host: bool = False) -> SheetRow:
+        """Changes a sheet's boxes: `change` is given the boxes as stored now (inside the write, so two
+        corrections at once both count) and returns them changed."""
         def work(db: sqlite3.Connection) -> SheetRow:
             game = _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone())
             if not host:
                 _open_for_players(game, "only the host can still correct a sheet")
+            boxes = change(_existing(db, code, sheet_id).boxes)
             db.execute("UPDATE sheets SET boxes=?, updated=? WHERE game=? AND id=?",
                        (json.dumps(boxes), time.time(), code, sheet_id))
             db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
@@ -480,6 +489,7 @@ class Store:
 
     def delete_sheet(self, code: str, sheet_id: int) -> None:
         def work(db: sqlite3.Connection) -> None:
+            _existing(db, code, sheet_id)  # removed meanwhile (a second click): 404, not a second "deleted"
             db.execute("DELETE FROM crops WHERE sheet=?", (sheet_id,))
             db.execute("DELETE FROM sheets WHERE game=? AND id=?", (code, sheet_id))
             db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
@@ -491,9 +501,23 @@ class Store:
         return bytes(rows[0][0]) if rows else None
 
 
+def _existing(db: sqlite3.Connection, code: str, sheet_id: int) -> SheetRow:
+    """The sheet as stored now, or a 404 (removed by the host meanwhile)."""
+    row = db.execute("SELECT * FROM sheets WHERE game=? AND id=?", (code, sheet_id)).fetchone()
+    if row is None:
+        raise Conflict(f"id: no sheet {sheet_id} in game {code[:4]}-{code[4:]} (removed meanwhile)", Code.NO_SHEET)
+    return _sheet(row)
+
+
 def _bump(db: sqlite3.Connection, code: str) -> None:
     """The game changed: its version goes up (pages following it are woken)."""
     db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
+
+
+def _waiting(db: sqlite3.Connection, code: str) -> int:
+    """Players who joined the game and have not handed in yet."""
+    return int(db.execute("SELECT count(*) FROM players WHERE game=? AND id NOT IN (SELECT player FROM sheets "
+                          "WHERE game=? AND player IS NOT NULL)", (code, code)).fetchone()[0])
 
 
 def _open_for_players(game: Game, what: str) -> None:

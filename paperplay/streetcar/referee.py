@@ -11,6 +11,7 @@ from typing import Any
 from paperplay.errors import IllegalAction as Illegal
 from paperplay.errors import Problem, Verdict
 from paperplay.messages import counted
+from paperplay.seeds import seed_field
 from paperplay.streetcar.data import Square
 from paperplay.streetcar.game import Game, read_log
 from paperplay.streetcar.state import board_problems, state_from_json
@@ -54,6 +55,8 @@ class StreetcarLogResult(Verdict):
     winner: str | None
     problems: tuple[Problem, ...]
     summary: dict[str, Any]
+    seed: str | None = None
+    """The canonical seed that dealt the game, if one did (the command line notes a short one)."""
 
     @property
     def problem(self) -> Problem | None:
@@ -96,7 +99,8 @@ def verify_log(data: Any, source: str, folder: Path | None = None) -> StreetcarL
         except Illegal as exc:
             problems = (exc.problem.at(number, turn.player),)
             break
-    return StreetcarLogResult(source, game.turn, game.winner, problems, summary(game))
+    seed = seed_field(data["seed"], source) if "seed" in data else None  # read_log took the log as an object
+    return StreetcarLogResult(source, game.turn, game.winner, problems, summary(game), seed)
 
 
 def summary(game: Game) -> dict[str, Any]:

@@ -24,7 +24,7 @@
 
   function open(chosen) {
     game = {code: chosen.code, join_url: chosen.join_url, players: chosen.players,
-            projector_url: chosen.projector_url || null};
+            projector_url: chosen.projector_url || null, seed_warning: chosen.seed_warning || null};
     P.save(storeKey, game);
     P.say(el("new-error"), "");
     start();
@@ -63,6 +63,7 @@
     el("game").hidden = game === null;
     if (game === null) { listGames(); return; }
     el("code").textContent = game.code;
+    el("seed-weak").hidden = !game.seed_warning;  // the server's seed_warning: players could find the draw
     el("game-meta").textContent = game.players ? "· " + P.plural(game.players, "players_n") : "";
     var join = el("join-link");
     join.href = game.join_url;
@@ -434,7 +435,8 @@
     if (seed) { request.seed = seed; }
     P.say(el("new-error"), P.tr("creating"));
     P.api("POST", "/api/games", request).then(function (answer) {
-      open({code: answer.code, join_url: answer.join_url, projector_url: answer.projector_url, players: players});
+      open({code: answer.code, join_url: answer.join_url, projector_url: answer.projector_url, players: players,
+            seed_warning: answer.seed_warning});
     }, function (error) { P.say(el("new-error"), P.problem(error)); });
   });
 

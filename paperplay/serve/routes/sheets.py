@@ -180,10 +180,15 @@ async def correct_sheet(request: Request) -> Response:
     variant = checks.game_rules(game.variant)
     changes = checks.check_corrections(data.get("cells"), variant)
     host = is_host(request)
-    boxes = corrected(sheet.boxes, changes, "host" if host else "player")
-    if all(b["value"] is not None for b in boxes):
-        checks.check_document(game, sheet.name, [checks.check_tile(b["value"], "cells", variant) for b in boxes])
-    sheet = await run_in_threadpool(server.store.update_boxes, game.code, sheet.id, boxes, host)
+
+    def change(stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The correction made to the boxes as stored when it is written (another sent at once holds too)."""
+        boxes = corrected(stored, changes, "host" if host else "player")
+        if all(b["value"] is not None for b in boxes):
+            checks.check_document(game, sheet.name, [checks.check_tile(b["value"], "cells", variant) for b in boxes])
+        return boxes
+
+    sheet = await run_in_threadpool(server.store.update_boxes, game.code, sheet.id, change, host)
     server.notify(game.code)
     return Json(sheet_view(server, game, sheet, token=not host))
 

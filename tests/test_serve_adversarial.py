@@ -1,0 +1,156 @@
+"""paperplay serve against a mischievous stranger on the room's Wi-Fi: each misuse found by attacking a
+running server, kept as a fast test. Races are made certain, not likely: the request is held at the
+point where the other one slips in (its body's reading is slowed, or the other change is made there)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+
+for _module in ("starlette", "uvicorn", "multipart"):
+    pytest.importorskip(_module, reason="paperplay serve needs the serve extra (pip install '.[serve]')")
+
+from test_serve_api import CODE, TILES, Running, call_all, is_one_line_error, new_game  # noqa: E402
+from test_serve_resilience import logged  # noqa: E402, F401 - a fixture
+
+from paperplay.serve.errors import Code, Conflict  # noqa: E402
+
+
+@pytest.fixture
+def running(tmp_path):
+    server = Running(tmp_path / "games.db")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def ready(running):
+    """A game of 3 players whose tiles are all called (hand-ins are open)."""
+    new_game(running.client, players=3)
+    call_all(running.client, CODE)
+    return running
+
+
+def at_once(*calls: Any) -> list[Any]:
+    """Runs the calls on threads of their own, started together; their answers in order."""
+    answers: list[Any] = [None] * len(calls)
+    start = threading.Barrier(len(calls))
+
+    def run(index: int) -> None:
+        start.wait()
+        answers[index] = calls[index]()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return answers
+
+
+def slow_bodies(monkeypatch, seconds: float = 0.3, then: Any = None) -> None:
+    """Every route's body is read `seconds` late (what a slow phone does), and `then()` runs meanwhile: a
+    request holds what it read before its body (its sheet, its player) while another change is made."""
+    from paperplay.serve.routes import players, sheets
+
+    for module in (sheets, players):
+        real = module.json_body
+
+        async def late(request: Any, optional: bool = False, _real: Any = real) -> dict[str, Any]:
+            data = await _real(request, optional)
+            await asyncio.sleep(seconds)
+            if then is not None:
+                then()
+            return data
+
+        monkeypatch.setattr(module, "json_body", late)
+
+
+def owner(token: str) -> dict[str, str]:
+    return {"X-Paperplay-Token": token}
+
+
+def no_tracebacks(logged) -> None:
+    assert logged.tracebacks() == []
+
+
+# --- corrections, renames and removals at once ------------------------------------------------------------
+
+def test_two_corrections_sent_at_once_both_hold(ready, monkeypatch, logged):
+    client = ready.client
+    sheet = client.typed(CODE, "Ann", TILES).json()
+    slow_bodies(monkeypatch)  # each correction reads the sheet before the other one writes it
+    path = f"/api/games/{CODE}/sheets/{sheet['id']}"
+    first, second = at_once(
+        lambda: client.request("PUT", path, json_body={"cells": {"3": 30}}, headers=owner(sheet["token"])),
+        lambda: client.request("PUT", path, json_body={"cells": {"7": 29}}, headers=owner(sheet["token"])))
+    assert first.status == second.status == 200
+    stored = client.get(path, host=True).json()
+    assert (stored["boxes"][2]["value"], stored["boxes"][6]["value"]) == (30, 29)  # neither acknowledged one lost
+    assert stored["corrected"] == [3, 7]
+    no_tracebacks(logged)
+
+
+def test_corrections_sent_at_once_are_checked_together(ready, monkeypatch):
+    """Each of two corrections alone is a legal sheet; both together would hold two wilds: the second is
+    refused, as it would be were it sent after the first."""
+    client = ready.client
+    cells = [t if t != "*" else 1 for t in TILES]
+    sheet = client.typed(CODE, "Ann", cells).json()
+    slow_bodies(monkeypatch)
+    path = f"/api/games/{CODE}/sheets/{sheet['id']}"
+    answers = at_once(*(lambda box=box: client.request("PUT", path, json_body={"cells": {str(box): "*"}},
+                                                        headers=owner(sheet["token"])) for box in (2, 5)))
+    assert sorted(a.status for a in answers) == [200, 400]
+    stored = client.get(path, host=True).json()
+    assert [b["value"] for b in stored["boxes"]].count("*") == 1
+
+
+@pytest.mark.parametrize("method", ["PUT", "PATCH"])
+def test_a_change_to_a_sheet_the_host_removes_meanwhile_is_a_404_not_a_500(ready, monkeypatch, logged, method):
+    client = ready.client
+    sheet = client.typed(CODE, "Ann", TILES).json()
+    slow_bodies(monkeypatch, 0.0, then=lambda: ready.store.delete_sheet(CODE.replace("-", ""), sheet["id"]))
+    body = {"cells": {"1": 30}} if method == "PUT" else {"name": "Annie"}
+    answer = client.request(method, f"/api/games/{CODE}/sheets/{sheet['id']}", json_body=body, host=True)
+    assert answer.status == 404 and answer.json()["code"] == "no_sheet" and is_one_line_error(answer)
+    no_tracebacks(logged)
+
+
+def test_a_sheet_removed_twice_at_once_is_removed_once(ready):
+    client = ready.client
+    sheet = client.typed(CODE, "Ann", TILES).json()
+    code = CODE.replace("-", "")
+    ready.store.delete_sheet(code, sheet["id"])
+    with pytest.raises(Conflict) as second:  # the second of two clicks that both found the sheet
+        ready.store.delete_sheet(code, sheet["id"])
+    assert second.value.code == Code.NO_SHEET
+    answer = client.request("DELETE", f"/api/games/{CODE}/sheets/{sheet['id']}", host=True)
+    assert answer.status == 404 and answer.json()["code"] == "no_sheet"
+
+
+def test_a_player_the_host_removes_while_handing_in_is_refused_and_nothing_is_stored(ready, monkeypatch, logged):
+    client = ready.client
+    player = client.post(f"/api/games/{CODE}/players", {"name": "Ann"}).json()
+    slow_bodies(monkeypatch, 0.0, then=lambda: ready.store.delete_player(CODE.replace("-", ""), player["id"]))
+    answer = client.request("POST", f"/api/games/{CODE}/sheets", json_body={"cells": TILES},
+                            headers=owner(player["token"]))
+    assert answer.status == 403 and answer.json()["code"] == "not_yours" and is_one_line_error(answer)
+    state = client.get(f"/api/games/{CODE}").json()
+    assert state["handed_in"] == [] and state["roster"] == []
+    no_tracebacks(logged)
+
+
+def test_the_host_cannot_lower_the_players_below_those_who_joined(ready):
+    client = ready.client
+    tokens = [client.post(f"/api/games/{CODE}/players", {"name": name}).json()["token"] for name in ("Ann", "Bob")]
+    lowered = client.request("PATCH", f"/api/games/{CODE}", json_body={"players": 1}, host=True)
+    assert lowered.status == 409 and lowered.json()["code"] == "players_below_sheets"
+    assert "2 more players have joined" in lowered.json()["error"]
+    for token in tokens:  # each who joined can still hand in
+        handed = client.request("POST", f"/api/games/{CODE}/sheets", json_body={"cells": TILES}, headers=owner(token))
+        assert handed.status == 201
+    assert client.request("PATCH", f"/api/games/{CODE}", json_body={"players": 2}, host=True).status == 200

@@ -243,7 +243,7 @@ def wait_text(tab: Any, selector: str, text: str, timeout: float = 30_000) -> No
 
 
 def shown_boxes(phone: Any) -> list[str]:
-    return phone.eval_on_selector_all("#read li span", "spans => spans.map(s => s.getAttribute('data-v'))")
+    return phone.eval_on_selector_all("#read li span[data-v]", "spans => spans.map(s => s.getAttribute('data-v'))")
 
 
 def ranking_rows(tab: Any, selector: str = "#ranking li") -> list[tuple[int, str, int]]:
@@ -400,7 +400,7 @@ def evening(browser: Any, holder: dict[str, Any], photo: bytes, shots: Path | No
         ann.set_input_files("#photo", files=[{"name": "sheet.jpg", "mimeType": "image/jpeg", "buffer": photo}])
         ann.wait_for_selector("#sheet:not([hidden])", timeout=60_000)
         seen["ann_read"] = shown_boxes(ann)
-        seen["ann_flagged"] = ann.eval_on_selector_all("#read li.flag small", "s => s.map(n => +n.textContent)")
+        seen["ann_flagged"] = ann.eval_on_selector_all("#read li.flag", "s => s.map(n => +n.id.slice(4))")
         seen["ann_crops"] = ann.eval_on_selector_all("#flags img.crop", "imgs => imgs.map(i => i.naturalWidth)")
         if shots:
             ann.screenshot(path=str(shots / "player.png"), full_page=False)
@@ -414,7 +414,7 @@ def evening(browser: Any, holder: dict[str, Any], photo: bytes, shots: Path | No
         typed = CLEO[:]
         typed[CLEO_WRONG] = 21
         type_sheet(cleo, typed)
-        seen["cleo_flagged"] = cleo.eval_on_selector_all("#read li.flag small", "s => s.map(n => +n.textContent)")
+        seen["cleo_flagged"] = cleo.eval_on_selector_all("#read li.flag", "s => s.map(n => +n.id.slice(4))")
         seen["cleo_choices"] = cleo.eval_on_selector_all(
             f"#check-{CLEO_WRONG + 1} button.choice", "buttons => buttons.map(b => b.getAttribute('data-v'))")
         host.wait_for_function("() => document.querySelectorAll('#handed > li').length === 3"
@@ -649,7 +649,7 @@ def hostile_room(browser: Any, served: Served, shots: Path | None = None) -> dic
         host.click(f"{dan_sheet} .actions button:nth-child(1)")
         host.fill(f"#fix-{sheets['Dan']}-{wrong_at + 1}", str(right))
         host.press(f"#fix-{sheets['Dan']}-{wrong_at + 1}", "Enter")
-        dan.wait_for_function(f"() => document.querySelector('#box-{wrong_at + 1} span').getAttribute('data-v') "
+        dan.wait_for_function(f"() => document.querySelector('#box-{wrong_at + 1} span[data-v]').getAttribute('data-v') "
                               f"=== '{right}'")
         if shots:
             host.click(f"#sheet-{sheets['Ann']} .actions button:nth-child(1)")

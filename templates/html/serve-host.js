@@ -286,13 +286,7 @@
         var field = el("fix-" + sheet.id + "-" + b.box);
         if (field) { field.focus(); }
       });
-      var number = document.createElement("small");
-      number.textContent = String(b.box);
-      var value = document.createElement("span");
-      P.fillTile(value, b.value);
-      chosen.appendChild(number);
-      chosen.appendChild(value);
-      chosen.setAttribute("aria-label", P.tr("box_is", {box: b.box, value: b.value === null ? "–" : (b.value === "*" ? P.tr("wild") : b.value)}));
+      P.boxLabel(chosen, P.tr("box", {box: b.box}), b.box, b.value, b.flagged ? P.tr("flagged", {n: 1}) : "");
       if (b.flagged || b.value === null) { chosen.className = "flag"; }
       item.appendChild(chosen);
       grid.appendChild(item);

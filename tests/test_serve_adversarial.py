@@ -154,3 +154,56 @@ def test_the_host_cannot_lower_the_players_below_those_who_joined(ready):
         handed = client.request("POST", f"/api/games/{CODE}/sheets", json_body={"cells": TILES}, headers=owner(token))
         assert handed.status == 201
     assert client.request("PATCH", f"/api/games/{CODE}", json_body={"players": 2}, host=True).status == 200
+
+
+# --- lookalike names ----------------------------------------------------------------------------------------
+
+LOOKALIKES = [
+    ("Ann", "\u034fAnn"),        # a combining grapheme joiner: drawn as nothing
+    ("Ann", "Ann\U000e0100"),    # an ideographic variation selector
+    ("Ann", "A\u180bnn"),        # a Mongolian variation selector
+    ("Ann", "A\u17b4nn"),        # a Khmer inherent vowel: drawn as nothing
+    ("Ann", "A\u200ann"),        # a hair space
+    ("Ann", "A\u2009nn"),        # a thin space
+    ("Ann", "A nn"),
+    ("Ann", "\ua4eenn"),         # Lisu A
+    ("Ann", "\u13aaNN"),         # Cherokee A
+    ("Bob", "B\u1d0fb"),         # a small capital O
+    ("Bob", "\u13f4ob"),         # Cherokee B
+    ("Eve", "\u0415\u0475\u0415"),  # Cyrillic E, izhitsa, E
+    ("Zoe", "\u0396\u03bf\u03b5"),  # Greek Zeta, omicron, epsilon
+    ("Oscar", "\u0585scar"),     # Armenian o
+]
+
+
+@pytest.mark.parametrize(("first", "second"), LOOKALIKES)
+def test_names_that_only_look_different_are_one_players(first, second):
+    from paperplay.serve.names import clean, key
+
+    assert key(first) == key(second) and clean(first) != "" and clean(second) != ""
+
+
+@pytest.mark.parametrize(("first", "second"), [("Ann", "\u00c1nn"), ("Zoe", "Zo\u00eb"), ("Jo", "Jon"),
+                                                ("\U0001f600", "\U0001f601"), ("\u0391\u03bd\u03bd\u03b1", "Anna")])
+def test_names_that_differ_are_two_players(first, second):
+    from paperplay.serve.names import key
+
+    assert key(first) != key(second)
+
+
+def test_marks_that_draw_nothing_are_not_kept_in_a_name_but_emoji_selectors_are():
+    from paperplay.serve.names import clean
+
+    assert clean("\u034fAnn\U000e0100") == "Ann" and clean("A\u180bnn") == "Ann"
+    assert clean("\u2764\ufe0f") == "\u2764\ufe0f"  # a red heart, drawn as an emoji
+    assert clean("\U0001f468\u200d\U0001f469\u200d\U0001f467") == "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+
+
+def test_a_lookalike_of_a_name_taken_is_a_409_at_the_door(running):
+    client = running.client
+    new_game(client, players=5)
+    assert client.post(f"/api/games/{CODE}/players", {"name": "Ann"}).status == 201
+    for name in ("\u034fAnn", "A\u200ann", "\u13aaNN"):
+        answer = client.post(f"/api/games/{CODE}/players", {"name": name})
+        assert answer.status == 409 and answer.json()["code"] == "name_taken" and is_one_line_error(answer)
+    assert [p["name"] for p in client.get(f"/api/games/{CODE}").json()["roster"]] == ["Ann"]

@@ -299,6 +299,8 @@ def test_a_blank_photo_is_refused_and_a_partly_empty_one_is_stored_incomplete(se
     assert forced.status == 200
     results = client.get(f"/api/games/{CODE}/results").json()
     assert results["ranking"] == [] and results["incomplete"][0]["empty"] == [3, 7]
+    page = client.get(f"/api/games/{CODE}/results.html")
+    assert page.status == 200 and b"2 boxes (3, 7) are empty" in page.body  # listed apart from the ranking
     typed = client.request("PUT", path, json_body={"cells": {"3": TILES[2], "7": TILES[6]}}, host=True)
     assert typed.status == 200 and typed.json()["complete"] and typed.json()["empty"] == []
     results = client.get(f"/api/games/{CODE}/results").json()

@@ -4,6 +4,7 @@ the results, refereed by the same code as `paperplay score --json`."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -115,9 +116,15 @@ def shown(value: Any) -> str:
     return shorten(text, 40)
 
 
+@functools.lru_cache(maxsize=256)
+def _draw(seed: str, variant: str | None) -> tuple[Tile, ...]:
+    """A stored game's whole draw, worked out once (every state and sheet shown asks for it)."""
+    return tuple(draw(seed, game_rules(variant)))
+
+
 def called_tiles(game: Game) -> list[Tile]:
     """The tiles called so far, in order (all of them once the game is revealed)."""
-    tiles = draw(game.seed, game_rules(game.variant))
+    tiles = _draw(game.seed, game.variant)
     return list(tiles if game.revealed else tiles[:game.turn])
 
 
@@ -192,7 +199,17 @@ def results_page(game: Game, sheets: Sequence[SheetRow]) -> bytes:
     from paperplay.html.results import results_page as page
     from paperplay.i18n import translator
 
+    from paperplay.handin import Refused, check_complete
+
     document = results(game, sheets)
     complete = [sheet for sheet in sheets if None not in sheet.cells]
-    boxes = [[tile_from_json(v) for v in sheet.cells] for sheet in complete]
-    return page(document["results"], boxes, document["ranking"], translator(game.lang))
+    boxes: list[list[Tile] | None] = [[tile_from_json(v) for v in sheet.cells] for sheet in complete]
+    rows = list(document["results"])
+    for sheet in sheets:  # the incomplete sheets, apart from the ranking: each with its empty boxes
+        if None in sheet.cells:
+            try:
+                check_complete(sheet.cells, f"{sheet.name} ({source_name(sheet)})")
+            except Refused as exc:
+                rows.append({"file": source_name(sheet), "valid": False, "error": str(exc)})
+                boxes.append(None)
+    return page(rows, boxes, document["ranking"], translator(game.lang))

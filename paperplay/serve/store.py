@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from paperplay.serve.errors import Code, Conflict
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The database's version (kept in meta's 'schema' row and in PRAGMA user_version): an older database is
 migrated in place when it is opened (MIGRATIONS), a newer one is refused."""
 _T = TypeVar("_T")
@@ -82,6 +82,10 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             joined REAL NOT NULL,
             UNIQUE (game, name_key)
         )""",
+    ),
+    3: (  # a join retried after a lost answer finds the player it made
+        "ALTER TABLE players ADD COLUMN idempotency TEXT",
+        "CREATE UNIQUE INDEX IF NOT EXISTS players_idempotency ON players (game, idempotency)",
     ),
 }
 """The changes from each version to the next (version 1: the schema above)."""
@@ -388,10 +392,15 @@ class Store:
 
     # --- players --------------------------------------------------------------------------------
 
-    def join(self, code: str, name: str) -> Player:
+    def join(self, code: str, name: str, idempotency: str | None = None) -> tuple[Player, bool]:
         """A player joins by name: refused after the reveal, while locked, when the name (or a lookalike)
-        is taken, and when the game has as many players as it takes."""
-        def work(db: sqlite3.Connection) -> Player:
+        is taken, and when the game has as many players as it takes. Returns the player and whether they
+        are new (False: a retry of the same idempotency key, answered with the player made the first time)."""
+        def work(db: sqlite3.Connection) -> tuple[Player, bool]:
+            if idempotency is not None:
+                row = db.execute("SELECT * FROM players WHERE game=? AND idempotency=?", (code, idempotency)).fetchone()
+                if row is not None:
+                    return _player(row), False
             game = _game(db.execute("SELECT * FROM games WHERE code=?", (code,)).fetchone())
             _open_for_players(game, "players can no longer join")
             _check_name_free(db, code, name)
@@ -400,10 +409,11 @@ class Store:
             if joined + alone >= game.players:
                 raise Conflict(f"code: the game takes {game.players} players and has them all; the host can raise "
                                "the number of players", Code.GAME_FULL)
-            cursor = db.execute("INSERT INTO players (game, name, name_key, token, joined) VALUES (?, ?, ?, ?, ?)",
-                                (code, name, name_key(name), secrets.token_urlsafe(18), time.time()))
+            cursor = db.execute("INSERT INTO players (game, name, name_key, token, joined, idempotency) "
+                                "VALUES (?, ?, ?, ?, ?, ?)",
+                                (code, name, name_key(name), secrets.token_urlsafe(18), time.time(), idempotency))
             _bump(db, code)
-            return _player(db.execute("SELECT * FROM players WHERE id=?", (cursor.lastrowid,)).fetchone())
+            return _player(db.execute("SELECT * FROM players WHERE id=?", (cursor.lastrowid,)).fetchone()), True
 
         return self._change(work)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +90,20 @@ def _same(given: str, secret: str) -> bool:
 def is_host(request: Request) -> bool:
     server: Server = request.app.state.server
     return _same(_given(request, "x-paperplay-key", "key"), server.store.host_key())
+
+
+_IDEMPOTENCY = re.compile(r"[A-Za-z0-9_-]{8,100}")
+
+
+def idempotency_key(request: Request) -> str | None:
+    """The request's Idempotency-Key (a retry with the same key gets what the first request made), or None."""
+    key = request.headers.get("idempotency-key")
+    if key is None:
+        return None
+    if not _IDEMPOTENCY.fullmatch(key):
+        raise ApiError(Code.BAD_INPUT, "Idempotency-Key: expected 8-100 letters, digits, - or _ (one random key a "
+                                       "request)")
+    return key
 
 
 def has_view(request: Request, game: Game) -> bool:

@@ -10,7 +10,7 @@ from starlette.responses import Response
 from paperplay.seeds import display_code
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import ApiError, Code
-from paperplay.serve.web import Json, Server, game_of, json_body, need_host, only_fields
+from paperplay.serve.web import Json, Server, game_of, idempotency_key, json_body, need_host, only_fields
 
 
 async def join(request: Request) -> Response:
@@ -20,10 +20,10 @@ async def join(request: Request) -> Response:
     data = await json_body(request)
     only_fields(data, ("name",))
     name = checks.check_name(data.get("name"))
-    player = await run_in_threadpool(server.store.join, game.code, name)
+    player, new = await run_in_threadpool(server.store.join, game.code, name, idempotency_key(request))
     server.notify(game.code)
     return Json({"id": player.id, "name": player.name, "joined": player.joined, "token": player.token},
-                status_code=201)
+                status_code=201 if new else 200)
 
 
 async def remove(request: Request) -> Response:

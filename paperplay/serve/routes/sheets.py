@@ -3,7 +3,6 @@ docs/reference/api.md."""
 
 from __future__ import annotations
 
-import re
 import tempfile
 import time
 from pathlib import Path
@@ -22,22 +21,9 @@ from paperplay.handin import (
 )
 from paperplay.serve.store import Game, Player
 from paperplay.serve.web import (
-    FORM_ROOM, MAX_PHOTO, RETRY_AFTER, Json, Server, game_of, has_view, is_host, json_body, limited, need_host,
-    need_owner, only_fields, sheet_of, sheet_view,
+    FORM_ROOM, MAX_PHOTO, RETRY_AFTER, Json, Server, game_of, has_view, idempotency_key, is_host, json_body, limited,
+    need_host, need_owner, only_fields, sheet_of, sheet_view,
 )
-
-_IDEMPOTENCY = re.compile(r"[A-Za-z0-9_-]{8,100}")
-
-
-def _idempotency(request: Request) -> str | None:
-    key = request.headers.get("idempotency-key")
-    if key is None:
-        return None
-    if not _IDEMPOTENCY.fullmatch(key):
-        raise ApiError(Code.BAD_INPUT, "Idempotency-Key: expected 8-100 letters, digits, - or _ (one random key a "
-                                       "hand-in)")
-    return key
-
 
 def _open(game: Game) -> None:
     """Hand-ins open after the last tile, until the reveal, while the game is not locked (the store checks
@@ -67,7 +53,7 @@ def _player(request: Request, server: Server, game: Game) -> Player | None:
 async def hand_in(request: Request) -> Response:
     server: Server = request.app.state.server
     game = game_of(request)
-    key = _idempotency(request)
+    key = idempotency_key(request)
     if key is not None:
         done = await run_in_threadpool(server.store.by_idempotency, game.code, key)
         if done is not None:

@@ -649,8 +649,8 @@ def hostile_room(browser: Any, served: Served, shots: Path | None = None) -> dic
         host.click(f"{dan_sheet} .actions button:nth-child(1)")
         host.fill(f"#fix-{sheets['Dan']}-{wrong_at + 1}", str(right))
         host.press(f"#fix-{sheets['Dan']}-{wrong_at + 1}", "Enter")
-        dan.wait_for_function(f"() => document.querySelector('#box-{wrong_at + 1} span[data-v]').getAttribute('data-v') "
-                              f"=== '{right}'")
+        dan.wait_for_function(f"() => document.querySelector('#box-{wrong_at + 1} span[data-v]')"
+                              f".getAttribute('data-v') === '{right}'")
         if shots:
             host.click(f"#sheet-{sheets['Ann']} .actions button:nth-child(1)")
             host.screenshot(path=str(shots / "host-control.png"), full_page=True)

@@ -170,7 +170,7 @@ def read_photo_sheet(photo: Path, drawn: Sequence[Tile] | None, gray: Any = None
 
     try:
         scan = read_photo(photo, drawn, gray=gray)
-    except ScanError as exc:  # a ScanRefusal's line names the cause and what to do; its .hint is the phone's sentence
+    except ScanError as exc:  # a refusal's own code passes through (its line says what to do)
         raise Refused(str(getattr(exc, "code", None) or "bad_photo"), str(exc)) from None
     return from_scan(scan, drawn is not None)
 

@@ -205,6 +205,16 @@ def axe_findings(tab: Any) -> list[str]:
     return list(found)
 
 
+def fits_at_200(tab: Any) -> list[str]:
+    """What sticks out of the page's width once its text is enlarged to 200 % (nothing, when it fits)."""
+    return list(tab.evaluate("""() => { const root = document.documentElement; root.style.fontSize = '200%';
+        const out = root.scrollWidth <= innerWidth + 1 ? [] : [...document.body.querySelectorAll('*')]
+          .filter(e => e.getBoundingClientRect().right > innerWidth + 1 && e.getClientRects().length)
+          .map(e => e.tagName + (e.id ? '#' + e.id : '') + (e.className && e.className.baseVal === undefined
+            ? '.' + e.className : '')).slice(0, 8);
+        root.style.fontSize = ''; return out; }"""))
+
+
 def typed_tile(tile: Any) -> str:
     return "*" if tile == WILD else str(tile)
 
@@ -220,7 +230,10 @@ def type_sheet(phone: Any, cells: list[Any]) -> None:
     for k, tile in enumerate(cells, start=1):
         phone.fill(f"#c{k}", typed_tile(tile))
     phone.click("#type-form button[type=submit]")
-    phone.wait_for_selector("#sheet:not([hidden])")
+    try:
+        phone.wait_for_selector("#sheet:not([hidden])")
+    except Exception:
+        raise AssertionError(f"not handed in: {phone.inner_text('#handin-error')!r}") from None
 
 
 def wait_text(tab: Any, selector: str, text: str, timeout: float = 30_000) -> None:
@@ -230,7 +243,7 @@ def wait_text(tab: Any, selector: str, text: str, timeout: float = 30_000) -> No
 
 
 def shown_boxes(phone: Any) -> list[str]:
-    return phone.eval_on_selector_all("#read li span", "spans => spans.map(s => s.getAttribute('data-v'))")
+    return phone.eval_on_selector_all("#read li span[data-v]", "spans => spans.map(s => s.getAttribute('data-v'))")
 
 
 def ranking_rows(tab: Any, selector: str = "#ranking li") -> list[tuple[int, str, int]]:
@@ -369,6 +382,8 @@ def evening(browser: Any, holder: dict[str, Any], photo: bytes, shots: Path | No
         axe["projector_lobby"] = axe_findings(projector)
         axe["phone_live"] = axe_findings(bob_phone)
         axe["host"] = axe_findings(host)
+        seen["zoomed"] = {name: fits_at_200(tab) for name, tab in (("host", host), ("phone", bob_phone),
+                                                                      ("projector", projector))}
         if shots:
             projector.screenshot(path=str(shots / "projector-lobby.png"))
 
@@ -377,6 +392,7 @@ def evening(browser: Any, holder: dict[str, Any], photo: bytes, shots: Path | No
         assert host.is_disabled("#next")
         projector.wait_for_function("() => document.getElementById('order').children.length === 20")
         seen["projector_note"] = projector.inner_text("#note")
+        projector.wait_for_function("() => document.getElementById('announce').textContent !== ''")
         seen["announced"] = projector.inner_text("#announce")
 
         # Ann hands in a photo; the box the reader is unsure of comes back with its crop and candidates.
@@ -384,7 +400,7 @@ def evening(browser: Any, holder: dict[str, Any], photo: bytes, shots: Path | No
         ann.set_input_files("#photo", files=[{"name": "sheet.jpg", "mimeType": "image/jpeg", "buffer": photo}])
         ann.wait_for_selector("#sheet:not([hidden])", timeout=60_000)
         seen["ann_read"] = shown_boxes(ann)
-        seen["ann_flagged"] = ann.eval_on_selector_all("#read li.flag small", "s => s.map(n => +n.textContent)")
+        seen["ann_flagged"] = ann.eval_on_selector_all("#read li.flag", "s => s.map(n => +n.id.slice(4))")
         seen["ann_crops"] = ann.eval_on_selector_all("#flags img.crop", "imgs => imgs.map(i => i.naturalWidth)")
         if shots:
             ann.screenshot(path=str(shots / "player.png"), full_page=False)
@@ -398,7 +414,7 @@ def evening(browser: Any, holder: dict[str, Any], photo: bytes, shots: Path | No
         typed = CLEO[:]
         typed[CLEO_WRONG] = 21
         type_sheet(cleo, typed)
-        seen["cleo_flagged"] = cleo.eval_on_selector_all("#read li.flag small", "s => s.map(n => +n.textContent)")
+        seen["cleo_flagged"] = cleo.eval_on_selector_all("#read li.flag", "s => s.map(n => +n.id.slice(4))")
         seen["cleo_choices"] = cleo.eval_on_selector_all(
             f"#check-{CLEO_WRONG + 1} button.choice", "buttons => buttons.map(b => b.getAttribute('data-v'))")
         host.wait_for_function("() => document.querySelectorAll('#handed > li').length === 3"
@@ -409,7 +425,8 @@ def evening(browser: Any, holder: dict[str, Any], photo: bytes, shots: Path | No
         cleo.click(f"#check-{CLEO_WRONG + 1} button.choice[data-v='12']")
         cleo.wait_for_selector(f"#check-{CLEO_WRONG + 1}", state="detached")
         seen["cleo_after"] = shown_boxes(cleo)
-        host.wait_for_function("() => document.querySelectorAll('#handed > li .sure').length === 3")
+        host.wait_for_function("() => document.querySelectorAll('#handed > li .head').length === 3"
+                               " && document.querySelectorAll('#handed > li .flags').length === 0")
         seen["host_in"] = host.inner_text("#count")
         seen["host_ready"] = host.inner_text("#missing")
 
@@ -561,10 +578,168 @@ def test_the_end_of_the_evening_fits_its_screens(night):
     assert night["ann_boxes_shown"] == [[10, True], [10, True]]  # 20 boxes, none hidden behind a scroll
 
 
+def test_text_enlarged_to_200_percent_still_fits(night):
+    assert night["zoomed"] == {"host": [], "phone": [], "projector": []}
+
+
 def test_every_page_passes_axe_core(night):
     if any(found == ["no axe-core"] for found in night["axe"].values()):
         pytest.skip("no axe-core (npm install --no-save --prefix tests/.axe axe-core@4.14.1)")
     assert night["axe"] == {name: [] for name in night["axe"]}
+
+
+# --- a hostile room ---------------------------------------------------------------------------------
+
+HOSTILE_SEED = "HOSTILE1"
+HOSTILE = display_code(game_code("streams", HOSTILE_SEED))
+HOSTILE_TILES = list(draw(HOSTILE_SEED))
+
+
+def hostile_room(browser: Any, served: Served, shots: Path | None = None) -> dict[str, Any]:
+    """A lookalike name, an early hand-in, the host renaming, fixing and removing sheets, a forced reveal, a
+    correction after it that every page follows, and the projector's switches and scrolling results."""
+    tabs = Tabs(browser)
+    seen: dict[str, Any] = {}
+    try:
+        status, created = api(served, "/api/games", "POST", {"players": 3, "seed": HOSTILE_SEED, "lang": "en"})
+        assert status == 201, created
+        join_url = created["join_url"]
+        ann = tabs.open(join_url, PHONE)
+        dan = tabs.open(join_url, PHONE)
+        join(ann, "Ann")
+        ann.wait_for_selector("#live:not([hidden])")
+        join(dan, "\u0410nn")  # a Cyrillic А
+        dan.wait_for_function("() => document.getElementById('join-error').textContent !== ''")
+        seen["lookalike"] = dan.inner_text("#join-error")
+        join(dan, "Dan")
+        dan.wait_for_selector("#live:not([hidden])")
+        token = dan.evaluate(f"() => JSON.parse(localStorage.getItem('paperplay:serve:{HOSTILE}')).token")
+        seen["early"] = api(served, f"/api/games/{HOSTILE}/sheets", "POST", {"cells": HOSTILE_TILES},
+                            {"X-Paperplay-Token": token})
+        seen["early_form"] = dan.is_visible("#handin")
+
+        host = tabs.open(served.host_url, {"width": 1024, "height": 900})
+        host.wait_for_selector("#games:not([hidden])")
+        line = host.locator("#games-list button", has_text=HOSTILE)
+        seen["games_line"] = line.inner_text()
+        line.click()
+        host.wait_for_selector("#game:not([hidden])")
+        for _ in range(20):
+            api(served, f"/api/games/{HOSTILE}/call", "POST")
+        wrong = HOSTILE_TILES[:]
+        wrong_at = next(k for k, t in enumerate(wrong) if t != WILD)
+        right = wrong[wrong_at]
+        undrawn = next(n for n in range(1, 31) if n not in HOSTILE_TILES)
+        wrong[wrong_at] = undrawn
+        type_sheet(ann, HOSTILE_TILES)
+        type_sheet(dan, wrong)
+        host.wait_for_function("() => document.querySelectorAll('#handed > li').length === 2")
+        seen["missing_before"] = host.inner_text("#missing")
+        sheets = {s["name"]: s["id"] for s in api(served, f"/api/games/{HOSTILE}/sheets")[1]["sheets"]}
+
+        # The host renames Dan's sheet: his phone follows.
+        dan_sheet = f"#sheet-{sheets['Dan']}"
+        host.click(f"{dan_sheet} .actions button:nth-child(2)")
+        host.fill(f"#rename-{sheets['Dan']}", "Daniel")
+        host.press(f"#rename-{sheets['Dan']}", "Enter")
+        host.wait_for_function(f"() => document.querySelector('{dan_sheet} .name').textContent === 'Daniel'")
+        dan.wait_for_function("() => document.getElementById('hello').textContent === 'Hello, Daniel'")
+
+        # The host fixes Dan's wrong box from its card.
+        host.click(f"{dan_sheet} .actions button:nth-child(1)")
+        host.fill(f"#fix-{sheets['Dan']}-{wrong_at + 1}", str(right))
+        host.press(f"#fix-{sheets['Dan']}-{wrong_at + 1}", "Enter")
+        dan.wait_for_function(f"() => document.querySelector('#box-{wrong_at + 1} span[data-v]')"
+                              f".getAttribute('data-v') === '{right}'")
+        if shots:
+            host.click(f"#sheet-{sheets['Ann']} .actions button:nth-child(1)")
+            host.screenshot(path=str(shots / "host-control.png"), full_page=True)
+
+        # The host removes Ann's sheet: her phone offers the hand-in again.
+        host.click(f"#sheet-{sheets['Ann']} .actions button:nth-child(3)")
+        ann.wait_for_selector("#handin:not([hidden])")
+        seen["ann_removed"] = ann.inner_text("#handin-error")
+        host.wait_for_function("() => document.querySelectorAll('#handed > li').length === 1")
+
+        # The reveal names what is missing first; the host reveals anyway.
+        host.click("#reveal")
+        host.wait_for_selector("#force:not([hidden])")
+        seen["missing"] = host.inner_text("#missing")
+        seen["refused"] = host.inner_text("#game-error")
+        host.click("#force")
+        host.wait_for_selector("#results-link:not([hidden])")
+        seen["results_link"] = host.get_attribute("#results-link", "href")
+
+        projector = tabs.open(created["projector_url"], {"width": 1280, "height": 360})
+        projector.click("#b-speak")
+        seen["voice"] = projector.inner_text("#voice")
+        projector.reload()
+        seen["speak_kept"] = projector.get_attribute("#b-speak", "aria-pressed")
+        projector.wait_for_selector("#results:not([hidden])")
+        dan.wait_for_selector("#result:not([hidden])")
+        seen["dan_place"] = dan.inner_text("#place")
+        seen["ann_closed"] = ann.is_visible("#handin")
+
+        # A correction after the reveal: Dan's box 1 becomes a number not drawn; every page follows.
+        api(served, f"/api/games/{HOSTILE}/sheets/{sheets['Dan']}", "PUT", {"cells": {"1": undrawn}})
+        began = time.monotonic()
+        projector.wait_for_selector("#trains .sheet.bad")
+        dan.wait_for_function("() => document.getElementById('place').textContent === 'Your sheet is not valid, "
+                              "so it is not ranked.'")
+        seen["followed"] = time.monotonic() - began
+        seen["invalid_row"] = projector.text_content("#trains .sheet.bad")
+        # long results scroll by themselves (this projector's screen is short; its motion is not reduced)
+        projector.emulate_media(reduced_motion="no-preference")
+        projector.reload()
+        projector.wait_for_selector("#results:not([hidden])")
+        projector.wait_for_function("() => document.getElementById('results').scrollTop > 0", timeout=10_000)
+        seen["scrolled"] = True
+    finally:
+        seen["errors"] = list(tabs.errors)
+        tabs.close()
+    return seen
+
+
+@pytest.fixture(scope="module")
+def hostile(browser, served):
+    return hostile_room(browser, served["served"])
+
+
+def test_a_lookalike_name_and_an_early_hand_in_are_refused_in_plain_words(hostile):
+    assert hostile["lookalike"] == "That name, or one that looks the same, is taken. Add an initial, or choose another."
+    assert hostile["early"][0] == 409 and hostile["early"][1]["code"] == "too_early"
+    assert hostile["early_form"] is False
+
+
+def test_the_games_list_gives_the_date_and_the_players_names(hostile):
+    assert HOSTILE in hostile["games_line"] and "Ann, Dan" in hostile["games_line"]
+    assert re.search(r"\b20\d\d\b", hostile["games_line"])  # the date, as the browser's language writes it
+
+
+def test_the_host_renames_fixes_and_removes_sheets_and_reveals_knowingly(hostile):
+    assert "1 sheet is not handed in" in hostile["missing_before"] and "Dan" in hostile["missing_before"]
+    assert hostile["ann_removed"] == "The host removed your sheet. Hand it in again."
+    assert hostile["missing"] == "2 sheets are not handed in"  # 3 players: Ann's sheet was removed
+    assert hostile["refused"].startswith("Not everything is in yet")
+    assert hostile["results_link"] == f"/api/games/{HOSTILE}/results.html"
+    assert hostile["dan_place"] == "Place 1 of 1" and hostile["ann_closed"] is False
+
+
+def test_the_pages_follow_a_correction_after_the_reveal_and_show_an_invalid_sheet_as_such(hostile):
+    assert hostile["followed"] < 3.0
+    assert "Daniel" in hostile["invalid_row"] and "not valid" in hostile["invalid_row"]
+    assert "point" not in hostile["invalid_row"]  # never its points as a score
+    assert hostile["scrolled"] is True
+
+
+def test_the_projector_speaks_only_with_a_local_voice_and_remembers_its_switches(hostile):
+    assert hostile["voice"] in ("Tiles are spoken.", "This computer has no voice for this language: the tiles are "
+                                "shown, not spoken.")
+    assert hostile["speak_kept"] == "true"
+
+
+def test_the_hostile_room_logs_no_error(hostile):
+    assert [e for e in hostile["errors"] if "Failed to load resource" not in e] == []
 
 
 # --- the pages themselves (no browser) -------------------------------------------------------------
@@ -690,13 +865,14 @@ def main() -> None:
         browser = launch(playwright, executable)
         try:
             night = evening(browser, holder, sheet_photo(ANN), shots=Path(folder), bob="Bob")
+            hostile_room(browser, holder["served"], shots=Path(folder))
         finally:
             browser.close()
             stop_server(holder["served"])
         if [e for e in night["errors"] if "Failed to load resource" not in e]:
             sys.exit("the pages logged errors: " + "; ".join(night["errors"]))
         for name in ("host", "player", "projector", "projector-live", "projector-lobby", "player-live", "home",
-                     "player-join"):
+                     "player-join", "host-control"):
             shrink((Path(folder) / f"{name}.png").read_bytes(), DOCS / f"serve-{name}.png")
 
 

@@ -328,3 +328,36 @@ def test_load_figures(tmp_path):
     assert max(result["typed"]) < 1.0
     assert max(result["photos"]) < 3.0
     assert max(result["calls"]) < 0.1
+
+
+def test_a_photo_whose_qr_code_cannot_be_read_is_read_as_the_games_sheet(served, photos, tmp_path):
+    """Handed in to a game, a sheet whose QR code is painted over is read by its corner marks as that game's
+    sheet (it was "shows a sheet of game ; this is game …"); it is named after its player."""
+    import cv2
+    import numpy as np
+
+    from paperplay.scan.reader import _project, load_gray, register
+    from paperplay.streams.scansheet import layout
+
+    source = tmp_path / "sheet.jpg"
+    source.write_bytes(photos[0])
+    page = register(load_gray(source))
+    qx, qy, qs = layout(page.paper).qr
+    image = cv2.imread(str(source))
+    square = [np.round(_project(page.homography, [(qx, qy), (qx + qs, qy), (qx + qs, qy + qs), (qx, qy + qs)]))
+              .astype(np.int32)]
+    inside = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillPoly(inside, square, 1)
+    cv2.fillPoly(image, square, [int(v) for v in image[inside > 0].mean(axis=0)])
+    painted = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+    process, client, _ = served
+    assert client.post("/api/games", {"players": 4, "seed": SEED}, host=True).status == 201
+    for _ in TILES:
+        client.post(f"/api/games/{CODE}/call", host=True)
+    nameless = client.photo(CODE, painted)
+    assert nameless.status == 400 and nameless.json()["code"] == "bad_input", nameless.body
+    assert nameless.json()["error"].startswith("name: missing; the sheet's QR code could not be read")
+    named = client.photo(CODE, painted, name="Ann")
+    assert named.status == 201, named.body
+    sheet = named.json()
+    assert sheet["name"] == "Ann" and sheet["printed"] is None and [b["value"] for b in sheet["boxes"]] == TILES

@@ -204,6 +204,7 @@ _COMMON: Words = {
     "tile_news": N_("Tile {turn} of {total}: {tile}."), "wild_tile": N_("the wild"),
     "incomplete_sheet": N_("incomplete"), "unsettled": N_("boxes scored as read"),
     "place_of": N_("Place {place} of {n}"),
+    "box": N_("Box {box}"), "empty": N_("empty"),
 }
 
 
@@ -430,8 +431,8 @@ _PLAYER_WORDS: Words = {
     "need_box": N_("Box {box}: write a number, or * for the wild."),
     "bad_box": N_("Box {box}: {value} is not a number."),
     "all_sure": N_("Every box is read (tap one to change it). Wait for the host to reveal the results."),
-    "check": N_("Check the boxes marked below: tap what you wrote."), "box": N_("Box {box}"),
-    "unsure": N_("not sure"), "empty": N_("empty"),
+    "check": N_("Check the boxes marked below: tap what you wrote."),
+    "unsure": N_("not sure"),
     "what": N_("What did you write in box {box}?"), "other": N_("Something else"), "ok": N_("OK"),
     "saved": N_("Box {box} is now {value}."), "place": N_("Place {place} of {n}"),
     "not_ranked": N_("Your sheet is not valid, so it is not ranked."),
@@ -590,6 +591,7 @@ def projector_page(code: str, view: str = "", join_url: str = "", lang: str | No
 <main class="room">
 <div class="stage" id="stage">
 <div class="tile" id="tile" aria-hidden="true"></div>
+<ul class="lobby" id="lobby" aria-hidden="true"></ul>
 <p class="note" id="note"></p>
 </div>
 <section class="results" id="results" hidden aria-labelledby="results-title" tabindex="0">

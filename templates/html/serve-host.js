@@ -7,6 +7,7 @@
   var state = null;  // the game's state as last seen
   var sheets = {};  // the sheets with their boxes (host's view), by id
   var openSheet = null;  // the sheet whose boxes are shown to check
+  var openBox = null;  // a box of it the host chose to change (beside those to check)
   var busy = false;
   var watcher = null;
 
@@ -242,7 +243,7 @@
       if (empty.length) { said.push(P.plural(empty.length, "empty_n")); }
       if (corrected.length) { said.push(P.plural(corrected.length, "corrected_n")); }
       var status = document.createElement("span");
-      status.className = flagged.length || empty.length ? "flags" : "sure";
+      status.className = flagged.length || empty.length ? "flags" : (corrected.length ? "changed" : "sure");
       status.textContent = " · " + (said.length ? said.join(", ") : P.tr("checked"));
       head.appendChild(status);
       item.appendChild(head);
@@ -250,6 +251,7 @@
       actions.className = "actions";
       var fixing = button(P.tr("fix"), function () {
         openSheet = openSheet === sheet.id ? null : sheet.id;
+        openBox = null;
         handed(list_);
         var first = document.querySelector("#sheet-" + sheet.id + " .fixes button");
         if (first) { first.focus(); }
@@ -264,9 +266,32 @@
         }, function (error) { P.say(el("game-error"), P.problem(error)); });
       }, "small"));
       item.appendChild(actions);
-      if (openSheet === sheet.id) { item.appendChild(fixes(sheet, attention.length ? attention : sheet.boxes)); }
+      if (openSheet === sheet.id) {
+        item.appendChild(fixes(sheet, sheet.boxes.filter(function (b) { return attention.indexOf(b) >= 0 || b.box === openBox; })));
+        item.appendChild(boxGrid(sheet, list_));
+      }
       list.appendChild(item);
     });
+  }
+
+  // Every box of a sheet, each a button that opens it to be changed (a box read as sure can be wrong too).
+  function boxGrid(sheet, list_) {
+    var grid = document.createElement("ol");
+    grid.className = "box-grid";
+    sheet.boxes.forEach(function (b) {
+      var item = document.createElement("li");
+      var chosen = button("", function () {
+        openBox = b.box;
+        handed(list_);
+        var field = el("fix-" + sheet.id + "-" + b.box);
+        if (field) { field.focus(); }
+      });
+      P.boxLabel(chosen, P.tr("box", {box: b.box}), b.box, b.value, b.flagged ? P.tr("flagged", {n: 1}) : "");
+      if (b.flagged || b.value === null) { chosen.className = "flag"; }
+      item.appendChild(chosen);
+      grid.appendChild(item);
+    });
+    return grid;
   }
 
   function renameForm(item, sheet) {

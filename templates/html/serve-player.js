@@ -125,6 +125,7 @@
       note = P.tr("follow") + " " + P.tr("opens");
     }
     el("live-note").textContent = note;
+    el("live").classList.toggle("compact", !!hasSheet || state.revealed === true);  // the sheet comes first now
     var wasHidden = el("handin").hidden;
     el("handin").hidden = !(me && !hasSheet && state.open && !state.revealed);
     if (wasHidden && !el("handin").hidden && document.activeElement === document.body) { el("handin-title").focus(); }
@@ -220,9 +221,12 @@
     return values.filter(function (v, i) { return v !== null && v !== undefined && values.indexOf(v) === i; });
   }
 
+  var trainShown = false;  // after the reveal the train shows the sheet, with its series
+
   function showSheet() {
     if (!me || !me.boxes) { return; }
-    el("sheet").hidden = false;
+    el("sheet").hidden = trainShown;
+    el("hello").textContent = P.tr("hello", {name: me.name || ""});  // the host may have renamed the sheet
     var list = el("read");
     list.textContent = "";
     var locked = done || (game && (game.locked || game.revealed));
@@ -234,14 +238,7 @@
       var button = document.createElement("button");
       button.type = "button";
       button.disabled = !!locked;
-      var number = document.createElement("small");
-      number.textContent = String(b.box);
-      var value = document.createElement("span");
-      P.fillTile(value, b.value);
-      button.appendChild(number);
-      button.appendChild(value);
-      var said = b.value === null ? P.tr("empty") : (b.value === "*" ? P.tr("wild") : b.value);
-      button.setAttribute("aria-label", P.tr("box", {box: b.box}) + ": " + said + (b.flagged ? " (" + P.tr("unsure") + ")" : ""));
+      P.boxLabel(button, P.tr("box", {box: b.box}), b.box, b.value, b.flagged ? P.tr("unsure") : "");
       button.addEventListener("click", function () {
         opened = b.box;
         showSheet();
@@ -409,7 +406,8 @@
       }
     }
     el("result-notes").textContent = notes.join(" · ");
-    if (own && own.series) {
+    trainShown = !!(own && own.series && me.boxes);
+    if (trainShown) {
       el("sheet").hidden = true;  // the train shows the sheet, with its series
     } else if (me && me.boxes) {
       showSheet();

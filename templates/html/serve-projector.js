@@ -103,6 +103,8 @@
           speak(tileWords(tiles[turn - 1]));
         }
       }
+      el("lobby").hidden = turn > 0;  // before the first tile the names fill the stage
+      el("tile").hidden = turn === 0;
       var notes = [];
       if (turn === 0) { notes.push(P.tr("first")); }
       if (turn > 0 && tiles[turn - 1] === "*") { notes.push(P.tr("wild_note")); }
@@ -131,13 +133,15 @@
     if (key === shown.names) { return; }
     var before = shown.names === null ? null : JSON.parse(shown.names);
     shown.names = key;
-    var list = el("handed");
-    list.textContent = "";
-    people.forEach(function (person) {
-      var item = document.createElement("li");
-      item.textContent = person.name;
-      if (person.handed) { item.className = "in"; }
-      list.appendChild(item);
+    ["handed", "lobby"].forEach(function (id) {
+      var list = el(id);
+      list.textContent = "";
+      people.forEach(function (person) {
+        var item = document.createElement("li");
+        item.textContent = person.name;
+        if (person.handed) { item.className = "in"; }
+        list.appendChild(item);
+      });
     });
     el("joined-count").textContent = "· " + P.plural(people.length, "joined_n");
     if (before !== null) {
@@ -167,6 +171,7 @@
         shown.revealed = true;
         el("turn").textContent = P.tr("results");
         document.body.classList.add("revealed");
+        if (!switches.speak && !switches.chime) { el("voice").textContent = ""; }
         el("results").hidden = false;
         el("stage").hidden = true;
         scroller();

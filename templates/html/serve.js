@@ -320,11 +320,37 @@ var P = (function () {
 
   function say(node, message) { node.textContent = message || ""; }
 
+  // A box as a button's content: its number small, its value large; a screen reader hears "Box 3: 12"
+  // (its words in the page's language, hidden from sight) and `note` ("not sure") after it.
+  function boxLabel(button, words, box, value, note) {
+    var parts = words.split(String(box));
+    var number = document.createElement("small");
+    var before = document.createElement("span");
+    before.className = "sr";
+    before.textContent = parts[0];
+    number.appendChild(before);
+    number.appendChild(document.createTextNode(String(box)));
+    button.appendChild(number);
+    var gap = document.createElement("span");
+    gap.className = "sr";
+    gap.textContent = ": " + (value === null || value === undefined ? tr("empty") : "");
+    button.appendChild(gap);
+    var shown = document.createElement("span");
+    fillTile(shown, value);
+    button.appendChild(shown);
+    if (note) {
+      var after = document.createElement("span");
+      after.className = "sr";
+      after.textContent = " (" + note + ")";
+      button.appendChild(after);
+    }
+  }
+
   function setKey(given) { key = given; }
   function setToken(given) { token = given || ""; }
   function hasKey() { return key !== ""; }
 
-  return {data: data, el: el, tr: tr, plural: plural, num: num, when: when, time: time, key: key, hasKey: hasKey,
+  return {boxLabel: boxLabel, data: data, el: el, tr: tr, plural: plural, num: num, when: when, time: time, key: key, hasKey: hasKey,
           setKey: setKey, setToken: setToken, api: api, problem: problem, persist: persist, retryable: retryable,
           gamePath: gamePath, watch: watch, announce: announce, randomKey: randomKey, lang: LANG,
           load: load, save: save, star: star, fillTile: fillTile, tileList: tileList, points: points, pointsNode: pointsNode,

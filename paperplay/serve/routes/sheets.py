@@ -124,7 +124,10 @@ async def _hand_in_photo(request: Request, server: Server, game: Game, key: str 
     except Refused as exc:
         raise ApiError(Code.WRONG_GAME, str(exc), timing) from None
     printed = sheet_read.sheet or None
-    name = player.name if player is not None else name or (f"sheet {printed}" if printed else "a sheet")
+    if player is None and name is None and printed is None:  # no sheet number to name it after
+        raise ApiError(Code.BAD_INPUT, "name: missing; the sheet's QR code could not be read, so the sheet is named "
+                                       "after its player: give the name (or join the game first)", timing)
+    name = player.name if player is not None else name or f"sheet {printed}"
     sheet, new = await run_in_threadpool(server.store.add_sheet, game.code, name, "photo", sheet_read.boxes,
                                          printed, key, sheet_read.crops, player, checks.total_turns(game))
     server.notify(game.code)

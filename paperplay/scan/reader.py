@@ -500,8 +500,9 @@ def register(gray: Any) -> Page:
         return by_qr[0]
     if fields and qr_corners is not None:  # the QR code's corners and the three or four marks found near them
         for paper, homography, missing in _by_qr_and_marks(gray, qr_corners, blobs):
-            if len(missing) <= 1 and holds(page := Page(fields, paper, homography, 4 - len(missing))):
-                return page
+            page = Page(fields, paper, homography, 4 - len(missing))
+            if len(missing) <= 1 and pixels_per_mm(page) >= MIN_PX_PER_MM and check_fit(gray, homography, paper).holds:
+                return page  # (not among those tried: a refusal after it names the mark missing)
     raise _refusal(gray, tried, blobs, qr_corners)
 
 

@@ -284,3 +284,4 @@ def test_the_results_are_worked_out_once_however_many_phones_ask_and_follow_a_co
     assert len(made) == 2 and after["results"][0]["total"] != total  # the host's correction, at once
     page = client.get(f"/api/games/{CODE}/results.html")
     assert page.status == 200 and b"Ann" in page.body
+    assert "default-src 'none'" in page.headers["content-security-policy"]  # names are players' text

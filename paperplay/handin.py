@@ -170,10 +170,8 @@ def read_photo_sheet(photo: Path, drawn: Sequence[Tile] | None, gray: Any = None
 
     try:
         scan = read_photo(photo, drawn, gray=gray)
-    except ScanError as exc:
-        hint = getattr(exc, "hint", None)
-        raise Refused(str(getattr(exc, "code", None) or "bad_photo"),
-                      f"{exc}{'; ' + hint if hint and hint not in str(exc) else ''}") from None
+    except ScanError as exc:  # a refusal's own code passes through (its line says what to do)
+        raise Refused(str(getattr(exc, "code", None) or "bad_photo"), str(exc)) from None
     return from_scan(scan, drawn is not None)
 
 

@@ -207,3 +207,51 @@ def test_a_lookalike_of_a_name_taken_is_a_409_at_the_door(running):
         answer = client.post(f"/api/games/{CODE}/players", {"name": name})
         assert answer.status == 409 and answer.json()["code"] == "name_taken" and is_one_line_error(answer)
     assert [p["name"] for p in client.get(f"/api/games/{CODE}").json()["roster"]] == ["Ann"]
+
+
+# --- uploads --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("body", [
+    b"--other\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.png\"\r\n\r\nxx\r\n--other--\r\n",
+    b"junk" * 100 + b"--XyZ\r\nContent-Disposition: form-data; name=\"photo\"\r\n\r\nxx\r\n--XyZ--\r\n",
+    b"--XyZ\r\nContent-Disposition: form-data; name=\"" + b"n" * 70_000 + b"\"\r\n\r\nx\r\n--XyZ--\r\n",
+], ids=["another boundary", "junk before the first part", "a huge field name"])
+def test_a_malformed_upload_is_a_400_and_nothing_in_the_hosts_terminal(ready, caplog, logged, body):
+    answer = ready.client.request("POST", f"/api/games/{CODE}/sheets", body=body,
+                                  headers={"Content-Type": "multipart/form-data; boundary=XyZ"})
+    assert answer.status == 400 and is_one_line_error(answer)
+    # not the form parser's "Expected boundary character …" (Python prints a library's warning when nothing
+    # handles it: uvicorn's handlers are for its own loggers)
+    assert [r.getMessage() for r in caplog.records if r.name.startswith(("python_multipart", "multipart"))] == []
+    no_tracebacks(logged)
+
+
+@pytest.mark.parametrize("upgrade", [b"websocket", b"h2c", b"nonsense"])
+def test_an_upgrade_request_is_served_as_http_and_prints_nothing(running, logged, upgrade):
+    from test_serve_resilience import raw
+
+    status, body = raw(running.base, b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, close\r\n"
+                                     b"Upgrade: " + upgrade + b"\r\nSec-WebSocket-Key: eHh4eHh4eHh4eHh4eHh4eA==\r\n"
+                                     b"Sec-WebSocket-Version: 13\r\n\r\n")
+    assert status == 200 and b'"ok":true' in body
+    assert [r.getMessage() for r in logged.records] == []  # not "No supported WebSocket library detected …"
+
+
+# --- the Host header ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("host", "allowed"), [
+    (b"[::1]", True), (b"[::1]:8000", True), (b"[::1]:", True), (b"[::1", False), (b"[::1]x", False),
+    (b"[::1]:80:80", False), (b"127.0.0.1:abc", False)])
+def test_a_host_header_that_is_no_address_is_not_the_servers(running, host, allowed):
+    from test_serve_resilience import get_with_host
+
+    status, body = get_with_host(running.base, host)
+    assert status == (200 if allowed else 421)
+    assert allowed or b"wrong_host" in body
+
+
+def test_an_empty_host_header_is_a_421_that_offers_no_empty_name(running):
+    from test_serve_resilience import raw
+
+    status, body = raw(running.base, b"GET /api/health HTTP/1.1\r\nHost: \r\nConnection: close\r\n\r\n")
+    assert status == 421 and b"wrong_host" in body and b"--host-name  " not in body

@@ -470,3 +470,30 @@ def test_an_incomplete_sheet_stays_out_of_the_ranking_until_its_boxes_are_typed(
     client.request("PUT", path, json_body={"cells": {"7": TILES[6]}}, host=True)
     results = client.get(f"/api/games/{CODE}/results").json()
     assert results["incomplete"] == [] and len(results["ranking"]) == 2
+
+
+def test_a_readers_refusal_passes_its_code_through(monkeypatch, tmp_path):
+    pytest.importorskip("cv2", reason="reading photos needs the scan extra (OpenCV)")
+    from paperplay.handin import Refused, read_photo_sheet
+    from paperplay.scan import pipeline
+    from paperplay.scan.reader import ScanError
+
+    class Covered(ScanError):
+        code = "mark_covered"
+
+    def refuse(*args, **kwargs):
+        raise Covered("the top-left corner square is not in the photo; uncover it and take the photo again")
+
+    monkeypatch.setattr(pipeline, "read_photo", refuse)
+    with pytest.raises(Refused) as refused_photo:
+        read_photo_sheet(tmp_path / "x.jpg", None)
+    assert refused_photo.value.code == "mark_covered" and str(refused_photo.value).startswith("the top-left")
+    monkeypatch.setattr(pipeline, "read_photo", lambda *a, **k: (_ for _ in ()).throw(ScanError("too dark")))
+    with pytest.raises(Refused) as plain:
+        read_photo_sheet(tmp_path / "x.jpg", None)
+    assert plain.value.code == "bad_photo"
+    from paperplay.serve.errors import ApiError
+    from paperplay.serve.web import error
+
+    answer = error(ApiError("mark_covered", "photo: x").code, "photo: x")
+    assert answer.status_code == 400 and b'"code":"mark_covered"' in answer.body

@@ -117,7 +117,13 @@ async def _crashed(request: Request, exc: Exception) -> Response:
 
 def build_app(server: Server) -> Starlette:
     """The ASGI app over a Server (its store open, its photo workers started or to be started)."""
+    import logging
+
     checks.warm_up()
+    # the form parser's own words for a malformed upload ("Expected boundary character …", with no client or
+    # request) would reach the host's terminal: the phone's 400 says it, and the door logs what is the host's
+    logging.getLogger("python_multipart").setLevel(logging.ERROR)
+    logging.getLogger("multipart").setLevel(logging.ERROR)
     app = Starlette(routes=ROUTES, exception_handlers={
         ApiError: _api_error, Conflict: _conflict, InputError: _input_error, HTTPException: _http_error,
         Exception: _crashed})

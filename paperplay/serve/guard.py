@@ -159,7 +159,9 @@ def host_part(value: str) -> str:
     "[::1]:8000" -> "::1", "Game.Local.:80" -> "game.local"."""
     value = value.strip().lower()
     if value.startswith("["):
-        inside, _, _ = value[1:].partition("]")
+        inside, bracket, port = value[1:].partition("]")
+        if not bracket or (port and not (port[0] == ":" and (port[1:].isdigit() or port == ":"))):
+            return value  # "[::1", "[::1]x": no address, so none of the server's
         return inside.split("%")[0]
     name, colon, port = value.rpartition(":")
     if colon and (port.isdigit() or not port) and ":" not in name:
@@ -325,6 +327,8 @@ class Guard:
         host = _header(scope, b"host")
         if not self.hosts.allows(host):
             name = host_part(host or "")
+            if not name:
+                return answer(Code.WRONG_HOST, "Host: is empty; open the address paperplay serve printed")
             return answer(Code.WRONG_HOST, f"Host: {name!r} is not this server's name; open the address paperplay "
                                              f"serve printed, or start it with --host-name {name} if that name is "
                                              "yours")
@@ -437,15 +441,24 @@ class Guard:
 
 # --- the connection (uvicorn's HTTP/1.1 protocol, with a deadline for a request's head) -----------------------
 
+_QUIET = frozenset({
+    "Invalid HTTP request received.",  # the protocol below writes its own line, with the client's address
+    "Unsupported upgrade request.",  # a WebSocket or HTTP/2 upgrade from anyone: served as plain HTTP
+    "No supported WebSocket library detected. Please use \"pip install 'uvicorn[standard]'\", or install "
+    "'websockets' or 'wsproto' manually.",  # advice for a server that wants WebSockets: this one does not
+})
+
+
 class _Lines:
-    """uvicorn's logger without its own line for a request that breaks HTTP (the protocol below writes one,
-    with the client's address, or the door does)."""
+    """uvicorn's logger without its lines that a stranger's request can print and that say nothing to the host:
+    a request that breaks HTTP (the protocol below writes one line with the client's address, or the door
+    does), and an upgrade to WebSocket or HTTP/2 (answered as plain HTTP)."""
 
     def __init__(self, logger: logging.Logger) -> None:
         self._logger = logger
 
     def warning(self, message: str, *args: object, **kwargs: object) -> None:
-        if message != "Invalid HTTP request received.":
+        if message not in _QUIET:
             self._logger.warning(message, *args, **kwargs)  # type: ignore[arg-type]
 
     def __getattr__(self, name: str) -> object:

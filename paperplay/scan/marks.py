@@ -35,8 +35,26 @@ QR_PX = 8
 """Pixels per module of the rectified QR code."""
 MAX_CANDIDATES = 30
 """Mark candidates kept (the likeliest) for the search of the quadrilateral."""
-QUADS, TRIPLES = 6, 3
+QUADS, TRIPLES = 60, 3
 """The quadrilaterals most like a sheet's marks (and sets of three) compared with the layout."""
+SIZES = 3.2
+"""The most a sheet's biggest mark may be beside its smallest in a photo (the near corner of a sheet seen from a
+seat is three times the far one)."""
+CORNERS = 1.0
+"""The weight of the quadrilateral's corners' mean |cosine| in its shape score (a sheet seen from a seat has
+corners far from square: 2 put its marks behind others)."""
+RANKED = 0.01
+"""How much a quadrilateral's shape score grows with its marks' places among the candidates (0 the most
+mark-like): under strong perspective the shape alone ranks the sheet's marks behind dozens of others."""
+AROUND = 0.3
+"""The most ink in the paper ring around a mark candidate (a share): a mark seen steeply beside the QR code has
+some of the code's modules in its ring (the more ink there, the lower the candidate's score)."""
+FORESHORTENED = 0.45
+"""The shortest a side of the marks' quadrilateral may be beside the opposite one (a sheet on a table seen from
+a seat: its far edge a third shorter than the near one, and more)."""
+ASPECT = 1.6
+"""How far the quadrilateral's mean long/short side ratio may be from the marks' rectangle's (a factor):
+perspective foreshortens one way more than the other."""
 AGREEMENT = 0.25
 """The least agreement of a rectified page with the layout (_agreement) taken as a sheet."""
 
@@ -106,7 +124,7 @@ def _blobs(small: Any, factor: float) -> Any:
             if (x1 - x0) * (y1 - y0) <= 0 or (~inner).sum() == 0:
                 continue
             around = float(ring[~inner].mean())
-            if around > 0.12:
+            if around > AROUND:
                 continue
             # solid black against the paper around it (a mark is the darkest thing printed)
             inked = float(small[y:y + bh, x:x + bw][labels[y:y + bh, x:x + bw] == i].mean())
@@ -152,20 +170,24 @@ def _shape_scores(points: Any, sides: Any) -> Any:
     cosines = np.abs((prev * edges).sum(axis=2)) / (np.roll(length, 1, axis=1) * length)
     a, b = (length[:, 0] + length[:, 2]) / 2, (length[:, 1] + length[:, 3]) / 2
     opposite = np.maximum(np.abs(np.log(length[:, 0] / length[:, 2])), np.abs(np.log(length[:, 1] / length[:, 3])))
+    # in perspective a mark is as big as the sheet is there: the mean of the two edges that meet at its corner
+    local = np.sqrt(np.roll(length, 1, axis=1) * length)
     return _score(np.maximum(a, b), np.minimum(a, b), sides, cosines.mean(axis=1),
-                  (cross > 0).all(axis=1) & (opposite < math.log(1 / 0.7)))
+                  (cross > 0).all(axis=1) & (opposite < math.log(1 / FORESHORTENED)),
+                  local / local.mean(axis=1)[:, None])
 
 
-def _score(long: Any, short: Any, sides: Any, cosine: Any, ok: Any) -> Any:
+def _score(long: Any, short: Any, sides: Any, cosine: Any, ok: Any, local: Any = 1.0) -> Any:
     """The shape score of quadrilaterals (or L-shaped triples) from their mean long and short sides (pixels),
-    their marks' sides (m × k), the mean |cosine| of their corners, and what else makes them possible."""
+    their marks' sides (m × k), the mean |cosine| of their corners, what else makes them possible, and how
+    much bigger than on average the sheet is at each mark (m × k: perspective)."""
     rectangles = _mark_rectangles()
     aspect = np.min([np.abs(np.log(long / short * h / w)) for w, h in rectangles], axis=0)
     w, h = rectangles[0]
     scale = (long / w + short / h) / 2  # pixels per mm, about
-    size = np.abs(np.log(sides / (MARK * scale[:, None])))
-    ok = ok & (aspect <= math.log(1.3)) & (size.max(axis=1) <= math.log(1.9))
-    return np.where(ok, aspect + size.mean(axis=1) + 2 * cosine, np.inf)
+    size = np.abs(np.log(sides / (MARK * scale[:, None] * local)))
+    ok = ok & (aspect <= math.log(ASPECT)) & (size.max(axis=1) <= math.log(1.9))
+    return np.where(ok, aspect + size.mean(axis=1) + CORNERS * cosine, np.inf)
 
 
 @cache
@@ -181,17 +203,19 @@ def _choose(blobs: Any) -> list[tuple[Any, int | None]]:
     sides = blobs[:, 2]
     if len(blobs) >= 4:
         combos = _combinations(len(blobs), 4)
-        combos = combos[sides[combos].max(axis=1) <= 2.5 * sides[combos].min(axis=1)]
+        combos = combos[sides[combos].max(axis=1) <= SIZES * sides[combos].min(axis=1)]
         points = blobs[combos, :2]
         centre = points.mean(axis=1, keepdims=True)
         order = np.argsort(np.arctan2(points[..., 1] - centre[..., 1], points[..., 0] - centre[..., 0]), axis=1)
         combos = np.take_along_axis(combos, order, axis=1)
-        scores = _shape_scores(blobs[combos, :2], sides[combos])
+        # the likelier marks first (blobs are sorted by how mark-like they look): perspective leaves the shape
+        # alone less sure
+        scores = _shape_scores(blobs[combos, :2], sides[combos]) + RANKED * combos.sum(axis=1)
         for i in np.argsort(scores)[:QUADS]:
             if np.isfinite(scores[i]):
                 out.append((blobs[combos[i], :2], None))
     combos = _combinations(len(blobs), 3)
-    combos = combos[sides[combos].max(axis=1) <= 2.5 * sides[combos].min(axis=1)]
+    combos = combos[sides[combos].max(axis=1) <= SIZES * sides[combos].min(axis=1)]
     candidates = []
     for middle in range(3):  # the corner mark of the three
         ends = [k for k in range(3) if k != middle]
@@ -200,7 +224,7 @@ def _choose(blobs: Any) -> list[tuple[Any, int | None]]:
         u, v = a - corner, b - corner
         lu, lv = np.hypot(*u.T) + 1e-9, np.hypot(*v.T) + 1e-9
         cosine = np.abs((u * v).sum(axis=1)) / (lu * lv)
-        scores = _score(np.maximum(lu, lv), np.minimum(lu, lv), sides[triple], cosine, cosine <= 0.35)
+        scores = _score(np.maximum(lu, lv), np.minimum(lu, lv), sides[triple], cosine, cosine <= 0.5)
         candidates += [(scores[i], a[i], corner[i], b[i]) for i in np.argsort(scores)[:TRIPLES]
                        if np.isfinite(scores[i])]
     candidates.sort(key=lambda c: c[0])
@@ -304,18 +328,30 @@ def _refine(gray: Any, centre: Any, side: float) -> Any:
     return found if math.hypot(*(found - centre)) < 0.5 * side else centre
 
 
+PLACEMENTS = 6
+"""The most placements find_sheets returns (the likeliest), for the caller to check in turn."""
 SURE = 0.35
 """An agreement with the layout (_agreements) at which four found marks are taken without comparing others."""
 
 
 def find_sheet(gray: Any) -> Marks | None:
     """The sheet in a photo from its corner marks alone (None: fewer than three marks of a sheet found)."""
+    found, _ = find_sheets(gray)
+    return found[0] if found else None
+
+
+def find_sheets(gray: Any) -> tuple[list[Marks], Any]:
+    """The placements of a sheet in a photo by its corner marks alone that agree with the layout (AGREEMENT),
+    likeliest first: the caller checks each against the printed boxes (reader.check_fit) and takes the first
+    that holds (none: fewer than three marks of a sheet found); and the mark-like squares found (n × 4: x, y,
+    side in photo pixels, score; likeliest first)."""
     small, factor = _shrunk(gray)
     blobs = _blobs(small, factor)
     if len(blobs) < 3:
-        return None
+        return [], blobs
     to_small = np.diag([factor, factor, 1.0])
     best: tuple[float, Marks] | None = None
+    placements: list[tuple[float, Marks]] = []
     for points, k in _choose(blobs):
         sides: list[float | None] = []
         for i, p in enumerate(points):
@@ -336,19 +372,23 @@ def find_sheet(gray: Any) -> Marks | None:
             geo = layout(paper)
             marks = np.array(geo.marks)
             h = _homography(marks, refined[order])
-            for name, score in _agreements(small, to_small @ h, paper).items():
-                score -= 0.1 * (4 - found)
-                if best is None or score > best[0]:
-                    flipped = h @ FLIPS[name][1](geo.width, geo.height)
-                    inferred = None
-                    if k is not None:  # which page mark the inferred one is
-                        inferred = int(np.argmin(np.hypot(*(_project(flipped, marks) - refined[k]).T)))
-                    best = (score, Marks(flipped, paper, found, name.startswith("mirrored"), inferred))
+            agreements = _agreements(small, to_small @ h, paper)
+            name = max(agreements, key=lambda n: agreements[n])  # the page's turn: its best
+            score = agreements[name] - 0.1 * (4 - found)
+            if score < AGREEMENT:
+                continue
+            flipped = h @ FLIPS[name][1](geo.width, geo.height)
+            inferred = None
+            if k is not None:  # which page mark the inferred one is
+                inferred = int(np.argmin(np.hypot(*(_project(flipped, marks) - refined[k]).T)))
+            placement = (score, Marks(flipped, paper, found, name.startswith("mirrored"), inferred))
+            placements.append(placement)
+            if best is None or score > best[0]:
+                best = placement
         if best is not None and best[0] >= SURE and best[1].found == 4:
             break
-    if best is None or best[0] < AGREEMENT:
-        return None
-    return best[1]
+    placements.sort(key=lambda p: -p[0])
+    return [m for _, m in placements[:PLACEMENTS]], blobs
 
 
 def _project(h: Any, points: Any) -> Any:

@@ -11,7 +11,8 @@ from typing import Any
 from paperplay.scan.adapt import WEIGHT, adapt, cell_labels
 from paperplay.scan.match import LOW_MARGIN, MARGIN, BoxReading, box_probabilities, read_boxes
 from paperplay.scan.model import EMPTY, LOW_RES, read_cells
-from paperplay.scan.reader import (SHIFTS, ScanError, box_crops, cell_features, cell_strokes, check_resolution,
+from paperplay.scan.refusal import ScanRefusal
+from paperplay.scan.reader import (SHIFTS, box_crops, cell_features, cell_strokes, check_resolution,
                                    load_gray, register, train_band)
 from paperplay.streams.rules import Tile
 from paperplay.streams.scansheet import layout
@@ -69,10 +70,10 @@ def read_photo(photo: Path, drawn: Sequence[Tile] | None = None, threshold: floa
     try:
         return _read(photo, drawn, threshold, gray)
     except MemoryError:
-        raise ScanError(_TOO_LITTLE_MEMORY) from None
+        raise ScanRefusal("photo_too_large", _TOO_LITTLE_MEMORY) from None
     except cv2.error as exc:
         if "Insufficient memory" in str(exc) or "Failed to allocate" in str(exc):
-            raise ScanError(_TOO_LITTLE_MEMORY) from None
+            raise ScanRefusal("photo_too_large", _TOO_LITTLE_MEMORY) from None
         raise
 
 

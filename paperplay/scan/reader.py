@@ -15,6 +15,7 @@ import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ import numpy as np
 
 from paperplay.messages import shorten
 from paperplay.scan.glyphs import glyph_features, ink_mask
+from paperplay.scan.refusal import CORNERS, ScanError, ScanRefusal, Seen
 from paperplay.seeds import ALPHABET, CODE_LENGTH, FULL_CODE_LENGTH, read_payload
 from paperplay.streams.api import MAX_PLAYERS
 from paperplay.streams.scansheet import MARK, Layout, layout
@@ -35,10 +37,6 @@ BAND_MARGIN = 3.0
 SHIFTS = ((0.0, 0.0), (-0.375, 0.0), (0.375, 0.0), (0.0, -0.375), (0.0, 0.375))
 """Every cell is read five times, its window moved by these (x, y) mm (3 px), and the readings
 averaged (test-time augmentation: a glyph cut by the window's edge is read whole at least once)."""
-
-
-class ScanError(Exception):
-    """A photo that cannot be read (one line for the user)."""
 
 
 @dataclass
@@ -82,11 +80,35 @@ HEADER_MARKERS = 20_000
 segments between them are jumped by their lengths, however long), so any file is answered at once."""
 
 
+HEIF_BRANDS = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1")
+"""The ftyp brands of a HEIC/HEIF photo (an iPhone's is heic)."""
+
+
+def is_heif(data: bytes) -> bool:
+    """Whether a file is a HEIC/HEIF image (an ISO media file whose ftyp box names a HEIF brand)."""
+    return data[4:8] == b"ftyp" and data[8:12] in HEIF_BRANDS
+
+
+def _webp_header(data: bytes) -> tuple[int, int, bool] | None:
+    """(width, height, False) of a WebP image from its first chunk (lossy VP8, lossless VP8L or extended VP8X)."""
+    chunk = data[12:16]
+    if chunk == b"VP8X" and len(data) >= 30:
+        return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1, False
+    if chunk == b"VP8L" and len(data) >= 25 and data[20] == 0x2F:
+        bits = int.from_bytes(data[21:25], "little")
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1, False
+    if chunk == b"VP8 " and len(data) >= 30 and data[23:26] == b"\x9d\x01\x2a":
+        return int.from_bytes(data[26:28], "little") & 0x3FFF, int.from_bytes(data[28:30], "little") & 0x3FFF, False
+    return None
+
+
 def image_header(data: bytes) -> tuple[int, int, bool] | None:
-    """(width, height, progressive) from a PNG's or a JPEG's header, without decoding it (a PNG is never
-    progressive here: its rows are decoded as they come); None for anything else."""
+    """(width, height, progressive) from a PNG's, a JPEG's or a WebP's header, without decoding it (a PNG is never
+    progressive here: its rows are decoded as they come); None for anything else (HEIC: heif_gray)."""
     if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24 and data[12:16] == b"IHDR":
         return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big"), False
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return _webp_header(data)
     if data[:2] != b"\xff\xd8":
         return None
     at = 2
@@ -138,42 +160,85 @@ def _native_stderr_silenced() -> Iterator[None]:
 
 
 def load_gray(path: Path) -> Any:
-    """Reads a JPEG/PNG photo as grey pixels, turned as its EXIF orientation says (as a phone shows it),
-    shrunk to LONG_SIDE at most. A mirroring orientation (a selfie setting) shows the sheet mirrored: the
-    corner marks place it all the same (marks.find_sheet)."""
+    """Reads a JPEG, PNG, WebP or HEIC/HEIF photo as grey pixels, turned as its orientation says (a JPEG's
+    EXIF, a HEIC's container: once, as a phone shows it), shrunk to LONG_SIDE at most; every size is checked
+    from the file's header before anything is decoded. A mirroring orientation (a selfie setting) shows the
+    sheet mirrored: the corner marks place it all the same (marks.find_sheet)."""
     import cv2
 
     try:
         if path.stat().st_size > MAX_BYTES:
-            raise ScanError(f"is {path.stat().st_size // 1_000_000} MB; expected a photo of at most "
-                            f"{MAX_BYTES // 1_000_000} MB")
+            raise ScanRefusal("photo_too_large", f"is {path.stat().st_size // 1_000_000} MB; expected a photo of "
+                              f"at most {MAX_BYTES // 1_000_000} MB")
         raw = path.read_bytes()
     except OSError as exc:
         raise ScanError(f"cannot be read ({exc.strerror})") from None
+    if is_heif(raw):
+        return _shrink(heif_gray(raw))
     data = np.frombuffer(raw, dtype=np.uint8)
     header = image_header(raw)
     if header is None:
-        raise ScanError("is not an image that can be read (expected a JPEG or PNG photo)")
+        raise ScanRefusal("not_image", "is not an image that can be read (expected a JPEG, PNG, WebP or HEIC photo)")
     width, height, progressive = header
     if width * height > MAX_PIXELS:
-        raise ScanError(f"is {width} × {height} pixels; expected a photo of at most "
-                        f"{MAX_PIXELS // 1_000_000} megapixels (a phone's normal photo, 8-12 megapixels, is plenty)")
+        raise ScanRefusal("photo_too_large", f"is {width} × {height} pixels; expected a photo of at most "
+                          f"{MAX_PIXELS // 1_000_000} megapixels (a phone's normal photo, 8-12 megapixels, is plenty)")
     if progressive and width * height > MAX_PROGRESSIVE_PIXELS:
-        raise ScanError(f"is a progressive JPEG of {width} × {height} pixels; expected at most "
-                        f"{MAX_PROGRESSIVE_PIXELS // 1_000_000} megapixels for one (or the camera's own JPEG)")
+        raise ScanRefusal("photo_too_large", f"is a progressive JPEG of {width} × {height} pixels; expected at most "
+                          f"{MAX_PROGRESSIVE_PIXELS // 1_000_000} megapixels for one (or the camera's own JPEG)")
     # a JPEG's start-of-scan markers (in its coded data 0xFF is followed by 0 or a restart, never by 0xDA)
     scans = raw.count(b"\xff\xda") if raw[:2] == b"\xff\xd8" else 0
     if scans > MAX_SCANS:
-        raise ScanError(f"is a JPEG of {scans:,} scans; expected a photo (at most {MAX_SCANS})")
+        raise ScanRefusal("photo_too_large", f"is a JPEG of {scans:,} scans; expected a photo (at most {MAX_SCANS})")
     with _native_stderr_silenced():  # libpng prints its own line for a damaged PNG; ScanError says it once
         image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if data.size else None  # EXIF orientation applied
     if image is None or image.size == 0:
-        raise ScanError("is not an image that can be read (expected a JPEG or PNG photo)")
+        raise ScanRefusal("not_image", NOT_AN_IMAGE)
+    return _shrink(image)
+
+
+NOT_AN_IMAGE = "is not an image that can be read (expected a JPEG, PNG, WebP or HEIC photo)"
+
+
+def _shrink(image: Any) -> Any:
+    """A photo shrunk to LONG_SIDE at most."""
+    import cv2
+
     h, w = image.shape
     if max(h, w) > LONG_SIDE:
         scale = LONG_SIDE / max(h, w)
         image = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
     return image
+
+
+def heif_gray(raw: bytes) -> Any:
+    """A HEIC/HEIF photo's grey pixels, decoded by pi-heif (libheif, decode only) once its size is known to be within
+    MAX_PIXELS. Turned as the file's own transformations say (libheif applies them once); its EXIF orientation is
+    not applied again."""
+    import cv2
+
+    try:
+        import pi_heif
+    except ImportError:
+        raise ScanRefusal("not_image", "is a HEIC/HEIF photo; reading one needs pi-heif (pip install "
+                          "'paperplay[scan]'), or send it as a JPEG") from None
+    try:
+        with _native_stderr_silenced():
+            heif = pi_heif.open_heif(raw, convert_hdr_to_8bit=True)  # the container only: nothing decoded yet
+        width, height = heif.size
+    except (ValueError, RuntimeError, OSError, EOFError, SyntaxError):
+        raise ScanRefusal("not_image", NOT_AN_IMAGE) from None
+    if width * height > MAX_PIXELS:
+        raise ScanRefusal("photo_too_large", f"is {width} × {height} pixels; expected a photo of at most "
+                          f"{MAX_PIXELS // 1_000_000} megapixels (a phone's normal photo, 8-12 megapixels, is plenty)")
+    try:
+        with _native_stderr_silenced():
+            pixels = np.asarray(heif[0])
+    except (ValueError, RuntimeError, OSError, EOFError, SyntaxError):
+        raise ScanRefusal("not_image", NOT_AN_IMAGE) from None
+    if pixels.ndim != 3 or pixels.size == 0:
+        raise ScanRefusal("not_image", NOT_AN_IMAGE)
+    return cv2.cvtColor(np.ascontiguousarray(pixels[:, :, :3]), cv2.COLOR_RGB2GRAY)
 
 
 def _qr_candidates(gray: Any) -> Any:
@@ -211,7 +276,8 @@ def find_qr(gray: Any, quick: bool = False) -> tuple[str, Any]:
         ours = _decode(candidate)
         sheets = sorted({parse_payload(result.text).get("sheet", "?") for result in ours})
         if len(sheets) > 1:  # only one would be read, the others silently left out
-            raise ScanError(f"shows {len(sheets)} sheets ({', '.join(sheets)}); photograph one sheet per photo")
+            raise ScanRefusal("two_sheets", f"shows {len(sheets)} sheets ({', '.join(sheets)}); photograph one sheet "
+                              "per photo")
         if ours:
             return ours[0].text, _corners(ours[0]) * factor
     raise ScanError(QR_NOT_FOUND)
@@ -232,13 +298,13 @@ def check_sheet_fields(fields: dict[str, str]) -> None:
     code = fields.get("code", "").upper()
     length = FULL_CODE_LENGTH if fields.get("version") == "2" else CODE_LENGTH
     if len(code) != length or any(c not in ALPHABET for c in code):
-        raise ScanError(f"its QR code's field code is {fields.get('code', '')!r}; expected a game code of {length} "
-                        f"characters of {ALPHABET} (a sheet paperplay printed)")
+        raise ScanRefusal("not_score_sheet", f"its QR code's field code is {fields.get('code', '')!r}; expected a "
+                          f"game code of {length} characters of {ALPHABET} (a sheet paperplay printed)")
     fields["code"] = code
     sheet = SHEET_FIELD.fullmatch(fields.get("sheet", ""))
     if sheet is None or not int(sheet[1]) <= int(sheet[2]) <= MAX_PLAYERS:
-        raise ScanError(f"its QR code's field sheet is {fields.get('sheet', '')!r}; expected sheet n of N as n/N, "
-                        f"1 <= n <= N <= {MAX_PLAYERS} (a sheet paperplay printed)")
+        raise ScanRefusal("not_score_sheet", f"its QR code's field sheet is {fields.get('sheet', '')!r}; expected "
+                          f"sheet n of N as n/N, 1 <= n <= N <= {MAX_PLAYERS} (a sheet paperplay printed)")
 
 
 def parse_payload(text: str) -> dict[str, str]:
@@ -356,13 +422,13 @@ def check_payload(text: str) -> dict[str, str]:
     fields = parse_payload(text)
     if "version" not in fields or fields.get("game") != "streams" or "sheet" not in fields:
         if "seed=" in text:  # the organiser's page: its code holds the seed, which is not to be shown
-            raise ScanError("its QR code is the organiser's (it holds the seed), not a Streams score sheet's; "
-                            "photograph the players' sheets")
-        raise ScanError(f"its QR code is not a Streams score sheet's ({shorten(text, 120)!r})")
+            raise ScanRefusal("not_score_sheet", "its QR code is the organiser's (it holds the seed), not a Streams "
+                              "score sheet's; photograph the players' sheets")
+        raise ScanRefusal("not_score_sheet", f"its QR code is not a Streams score sheet's ({shorten(text, 120)!r})")
     check_sheet_fields(fields)
     if fields.get("scan") != "1":
-        raise ScanError("is a classic Streams sheet; only sheets printed with --scannable can be read "
-                        "(paperplay sheets --scannable)")
+        raise ScanRefusal("classic_sheet", "is a classic Streams sheet; only sheets printed with --scannable can be "
+                          "read (paperplay sheets --scannable)")
     return fields
 
 
@@ -376,48 +442,161 @@ def register(gray: Any) -> Page:
     A QR code found in the photo as it is comes first: it says at once that a photo holds two sheets,
     or a classic sheet; it places the page, and the four corner marks looked for near where it puts
     them make the placement exact. Otherwise the corner marks place the page by themselves
-    (marks.find_sheet: three of them are enough) and the QR code is read where it is printed. A sheet
-    whose marks are found but whose QR code cannot be read is registered without fields (Page.qr_read
-    is False); a photo without three of the marks is refused."""
-    from paperplay.scan.marks import find_sheet
+    (marks.find_sheets: three of them are enough, in any perspective) and the QR code is read where it is
+    printed. Every placement is checked against the printed boxes and the dots under them (check_fit)
+    before it is taken: one that does not hold is never read. A sheet whose marks are found but whose QR
+    code cannot be read is registered without fields (Page.qr_read is False). A photo without a placement
+    that holds is refused (ScanRefusal: its code says why, and what was seen)."""
+    from paperplay.scan.marks import find_sheets
+
+    tried: list[tuple[Page, Fit | None]] = []
+
+    def holds(page: Page) -> bool:
+        if not pixels_per_mm(page) >= MIN_PX_PER_MM:  # too coarse to check: refused as small if nothing holds
+            tried.append((page, None))
+            return False
+        fit = check_fit(gray, page.homography, page.paper)
+        tried.append((page, fit))
+        return fit.holds
 
     try:
         text, qr_corners = find_qr(gray, quick=True)
-    except ScanError as exc:
-        if exc.args[0] != QR_NOT_FOUND:
-            raise  # two sheets in one photo
+    except ScanRefusal:
+        raise  # two sheets in one photo
+    except ScanError:
         text, qr_corners = "", None
     fields = check_payload(text) if text else {}
     by_qr = _place_by_qr(gray, fields, qr_corners) if fields else None
-    if by_qr is not None and by_qr[0].marks_found == 4 and by_qr[1] <= EXACT:
+    if by_qr is not None and by_qr[0].marks_found == 4 and by_qr[1] <= EXACT and holds(by_qr[0]):
         return by_qr[0]
-    placed = find_sheet(gray)
-    if placed is not None and qr_corners is not None and not placed.mirrored:
-        geo = layout(placed.paper)
-        scale = float(np.mean(np.hypot(*(np.roll(qr_corners, 1, axis=0) - qr_corners).T))) / geo.qr[2]
-        off = float(np.hypot(*(_project(placed.homography, _qr_page_corners(geo)) - qr_corners).T).mean()) / scale
-        if off > 3.0 and by_qr is not None:  # marks that do not agree with the QR code found: not the sheet's
-            placed = None
-    if placed is not None:
+    placements, blobs = find_sheets(gray)
+    for placed in placements:
+        if qr_corners is not None and not placed.mirrored:
+            geo = layout(placed.paper)
+            scale = float(np.mean(np.hypot(*(np.roll(qr_corners, 1, axis=0) - qr_corners).T))) / geo.qr[2]
+            off = float(np.hypot(*(_project(placed.homography, _qr_page_corners(geo)) - qr_corners).T).mean()) / scale
+            if off > 3.0 and by_qr is not None:  # marks that do not agree with the QR code found: not the sheet's
+                continue
         if not fields:
-            fields, homography = _qr_at_its_place(gray, placed)
-            return Page(fields, placed.paper, homography, placed.found)
-        homography = placed.homography
-        if placed.inferred is not None and not placed.mirrored:
-            homography = _with_qr(placed, qr_corners)
-        return Page(fields, placed.paper, homography, placed.found)
+            found_fields, homography = _qr_at_its_place(gray, placed)
+            page = Page(found_fields, placed.paper, homography, placed.found)
+        else:
+            homography = placed.homography
+            if placed.inferred is not None and not placed.mirrored:
+                homography = _with_qr(placed, qr_corners)
+            page = Page(fields, placed.paper, homography, placed.found)
+        if holds(page):
+            return page
     if not text:
         try:
             text, qr_corners = find_qr(gray)
-        except ScanError as exc:
-            raise ScanError(NOT_FOUND if exc.args[0] == QR_NOT_FOUND else exc.args[0]) from None
+        except ScanRefusal:
+            raise
+        except ScanError:
+            raise _refusal(gray, tried, blobs, None) from None
         fields = check_payload(text)
         by_qr = _place_by_qr(gray, fields, qr_corners)
-    if by_qr is None:
-        raise ScanError("found fewer than 3 of the 4 corner marks (keep the whole sheet in the photo)")
-    if by_qr[1] > 4.0:
-        raise ScanError("the corner marks do not agree with the QR code (is the sheet flat, and all in the photo?)")
-    return by_qr[0]
+    if by_qr is not None and by_qr[1] <= 4.0 and holds(by_qr[0]):
+        return by_qr[0]
+    raise _refusal(gray, tried, blobs, qr_corners)
+
+
+def outline(page_homography: Any, paper: str) -> list[tuple[float, float]]:
+    """The paper's four corners in the photo (photo pixels, clockwise from the page's top-left)."""
+    geo = layout(paper)
+    corners = _project(page_homography, [[0, 0], [geo.width, 0], [geo.width, geo.height], [0, geo.height]])
+    return [(float(x), float(y)) for x, y in corners]
+
+
+def _steep(corners: list[tuple[float, float]]) -> bool:
+    """Whether a sheet's outline in a photo is strongly foreshortened (a side under 3/4 of the opposite one, or a
+    corner 20 degrees off square)."""
+    points = np.array(corners)
+    edges = np.roll(points, -1, axis=0) - points
+    length = np.hypot(*edges.T) + 1e-9
+    squeezed = min(length[0] / length[2], length[2] / length[0], length[1] / length[3], length[3] / length[1])
+    cosines = np.abs((np.roll(edges, 1, axis=0) * edges).sum(axis=1)) / (np.roll(length, 1) * length)
+    return bool(squeezed < 0.75 or cosines.max() > math.sin(math.radians(20)))
+
+
+def _refusal(gray: Any, tried: list[tuple[Page, Fit | None]], blobs: Any, qr_corners: Any) -> ScanRefusal:
+    """Why no placement holds, from what was tried: the photo too coarse, the sheet seen at too steep an angle
+    (or its fit not where the boxes are), the boxes' frames blurred away, a corner mark covered, no sheet."""
+    marks = [(float(x), float(y)) for x, y, *_ in blobs[:12]]
+    if tried:
+        coarse = [page for page, fit in tried if fit is None]
+        if len(coarse) == len(tried):
+            try:
+                check_resolution(coarse[0])
+            except ScanRefusal as exc:
+                exc.seen = Seen(marks, outline(coarse[0].homography, coarse[0].paper))
+                return exc
+        checked = [(page, fit) for page, fit in tried if fit is not None]
+        page, fit = max(checked, key=lambda t: min(t[1].matches))
+        seen = Seen(marks, outline(page.homography, page.paper))
+        if fit.seen or _steep(seen.outline):
+            return ScanRefusal("photo_angle", "the sheet was found, but the boxes are not where its corner marks put "
+                               "them (seen at too steep an angle, or not flat); hold the phone straight above the "
+                               "sheet and take the photo again", seen)
+        return ScanRefusal("photo_blurred", "the sheet's corner marks were found, but its boxes' frames cannot be made "
+                           "out (blurred or in deep shadow); hold the phone still, let it focus, and take the photo "
+                           "again", seen)
+    if qr_corners is not None:
+        missing = _missing_marks(gray, qr_corners, blobs)
+        if len(missing) >= 3:  # not a hand over the sheet: the marks were not made out
+            if _steep([(float(x), float(y)) for x, y in qr_corners]):
+                return ScanRefusal("photo_angle", "the QR code was read, but the corner marks cannot be made out (the "
+                                   "sheet seen at too steep an angle); hold the phone straight above the sheet and "
+                                   "take the photo again", Seen(marks))
+            return ScanRefusal("photo_blurred", "the QR code was read, but the corner marks cannot be made out "
+                               "(blurred or in deep shadow); hold the phone still, let it focus, and take the photo "
+                               "again", Seen(marks))
+        if missing:
+            names = " and ".join(CORNERS[k] for k in missing)
+            return ScanRefusal("mark_covered", f"found fewer than 3 of the 4 corner marks: the {names} "
+                               f"{'one is' if len(missing) == 1 else 'ones are'} covered or outside the photo "
+                               "(keep the whole sheet in the photo, its corners uncovered)", Seen(marks),
+                               corner=missing[0])
+        return ScanRefusal("photo_angle", "the corner marks do not agree with the QR code (is the sheet flat, and "
+                           "all in the photo?)", Seen(marks))
+    return ScanRefusal("no_sheet_found", NOT_FOUND, Seen(marks))
+
+
+def _missing_marks(gray: Any, qr_corners: Any, blobs: Any) -> list[int]:
+    """The corner marks (0-3, as the layout has them) with no mark-like square (those found near the QR code, and
+    `blobs`: marks.find_sheets' anywhere in the photo) near where the QR code puts them."""
+    import cv2
+
+    best: list[int] = [0, 1, 2, 3]
+    for paper in ("a4", "letter"):
+        geo = layout(paper)
+        h0, _ = cv2.findHomography(_qr_page_corners(geo), qr_corners)
+        if h0 is None:
+            continue
+        px_per_mm = float(np.mean(np.hypot(*(np.roll(qr_corners, 1, axis=0) - qr_corners).T))) / geo.qr[2]
+        candidates = np.vstack([_mark_candidates(gray, px_per_mm, qr_corners), np.asarray(blobs)[:, :2].reshape(-1, 2)])
+        if not len(candidates):
+            continue
+        marks = np.array(geo.marks)
+
+        # the QR code alone places the far marks roughly: the marks found near its guesses place them again
+        distance, found = _nearest(_project(h0, marks), candidates, px_per_mm)
+        near = distance < 25
+        if near.any():
+            h1, _ = cv2.findHomography(np.vstack([_qr_page_corners(geo), marks[near]]),
+                                       np.vstack([qr_corners, found[near]]))
+            if h1 is not None:
+                distance, _ = _nearest(_project(h1, marks), candidates, px_per_mm)
+        missing = [k for k in range(4) if distance[k] > 4]
+        if len(missing) < len(best):
+            best = missing
+    return best
+
+
+def _nearest(guesses: Any, candidates: Any, px_per_mm: float) -> tuple[Any, Any]:
+    """For each guess, how far (mm) the nearest candidate is, and that candidate."""
+    d = np.hypot(*(candidates[None, :, :] - guesses[:, None, :]).transpose(2, 0, 1))
+    return d.min(axis=1) / px_per_mm, candidates[d.argmin(axis=1)]
 
 
 EXACT = 1.0
@@ -509,8 +688,9 @@ def check_resolution(page: Page) -> float:
         # rounded down, so that 2.46 reads "about 2.4", not "about 2.5 ... needs at least 2.5"
         found = (f"the sheet is only about {math.floor(resolution * 10) / 10:.1f} pixels per millimetre in the photo"
                  if math.isfinite(resolution) else "the sheet's pixels per millimetre in the photo cannot be measured")
-        raise ScanError(f"{found}; the reader needs at least {MIN_PX_PER_MM:g} (take the photo closer, or at a "
-                        "higher resolution)")
+        raise ScanRefusal("photo_small", f"{found}; the reader needs at least {MIN_PX_PER_MM:g} (take the photo "
+                          "closer, or at a higher resolution)", px=f"{math.floor(resolution * 10) / 10:.1f}"
+                          if math.isfinite(resolution) else "?")
     return resolution
 
 
@@ -609,3 +789,85 @@ def cell_strokes(band: Any, origin: tuple[float, float], geo: Layout, inset: flo
 def box_crops(band: Any, origin: tuple[float, float], geo: Layout) -> list[Any]:
     """Each whole box as grey pixels (for people to check)."""
     return [_crop(band, box, origin, -1.0) for box in geo.boxes]
+
+
+FIT_PX = 4.0
+"""Pixels per mm at which the boxes' printed frames are looked for (check_fit)."""
+FIT_SEARCH = 2.5
+"""How far (mm) from where a placement puts them the boxes' frames are looked for."""
+FIT_TOLERANCE = 0.8
+"""The farthest (mm) a run of boxes' frames may be from where the placement puts them: a cell is read 0.5 mm
+inside its outline (INSET), so a placement off by more would cut the digits at the wrong place."""
+FIT_SEEN = 0.1
+"""The least match of a run of boxes' frames with the photo (normalised correlation) for them to count as seen."""
+FIT_RUNS = 4
+"""The train of boxes is checked in this many runs of boxes (each at its own place: a wrong perspective puts
+some runs off and not others)."""
+
+
+@dataclass
+class Fit:
+    """How a placement agrees with the boxes' printed frames: each run's offset (mm) and match."""
+
+    offsets: list[float]
+    matches: list[float]
+
+    @property
+    def seen(self) -> bool:
+        return min(self.matches) >= FIT_SEEN
+
+    @property
+    def holds(self) -> bool:
+        return self.seen and max(self.offsets) <= FIT_TOLERANCE
+
+
+@cache
+def _frames(paper: str, first: int, last: int) -> tuple[Any, tuple[float, float]]:
+    """The frames of boxes first..last-1 drawn at FIT_PX (1 ink, 0 paper), blurred a little, and the page mm of
+    the image's top-left corner."""
+    import cv2
+
+    geo = layout(paper)
+    boxes = geo.boxes[first:last]
+    left, top = min(b[0] for b in boxes) - 1.0, min(b[1] for b in boxes) - 1.0
+    right, bottom = max(b[0] + b[2] for b in boxes) + 1.0, max(b[1] + b[3] for b in boxes) + DOT_BELOW + 2.5
+    image = np.zeros((round((bottom - top) * FIT_PX), round((right - left) * FIT_PX)), np.float32)
+
+    def at(x: float, y: float) -> tuple[int, int]:
+        return round((x - left) * FIT_PX), round((y - top) * FIT_PX)
+
+    for x, y, w, h in boxes:
+        cv2.rectangle(image, at(x, y), at(x + w, y + h), 0.5, 1)
+        cv2.circle(image, at(x + w / 2, y + h + DOT_BELOW), round(DOT_RADIUS * FIT_PX), 1.0, -1)
+    return cv2.GaussianBlur(image, (0, 0), 0.8), (left, top)
+
+
+DOT_BELOW, DOT_RADIUS = 3.0, 1.5
+"""The dot printed under each box: its centre this far (mm) below the box, and its radius."""
+
+
+def check_fit(gray: Any, homography: Any, paper: str) -> Fit:
+    """Checks a placement against the printed layout: each run of boxes' frames looked for within FIT_SEARCH mm
+    of where the placement puts it (the photo rectified there, its darkness matched with the frames)."""
+    import cv2
+
+    from paperplay.scan.marks import darkness
+
+    geo = layout(paper)
+    n = len(geo.boxes)
+    offsets, matches = [], []
+    for run in range(FIT_RUNS):
+        first, last = run * n // FIT_RUNS, (run + 1) * n // FIT_RUNS
+        frames, (left, top) = _frames(paper, first, last)
+        fh, fw = frames.shape
+        margin = round(FIT_SEARCH * FIT_PX)
+        origin = (left - FIT_SEARCH, top - FIT_SEARCH)
+        to_mm = np.array([[1 / FIT_PX, 0, origin[0]], [0, 1 / FIT_PX, origin[1]], [0, 0, 1]])
+        view = cv2.warpPerspective(gray, homography @ to_mm, (fw + 2 * margin, fh + 2 * margin),
+                                   flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+        dark = darkness(view, 9)
+        result = cv2.matchTemplate(dark, frames, cv2.TM_CCOEFF_NORMED)
+        _, peak, _, (x, y) = cv2.minMaxLoc(result)
+        offsets.append(math.hypot(x - margin, y - margin) / FIT_PX)
+        matches.append(float(peak))
+    return Fit(offsets, matches)

@@ -39,6 +39,7 @@ class Live:
         """Phones held now by address (loopback addresses not counted)."""
         self._events: dict[str, asyncio.Event] = {}
         self._rendered: dict[str, tuple[int, bytes]] = {}
+        self._making: dict[str, asyncio.Lock] = {}
         self.renders = 0
         """States rendered so far (for the tests: once a version)."""
 
@@ -118,6 +119,18 @@ class Live:
         finally:
             if held:
                 self.release(address)
+
+    async def made_once(self, key: str, version: int, make: Callable[[], bytes]) -> bytes:
+        """What `make()` gives (run on a worker thread) for a game's `version`, made once however many phones
+        ask at once: the first makes it, the others wait for it (the results after the reveal, which every
+        phone asks for at the same moment and which take a quarter of a second for 200 sheets)."""
+        async with self._making.setdefault(key, asyncio.Lock()):
+            cached = self._rendered.get(key)
+            if cached is not None and cached[0] >= version:
+                return cached[1]
+            data = await asyncio.to_thread(make)
+            self._rendered[key] = (version, data)
+            return data
 
     def rendered(self, code: str, version: int, render: Callable[[], bytes]) -> bytes:
         """The game's state at `version`, rendered once (the first phone to ask renders it)."""

@@ -647,7 +647,8 @@ def hostile_room(browser: Any, served: Served, shots: Path | None = None) -> dic
 
         blank = io.BytesIO()
         Image.new("L", (600, 800), 255).save(blank, format="PNG")
-        ann.set_input_files("#photo", files=[{"name": "sheet.png", "mimeType": "image/png", "buffer": blank.getvalue()}])
+        ann.set_input_files("#photo", files=[{"name": "sheet.png", "mimeType": "image/png",
+                                              "buffer": blank.getvalue()}])
         ann.wait_for_function("() => document.getElementById('handin-error').textContent !== ''", timeout=60_000)
         seen["blank_photo"] = ann.inner_text("#handin-error")
         seen["blank_open"] = ann.is_visible("#type-form") or ann.is_visible("#typing")

@@ -642,6 +642,16 @@ def hostile_room(browser: Any, served: Served, shots: Path | None = None) -> dic
         right = wrong[wrong_at]
         undrawn = next(n for n in range(1, 31) if n not in HOSTILE_TILES)
         wrong[wrong_at] = undrawn
+        # A photo of nothing is refused in plain words, with what to do; the hand-in stays open.
+        from PIL import Image
+
+        blank = io.BytesIO()
+        Image.new("L", (600, 800), 255).save(blank, format="PNG")
+        ann.set_input_files("#photo", files=[{"name": "sheet.png", "mimeType": "image/png",
+                                              "buffer": blank.getvalue()}])
+        ann.wait_for_function("() => document.getElementById('handin-error').textContent !== ''", timeout=60_000)
+        seen["blank_photo"] = ann.inner_text("#handin-error")
+        seen["blank_open"] = ann.is_visible("#type-form") or ann.is_visible("#typing")
         type_sheet(ann, HOSTILE_TILES)
         type_sheet(dan, wrong)
         host.wait_for_function("() => document.querySelectorAll('#handed > li').length === 2")
@@ -720,6 +730,12 @@ def test_a_lookalike_name_and_an_early_hand_in_are_refused_in_plain_words(hostil
     assert hostile["lookalike"] == "That name, or one that looks the same, is taken. Add an initial, or choose another."
     assert hostile["early"][0] == 409 and hostile["early"][1]["code"] == "too_early"
     assert hostile["early_form"] is False
+
+
+def test_a_refused_photo_is_said_in_plain_words_and_the_hand_in_stays_open(hostile):
+    said = hostile["blank_photo"]
+    assert said and "\n" not in said and not re.match(r"^[a-z_]+: ", said), said  # words, not the API's raw line
+    assert hostile["blank_open"] is True
 
 
 def test_the_games_list_gives_the_date_and_the_players_names(hostile):

@@ -255,3 +255,87 @@ def test_an_empty_host_header_is_a_421_that_offers_no_empty_name(running):
 
     status, body = raw(running.base, b"GET /api/health HTTP/1.1\r\nHost: \r\nConnection: close\r\n\r\n")
     assert status == 421 and b"wrong_host" in body and b"--host-name  " not in body
+
+
+# --- after the reveal ------------------------------------------------------------------------------------------
+
+def test_the_results_are_worked_out_once_however_many_phones_ask_and_follow_a_correction(ready, monkeypatch):
+    from paperplay.serve import checks
+
+    client = ready.client
+    sheet = client.typed(CODE, "Ann", TILES).json()
+    assert client.post(f"/api/games/{CODE}/reveal", {"force": True}, host=True).status == 200
+    made = []
+    real = checks.results
+
+    def counted(*args: Any) -> Any:
+        made.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(checks, "results", counted)
+    answers = at_once(*(lambda: client.get(f"/api/games/{CODE}/results") for _ in range(20)))
+    assert {a.status for a in answers} == {200} and len({a.body for a in answers}) == 1
+    assert len(made) == 1  # a phone's refresh costs nothing: 200 sheets take a quarter of a second
+    total = answers[0].json()["results"][0]["total"]
+    best = sorted(t for t in TILES if t != "*") + ["*"] * TILES.count("*")  # one long rising series
+    fixed = client.request("PUT", f"/api/games/{CODE}/sheets/{sheet['id']}", json_body={"cells": best}, host=True)
+    assert fixed.status == 200
+    after = client.get(f"/api/games/{CODE}/results").json()
+    assert len(made) == 2 and after["results"][0]["total"] != total  # the host's correction, at once
+    page = client.get(f"/api/games/{CODE}/results.html")
+    assert page.status == 200 and b"Ann" in page.body
+    assert "default-src 'none'" in page.headers["content-security-policy"]  # names are players' text
+
+
+# --- phones that go away ----------------------------------------------------------------------------------------
+
+def test_a_phone_that_goes_away_while_waiting_frees_its_place_at_once(running):
+    import socket
+    import time
+
+    client = running.client
+    new_game(client)
+    version = client.get(f"/api/games/{CODE}").json()["version"]
+    host, port = running.base.removeprefix("http://").split(":")
+    phones = []
+    for _ in range(20):  # a page reloaded 20 times: each reload leaves its last wait behind
+        sock = socket.create_connection((host, int(port)))
+        sock.sendall(f"GET /api/games/{CODE}?wait={version} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        phones.append(sock)
+
+    def waiting() -> int:
+        return int(client.get("/api/health").json()["phones_waiting"])
+
+    deadline = time.monotonic() + 5
+    while waiting() < 20 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert waiting() == 20
+    for sock in phones:
+        sock.close()
+    deadline = time.monotonic() + 2  # not the 25 s of a wait
+    while waiting() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert waiting() == 0
+    stayed = client.get(f"/api/games/{CODE}?wait={version - 1}")  # a phone that stays is answered as before
+    assert stayed.status == 200 and stayed.json()["version"] == version
+
+
+# --- photos ---------------------------------------------------------------------------------------------------
+
+def test_a_photo_whose_qr_code_holds_the_game_code_alone_is_this_games_sheet():
+    """A long seed's full code is 27 characters whose first 8 are the game code; a sheet printed with the game
+    code alone was refused as "shows a sheet of game J7J8-CPHF; this is game J7J8-CPHF"."""
+    from paperplay.handin import PhotoSheet, Refused, check_photo_game
+    from paperplay.seeds import canonical_seed, full_code
+
+    code = full_code("streams", canonical_seed("PHOTO123456789"))
+    assert len(code) == 27
+    for shown in (code, code[:8]):
+        sheet = PhotoSheet(shown, "1/4", True, [], [], True)
+        check_photo_game(sheet, code)
+        assert sheet.code == code
+    other = full_code("streams", canonical_seed("ANOTHER-SEED-42"))
+    for shown in (other, other[:8]):
+        with pytest.raises(Refused) as refused:
+            check_photo_game(PhotoSheet(shown, "1/4", True, [], [], True), code)
+        assert refused.value.code == "wrong_game"

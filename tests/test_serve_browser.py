@@ -298,14 +298,16 @@ def call_all(host: Any, projector: Any | None = None, phones: tuple[Any, ...] = 
             seen["reloaded_join"] = reload.is_visible("#join")
 
 
-def restart(served_holder: dict[str, Any], tabs: list[tuple[Any, str]]) -> float:
-    """Stops the server, waits until every page says it does not answer, starts it again on the same port and
-    returns the seconds until the last page has noticed (its words gone)."""
+def restart(served_holder: dict[str, Any], tabs: list[tuple[Any, str]], while_down: Any = None) -> float:
+    """Stops the server, waits until every page says it does not answer (and does `while_down`), starts it
+    again on the same port and returns the seconds until the last page has noticed (its words gone)."""
     old = served_holder["served"]
     stop_server(old)
     for tab, selector in tabs:
         tab.wait_for_function("s => document.querySelector(s).textContent.includes(P.tr('e_offline'))", arg=selector,
                               timeout=15_000)
+    if while_down is not None:
+        while_down()
     served_holder["served"] = start_server(old.db, old.port)
     began = time.monotonic()
     for tab, selector in tabs:
@@ -409,7 +411,20 @@ def evening(browser: Any, holder: dict[str, Any], photo: bytes, shots: Path | No
             ann.wait_for_selector(f"#check-{box}", state="detached")
         seen["ann_after"] = shown_boxes(ann)
 
-        type_sheet(bob_phone, BOB)
+        # The server restarts while Bob hands in: his phone says it tries again, and does; every page notices
+        # the server is back within 3 s.
+        def bob_hands_in_while_down() -> None:
+            bob_phone.click("#typing summary")
+            for k, tile in enumerate(BOB, start=1):
+                bob_phone.fill(f"#c{k}", typed_tile(tile))
+            bob_phone.click("#type-form button[type=submit]")
+            wait_text(bob_phone, "#handin-status", da("The server does not answer; trying again…"))
+
+        seen["restart"] = restart(holder, [(host, "#game-error"), (projector, "#note"), (ann, "#sheet-error"),
+                                           (bob_phone, "#sheet-error")], bob_hands_in_while_down)
+        served = holder["served"]
+        bob_phone.wait_for_selector("#sheet:not([hidden])")
+        seen["bob_sheets"] = [s["name"] for s in api(served, f"/api/games/{CODE}/sheets")[1]["sheets"]]
         seen["bob_hello"] = bob_phone.inner_text("#hello")
         typed = CLEO[:]
         typed[CLEO_WRONG] = 21
@@ -429,11 +444,6 @@ def evening(browser: Any, holder: dict[str, Any], photo: bytes, shots: Path | No
                                " && document.querySelectorAll('#handed > li .flags').length === 0")
         seen["host_in"] = host.inner_text("#count")
         seen["host_ready"] = host.inner_text("#missing")
-
-        # The server restarts: every page notices within 3 s.
-        seen["restart"] = restart(holder, [(host, "#game-error"), (projector, "#note"), (ann, "#sheet-error"),
-                                           (bob_phone, "#sheet-error")])
-        served = holder["served"]
 
         host.click("#reveal")
         projector.wait_for_selector("#results:not([hidden])")
@@ -552,8 +562,9 @@ def test_a_wrong_box_is_flagged_and_fixed_by_its_player(night):
     assert night["host_in"] == "· 3 of 3" and night["host_ready"] == "Every sheet is in and settled."
 
 
-def test_every_page_notices_a_restarted_server_within_3_s(night):
+def test_every_page_notices_a_restarted_server_within_3_s_and_a_hand_in_is_retried(night):
     assert night["restart"] < 3.0
+    assert night["bob_sheets"].count(BOB_NAME) == 1
 
 
 def test_the_revealed_ranking_is_paperplay_scores(night, served, tmp_path):
@@ -631,6 +642,16 @@ def hostile_room(browser: Any, served: Served, shots: Path | None = None) -> dic
         right = wrong[wrong_at]
         undrawn = next(n for n in range(1, 31) if n not in HOSTILE_TILES)
         wrong[wrong_at] = undrawn
+        # A photo of nothing is refused in plain words, with what to do; the hand-in stays open.
+        from PIL import Image
+
+        blank = io.BytesIO()
+        Image.new("L", (600, 800), 255).save(blank, format="PNG")
+        ann.set_input_files("#photo", files=[{"name": "sheet.png", "mimeType": "image/png",
+                                              "buffer": blank.getvalue()}])
+        ann.wait_for_function("() => document.getElementById('handin-error').textContent !== ''", timeout=60_000)
+        seen["blank_photo"] = ann.inner_text("#handin-error")
+        seen["blank_open"] = ann.is_visible("#type-form") or ann.is_visible("#typing")
         type_sheet(ann, HOSTILE_TILES)
         type_sheet(dan, wrong)
         host.wait_for_function("() => document.querySelectorAll('#handed > li').length === 2")
@@ -709,6 +730,12 @@ def test_a_lookalike_name_and_an_early_hand_in_are_refused_in_plain_words(hostil
     assert hostile["lookalike"] == "That name, or one that looks the same, is taken. Add an initial, or choose another."
     assert hostile["early"][0] == 409 and hostile["early"][1]["code"] == "too_early"
     assert hostile["early_form"] is False
+
+
+def test_a_refused_photo_is_said_in_plain_words_and_the_hand_in_stays_open(hostile):
+    said = hostile["blank_photo"]
+    assert said and "\n" not in said and not re.match(r"^[a-z_]+: ", said), said  # words, not the API's raw line
+    assert hostile["blank_open"] is True
 
 
 def test_the_games_list_gives_the_date_and_the_players_names(hostile):

@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 MAX_WAITING = 5000
 """Phones held at once across all games (each costs a socket and a few kilobytes)."""
@@ -39,6 +40,7 @@ class Live:
         """Phones held now by address (loopback addresses not counted)."""
         self._events: dict[str, asyncio.Event] = {}
         self._rendered: dict[str, tuple[int, bytes]] = {}
+        self._making: dict[str, asyncio.Lock] = {}
         self.renders = 0
         """States rendered so far (for the tests: once a version)."""
 
@@ -82,8 +84,25 @@ class Live:
         finally:
             self.release(address)
 
-    async def wait_for(self, code: str, changed: Callable[[], bool], seconds: float, address: str = "") -> None:
-        """Waits until `changed()` (read again after each change of the game) or `seconds` pass."""
+    async def wait_for(self, code: str, changed: Callable[[], bool], seconds: float, address: str = "",
+                       receive: Callable[[], Awaitable[Any]] | None = None) -> None:
+        """Waits until `changed()` (read again after each change of the game) or `seconds` pass; with
+        `receive` (the request's, its body read), also until the phone goes away: a phone that reloads its
+        page leaves no place held for the rest of the wait (one reloading fast would fill its address's)."""
+        if receive is None:
+            await self._wait_for(code, changed, seconds, address)
+            return
+        waiting = asyncio.ensure_future(self._wait_for(code, changed, seconds, address))
+        watching = asyncio.ensure_future(_gone(receive))
+        try:
+            await asyncio.wait((waiting, watching), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiting.cancel()
+            watching.cancel()
+        if waiting.done() and not waiting.cancelled():
+            waiting.result()  # what changed() raised (the game is gone), if anything
+
+    async def _wait_for(self, code: str, changed: Callable[[], bool], seconds: float, address: str) -> None:
         deadline = time.monotonic() + seconds
         while not changed():
             if not await self.wait(code, deadline - time.monotonic(), address):
@@ -119,6 +138,18 @@ class Live:
             if held:
                 self.release(address)
 
+    async def made_once(self, key: str, version: int, make: Callable[[], bytes]) -> bytes:
+        """What `make()` gives (run on a worker thread) for a game's `version`, made once however many phones
+        ask at once: the first makes it, the others wait for it (the results after the reveal, which every
+        phone asks for at the same moment and which take a quarter of a second for 200 sheets)."""
+        async with self._making.setdefault(key, asyncio.Lock()):
+            cached = self._rendered.get(key)
+            if cached is not None and cached[0] >= version:
+                return cached[1]
+            data = await asyncio.to_thread(make)
+            self._rendered[key] = (version, data)
+            return data
+
     def rendered(self, code: str, version: int, render: Callable[[], bytes]) -> bytes:
         """The game's state at `version`, rendered once (the first phone to ask renders it)."""
         cached = self._rendered.get(code)
@@ -129,6 +160,12 @@ class Live:
         if cached is None or cached[0] < version:
             self._rendered[code] = (version, data)
         return data
+
+
+async def _gone(receive: Callable[[], Awaitable[Any]]) -> None:
+    """Returns when the client has gone away (ASGI's http.disconnect)."""
+    while (await receive()).get("type") != "http.disconnect":
+        pass
 
 
 @functools.lru_cache(maxsize=4096)

@@ -155,9 +155,14 @@
     }, function (error) {
       pending = null;
       P.say(el("handin-status"), "");
-      errorAt("handin-error", P.problem(error));
-      var overlay = error && error.answer && (error.answer.overlay || error.answer.overlay_png);
-      if (typeof overlay === "string" && overlay.indexOf("data:image/png;base64,") === 0) {
+      // A photo refused by the reader: its advice (in the game's language) when the server gives one, else
+      // the page's words for the code; and the photo with what the reader found drawn on it.
+      var answer = (error && error.answer) || {};
+      var known = error && (P.data.text["e_" + error.code] !== undefined || error.status !== 400);
+      var advice = typeof answer.hint === "string" && answer.hint ? answer.hint : "";
+      errorAt("handin-error", advice && error.status === 400 ? advice : (known ? P.problem(error) : P.tr("e_bad_photo")));
+      var overlay = answer.overlay || answer.overlay_png || answer.overlay_url;
+      if (typeof overlay === "string" && (overlay.indexOf("data:image/png;base64,") === 0 || overlay.indexOf("/api/") === 0)) {
         el("overlay").src = overlay;
         el("overlay-box").hidden = false;
       }

@@ -13,7 +13,7 @@ from paperplay.seeds import display_code
 from paperplay.serve import checks
 from paperplay.serve.errors import ApiError, Code
 from paperplay.serve.store import Game
-from paperplay.serve.web import Json, Server, game_of, join_url, need_host
+from paperplay.serve.web import CSP, Json, Server, game_of, join_url, need_host
 
 
 def _revealed(game: Game) -> None:
@@ -26,16 +26,18 @@ async def results(request: Request) -> Response:
     server: Server = request.app.state.server
     game = game_of(request)
     _revealed(game)
-    sheets = server.store.sheets(game.code)
-    return Json(await run_in_threadpool(checks.results, game, sheets))
+    data = await server.live.made_once(f"{game.code}/results", game.version, lambda: bytes(Json(
+        checks.results(game, server.store.sheets(game.code))).body))
+    return Response(data, media_type="application/json")
 
 
 async def results_page(request: Request) -> Response:
     server: Server = request.app.state.server
     game = game_of(request)
     _revealed(game)
-    page = await run_in_threadpool(checks.results_page, game, server.store.sheets(game.code))
-    return Response(page, media_type="text/html; charset=utf-8")
+    page = await server.live.made_once(f"{game.code}/results.html", game.version,
+                                       lambda: checks.results_page(game, server.store.sheets(game.code)))
+    return Response(page, media_type="text/html; charset=utf-8", headers={"Content-Security-Policy": CSP})
 
 
 async def kit_pdf(request: Request) -> Response:
@@ -86,16 +88,22 @@ def _pdf(data: bytes, name: str) -> Response:
 
 
 async def join_qr(request: Request) -> Response:
+    """The join address's QR code: drawn once a game (10 ms each), off the loop that answers the phones."""
+    server: Server = request.app.state.server
+    game = game_of(request)
+    svg = await server.live.made_once(f"{game.code}/join.svg", 0, lambda: _qr_svg(join_url(server, game)))
+    return Response(svg, media_type="image/svg+xml")
+
+
+def _qr_svg(text: str) -> bytes:
     import io
 
     import qrcode
     import qrcode.image.svg
 
-    server: Server = request.app.state.server
-    image = qrcode.make(join_url(server, game_of(request)), image_factory=qrcode.image.svg.SvgPathImage, border=2)
     out = io.BytesIO()
-    image.save(out)
-    return Response(out.getvalue(), media_type="image/svg+xml")
+    qrcode.make(text, image_factory=qrcode.image.svg.SvgPathImage, border=2).save(out)
+    return out.getvalue()
 
 
 async def health(request: Request) -> Response:

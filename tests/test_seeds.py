@@ -366,32 +366,26 @@ def test_verify_notes_the_short_seed_of_a_streetcar_or_sequence_game_log():
 
 
 @pytest.mark.browser
-def test_the_host_page_says_when_the_seed_given_is_weak(tmp_path):
-    for module in ("starlette", "uvicorn", "multipart", "playwright"):
-        pytest.importorskip(module, reason=f"needs {module} (pip install '.[serve,test]')")
-    from playwright.sync_api import sync_playwright
-
-    from browser import find_chromium, launch
+def test_the_host_page_says_when_the_seed_given_is_weak(tmp_path, request):
+    for module in ("starlette", "uvicorn", "multipart"):
+        pytest.importorskip(module, reason=f"needs {module} (pip install '.[serve]')")
     from test_serve_api import Running
 
-    chromium = find_chromium()
-    if chromium is None:
-        pytest.skip("needs Chromium (apt-get install chromium)")
+    browser = request.getfixturevalue("browser")  # the session's one Chromium (tests/conftest.py)
     running = Running(tmp_path / "games.db")
     try:
-        with sync_playwright() as playwright:
-            browser = launch(playwright, chromium)
-            page = browser.new_page()
-            shown = {}
-            for seed in ("friday", "7KQ2-M9XD-A3B-CEF"):
-                page.goto(f"{running.base}/host?key={running.client.key}")
-                page.evaluate("localStorage.clear()")
-                page.reload()
-                page.fill("#seed", seed)
-                page.click("button[type=submit]")
-                page.wait_for_selector("#game:not([hidden])")
-                shown[seed] = page.is_visible("#seed-weak")
-            browser.close()
+        context = browser.new_context()
+        page = context.new_page()
+        shown = {}
+        for seed in ("friday", "7KQ2-M9XD-A3B-CEF"):
+            page.goto(f"{running.base}/host?key={running.client.key}")
+            page.evaluate("localStorage.clear()")
+            page.reload()
+            page.fill("#seed", seed)
+            page.click("button[type=submit]")
+            page.wait_for_selector("#game:not([hidden])")
+            shown[seed] = page.is_visible("#seed-weak")
+        context.close()
         assert shown == {"friday": True, "7KQ2-M9XD-A3B-CEF": False}
     finally:
         running.stop()

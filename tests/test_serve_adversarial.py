@@ -284,3 +284,37 @@ def test_the_results_are_worked_out_once_however_many_phones_ask_and_follow_a_co
     assert len(made) == 2 and after["results"][0]["total"] != total  # the host's correction, at once
     page = client.get(f"/api/games/{CODE}/results.html")
     assert page.status == 200 and b"Ann" in page.body
+    assert "default-src 'none'" in page.headers["content-security-policy"]  # names are players' text
+
+
+# --- phones that go away ----------------------------------------------------------------------------------------
+
+def test_a_phone_that_goes_away_while_waiting_frees_its_place_at_once(running):
+    import socket
+    import time
+
+    client = running.client
+    new_game(client)
+    version = client.get(f"/api/games/{CODE}").json()["version"]
+    host, port = running.base.removeprefix("http://").split(":")
+    phones = []
+    for _ in range(20):  # a page reloaded 20 times: each reload leaves its last wait behind
+        sock = socket.create_connection((host, int(port)))
+        sock.sendall(f"GET /api/games/{CODE}?wait={version} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        phones.append(sock)
+
+    def waiting() -> int:
+        return int(client.get("/api/health").json()["phones_waiting"])
+
+    deadline = time.monotonic() + 5
+    while waiting() < 20 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert waiting() == 20
+    for sock in phones:
+        sock.close()
+    deadline = time.monotonic() + 2  # not the 25 s of a wait
+    while waiting() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert waiting() == 0
+    stayed = client.get(f"/api/games/{CODE}?wait={version - 1}")  # a phone that stays is answered as before
+    assert stayed.status == 200 and stayed.json()["version"] == version

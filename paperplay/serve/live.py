@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 MAX_WAITING = 5000
 """Phones held at once across all games (each costs a socket and a few kilobytes)."""
@@ -83,8 +84,25 @@ class Live:
         finally:
             self.release(address)
 
-    async def wait_for(self, code: str, changed: Callable[[], bool], seconds: float, address: str = "") -> None:
-        """Waits until `changed()` (read again after each change of the game) or `seconds` pass."""
+    async def wait_for(self, code: str, changed: Callable[[], bool], seconds: float, address: str = "",
+                       receive: Callable[[], Awaitable[Any]] | None = None) -> None:
+        """Waits until `changed()` (read again after each change of the game) or `seconds` pass; with
+        `receive` (the request's, its body read), also until the phone goes away: a phone that reloads its
+        page leaves no place held for the rest of the wait (one reloading fast would fill its address's)."""
+        if receive is None:
+            await self._wait_for(code, changed, seconds, address)
+            return
+        waiting = asyncio.ensure_future(self._wait_for(code, changed, seconds, address))
+        watching = asyncio.ensure_future(_gone(receive))
+        try:
+            await asyncio.wait((waiting, watching), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiting.cancel()
+            watching.cancel()
+        if waiting.done() and not waiting.cancelled():
+            waiting.result()  # what changed() raised (the game is gone), if anything
+
+    async def _wait_for(self, code: str, changed: Callable[[], bool], seconds: float, address: str) -> None:
         deadline = time.monotonic() + seconds
         while not changed():
             if not await self.wait(code, deadline - time.monotonic(), address):
@@ -142,6 +160,12 @@ class Live:
         if cached is None or cached[0] < version:
             self._rendered[code] = (version, data)
         return data
+
+
+async def _gone(receive: Callable[[], Awaitable[Any]]) -> None:
+    """Returns when the client has gone away (ASGI's http.disconnect)."""
+    while (await receive()).get("type") != "http.disconnect":
+        pass
 
 
 @functools.lru_cache(maxsize=4096)

@@ -13,7 +13,7 @@ from paperplay.seeds import display_code
 from paperplay.serve import checks
 from paperplay.serve.errors import ApiError, Code
 from paperplay.serve.store import Game
-from paperplay.serve.web import Json, Server, game_of, join_url, need_host
+from paperplay.serve.web import CSP, Json, Server, game_of, join_url, need_host
 
 
 def _revealed(game: Game) -> None:
@@ -37,7 +37,7 @@ async def results_page(request: Request) -> Response:
     _revealed(game)
     page = await server.live.made_once(f"{game.code}/results.html", game.version,
                                        lambda: checks.results_page(game, server.store.sheets(game.code)))
-    return Response(page, media_type="text/html; charset=utf-8")
+    return Response(page, media_type="text/html; charset=utf-8", headers={"Content-Security-Policy": CSP})
 
 
 async def kit_pdf(request: Request) -> Response:

@@ -98,7 +98,8 @@ async def get_game(request: Request) -> Response:
             current[0] = game_of(request)
             return current[0].version != seen
 
-        await server.live.wait_for(game.code, changed, WAIT_LIMIT, request.client.host if request.client else "")
+        await server.live.wait_for(game.code, changed, WAIT_LIMIT, request.client.host if request.client else "",
+                                   request.receive)
         game = current[0]
     if is_host(request):  # the host's page: the projector's address too (never cached: one caller)
         return Json({**state(server, game, server.store.sheets(game.code)),

@@ -195,7 +195,7 @@ def synthetic_photos(seed: str, count: int, players: int) -> list[bytes]:
     import numpy as np
 
     from lab.synth import TRAIN_FONTS, fill_sheet, font_files, make_hand, photograph, rendered_page
-    from paperplay.seeds import game_code
+    from paperplay.seeds import full_code
     from paperplay.streams.rules import draw
     from paperplay.streams.scansheet import layout
 
@@ -204,7 +204,7 @@ def synthetic_photos(seed: str, count: int, players: int) -> list[bytes]:
     for sheet in range(1, count + 1):
         rng = np.random.default_rng([35, sheet])
         hand = make_hand(rng, fonts, None, font_share=1.0)
-        page, _ = fill_sheet(rendered_page("a4", game_code("streams", seed), sheet, players), layout("a4").cells,
+        page, _ = fill_sheet(rendered_page("a4", full_code("streams", seed), sheet, players), layout("a4").cells,
                              list(draw(seed)), hand, rng)
         photos.append(photograph(page, rng)[0])
     return photos

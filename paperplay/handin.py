@@ -188,12 +188,13 @@ def from_scan(scan: Any, matched: bool) -> PhotoSheet:
 
 def check_photo_game(sheet: PhotoSheet, code: str, place: str = "photo") -> None:
     """A photo handed in to game `code` (its full code, seeds.full_code) must show that game's sheet
-    (refused `wrong_game`); a photo whose QR code could not be read is taken as that game's sheet."""
-    if sheet.qr_read and sheet.code and sheet.code != code:
+    (refused `wrong_game`); a photo whose QR code could not be read is taken as that game's sheet, and so
+    is one whose QR code holds the game code alone (the full code's first 8 characters: a sheet printed
+    before full codes)."""
+    if sheet.qr_read and sheet.code and sheet.code not in (code, code[:8]):
         raise Refused("wrong_game", f"{place}: shows a sheet of game {display_code(sheet.code)}; this is game "
                                     f"{display_code(code)}")
-    if not sheet.qr_read:
-        sheet.code = code
+    sheet.code = code
 
 
 # --- sheet documents and scores ----------------------------------------------------------------------

@@ -318,3 +318,24 @@ def test_a_phone_that_goes_away_while_waiting_frees_its_place_at_once(running):
     assert waiting() == 0
     stayed = client.get(f"/api/games/{CODE}?wait={version - 1}")  # a phone that stays is answered as before
     assert stayed.status == 200 and stayed.json()["version"] == version
+
+
+# --- photos ---------------------------------------------------------------------------------------------------
+
+def test_a_photo_whose_qr_code_holds_the_game_code_alone_is_this_games_sheet():
+    """A long seed's full code is 27 characters whose first 8 are the game code; a sheet printed with the game
+    code alone was refused as "shows a sheet of game J7J8-CPHF; this is game J7J8-CPHF"."""
+    from paperplay.handin import PhotoSheet, Refused, check_photo_game
+    from paperplay.seeds import canonical_seed, full_code
+
+    code = full_code("streams", canonical_seed("PHOTO123456789"))
+    assert len(code) == 27
+    for shown in (code, code[:8]):
+        sheet = PhotoSheet(shown, "1/4", True, [], [], True)
+        check_photo_game(sheet, code)
+        assert sheet.code == code
+    other = full_code("streams", canonical_seed("ANOTHER-SEED-42"))
+    for shown in (other, other[:8]):
+        with pytest.raises(Refused) as refused:
+            check_photo_game(PhotoSheet(shown, "1/4", True, [], [], True), code)
+        assert refused.value.code == "wrong_game"

@@ -220,8 +220,9 @@ def typed_tile(tile: Any) -> str:
 
 
 def join(phone: Any, name: str) -> None:
+    """Joins from the keyboard: the name typed, then Enter."""
     phone.fill("#name", name)
-    phone.click("#join-form button[type=submit]")
+    phone.press("#name", "Enter")
 
 
 def type_sheet(phone: Any, cells: list[Any]) -> None:
@@ -277,6 +278,10 @@ def call_all(host: Any, projector: Any | None = None, phones: tuple[Any, ...] = 
     for turn in range(1, 21):
         if turn == 2 and projector is not None:
             projector.keyboard.press("Space")  # the host page handed the projector its key
+        elif turn == 3:
+            host.wait_for_timeout(700)
+            host.focus("#next")
+            host.keyboard.press("Enter")  # the keyboard works as the mouse does
         else:
             host.wait_for_timeout(700 if turn > 1 else 0)  # the host page calls one tile at most every 0.7 s
             host.click("#next")
@@ -656,6 +661,17 @@ def hostile_room(browser: Any, served: Served, shots: Path | None = None) -> dic
         type_sheet(dan, wrong)
         host.wait_for_function("() => document.querySelectorAll('#handed > li').length === 2")
         seen["missing_before"] = host.inner_text("#missing")
+        # Fewer players than sheets is refused in plain words; the lock stops the phones' changes, and lifts.
+        host.fill("#count-input", "1")
+        host.press("#count-input", "Enter")
+        host.wait_for_function("() => document.getElementById('game-error').textContent !== ''")
+        seen["below"] = host.inner_text("#game-error")
+        host.click("#lock")
+        host.wait_for_function("() => document.getElementById('lock').getAttribute('aria-pressed') === 'true'")
+        dan.wait_for_function("() => document.querySelector('#box-1 button').disabled")
+        seen["lock_note"] = host.inner_text("#lock-note")
+        host.click("#lock")
+        dan.wait_for_function("() => !document.querySelector('#box-1 button').disabled")
         sheets = {s["name"]: s["id"] for s in api(served, f"/api/games/{HOSTILE}/sheets")[1]["sheets"]}
 
         # The host renames Dan's sheet: his phone follows.
@@ -730,6 +746,11 @@ def test_a_lookalike_name_and_an_early_hand_in_are_refused_in_plain_words(hostil
     assert hostile["lookalike"] == "That name, or one that looks the same, is taken. Add an initial, or choose another."
     assert hostile["early"][0] == 409 and hostile["early"][1]["code"] == "too_early"
     assert hostile["early_form"] is False
+
+
+def test_the_host_locks_and_cannot_go_below_the_sheets_handed_in(hostile):
+    assert hostile["below"] == "More sheets are handed in than that: choose at least as many players."
+    assert hostile["lock_note"].startswith("Locked: nobody can join")
 
 
 def test_a_refused_photo_is_said_in_plain_words_and_the_hand_in_stays_open(hostile):

@@ -15,6 +15,7 @@
   var pending = null;  // a hand-in being sent: its Idempotency-Key stays the same across retries
   var sheetVersion = null;
   var title = el("hello").textContent;
+  var seenInRoster = me !== null;  // kept from before this page: every state from now on holds the player
 
   if (!me || typeof me.token !== "string" || me.player === undefined) { me = null; }
   P.setToken(me ? me.token : "");
@@ -72,6 +73,7 @@
       button.disabled = false;
       P.say(el("join-status"), "");
       me = {player: player.id, token: player.token, name: player.name, sheet: null, boxes: null};
+      seenInRoster = false;
       P.setToken(me.token);
       store();
       P.save("paperplay:serve:name", typed);
@@ -429,7 +431,9 @@
     called = state.called;
     if (me && state.roster && me.player !== null) {
       var entry = state.roster.filter(function (p) { return p.id === me.player; })[0];
-      if (!entry) {
+      if (entry) { seenInRoster = true; }
+      // (a state sent before the join had landed does not hold this player yet: not a removal)
+      if (!entry && seenInRoster) {
         // the host removed this player: join again
         me = null;
         P.setToken("");

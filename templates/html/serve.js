@@ -257,7 +257,11 @@ var P = (function () {
     }).join("; ");
     var drawing = svg("svg", {"class": "train", viewBox: "-0.5 -0.5 " + (width + 1) + " 21", role: "img",
                               "aria-label": tr("boxes_label", {numbers: numbers, series: series || "-"})});
-    drawing.appendChild(svg("use", {href: "#boxes", width: width, height: BOX}));
+    // the frame and its walls, drawn for this many boxes (the page's #boxes symbol holds all 20)
+    drawing.appendChild(svg("rect", {"class": "boxes", width: width, height: BOX}));
+    var walls = "";
+    for (var k = 1; k < cells.length; k++) { walls += "M" + BOX * k + " 0v" + BOX; }
+    drawing.appendChild(svg("path", {"class": "walls", d: walls}));
     var line = svg("text", {"class": "n", y: 7.3});
     cells.forEach(function (c, k) {
       if (c === "*") {

@@ -607,3 +607,12 @@ def test_every_error_code_is_in_the_api_reference_with_its_status():
     listed = dict(re.findall(r"^\| `([a-z_]+)` \| (\d+) \|", document, re.M))
     assert set(listed) == {code.value for code in Code}
     assert all(int(listed[code.value]) == STATUS[code] for code in Code)
+
+
+def test_every_refusal_of_the_photo_reader_is_in_the_api_reference():
+    pytest.importorskip("numpy", reason="the photo reader needs the scan extra (pip install '.[scan]')")
+    from paperplay.scan.refusal import CODES
+
+    document = (ROOT / "docs" / "reference" / "api.md").read_text(encoding="utf-8")
+    section = document.split("### A refused photo", 1)[1]
+    assert {code for code in CODES if f"`{code}`" not in section} == set()

@@ -339,3 +339,36 @@ def test_a_photo_whose_qr_code_holds_the_game_code_alone_is_this_games_sheet():
         with pytest.raises(Refused) as refused:
             check_photo_game(PhotoSheet(shown, "1/4", True, [], [], True), code)
         assert refused.value.code == "wrong_game"
+
+
+def test_one_address_has_at_most_two_photos_read_at_once():
+    """One person sending photo after photo (each a second of a worker's time) cannot take every worker."""
+    from paperplay.serve.photos import Full, PhotoReader
+
+    reader = PhotoReader(workers=1, limit=8)
+    reader.reserve("10.0.0.5")
+    reader.reserve("10.0.0.5")
+    with pytest.raises(Full) as third:
+        reader.reserve("10.0.0.5")
+    assert third.value.whose == "address" and reader.waiting == 2
+    reader.reserve("10.0.0.6")  # another phone still gets its place
+    for _ in range(5):
+        reader.reserve("127.0.0.1")  # this computer's own (a load test, a proxy) has no share of its own
+    with pytest.raises(Full) as full:
+        reader.reserve("10.0.0.7")
+    assert full.value.whose == "server"
+    reader.release("10.0.0.5")
+    reader.reserve("10.0.0.5")  # a place given back is free again
+    assert reader.waiting == 8
+
+
+def test_a_phone_past_its_share_of_photos_gets_503_with_retry_after(ready, monkeypatch):
+    from lab.loadtest import multipart
+    from paperplay.serve import live
+
+    monkeypatch.setattr(live, "loopback", lambda address: False)  # this test's phone is on the room's Wi-Fi
+    monkeypatch.setattr(ready.server.photos, "per_address", 0)
+    body, kind = multipart({}, {"photo": ("sheet.jpg", b"\xff\xd8 not read", "image/jpeg")})
+    answer = ready.client.request("POST", f"/api/games/{CODE}/sheets", body=body, headers={"Content-Type": kind})
+    assert answer.status == 503 and answer.json()["code"] == "busy" and answer.headers["retry-after"] == "5"
+    assert "from this phone" in answer.json()["error"] and ready.server.photos.waiting == 0

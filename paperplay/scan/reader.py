@@ -498,6 +498,11 @@ def register(gray: Any) -> Page:
         by_qr = _place_by_qr(gray, fields, qr_corners)
     if by_qr is not None and by_qr[1] <= 4.0 and holds(by_qr[0]):
         return by_qr[0]
+    if fields and qr_corners is not None:  # the QR code's corners and the three or four marks found near them
+        for paper, homography, missing in _by_qr_and_marks(gray, qr_corners, blobs):
+            page = Page(fields, paper, homography, 4 - len(missing))
+            if len(missing) <= 1 and pixels_per_mm(page) >= MIN_PX_PER_MM and check_fit(gray, homography, paper).holds:
+                return page  # (not among those tried: a refusal after it names the mark missing)
     raise _refusal(gray, tried, blobs, qr_corners)
 
 
@@ -563,11 +568,19 @@ def _refusal(gray: Any, tried: list[tuple[Page, Fit | None]], blobs: Any, qr_cor
 
 
 def _missing_marks(gray: Any, qr_corners: Any, blobs: Any) -> list[int]:
-    """The corner marks (0-3, as the layout has them) with no mark-like square (those found near the QR code, and
-    `blobs`: marks.find_sheets' anywhere in the photo) near where the QR code puts them."""
+    """The corner marks (0-3, as the layout has them) with no mark-like square near where the QR code and the marks
+    found near it put them (_by_qr_and_marks)."""
+    placed = _by_qr_and_marks(gray, qr_corners, blobs)
+    return placed[0][2] if placed else [0, 1, 2, 3]
+
+
+def _by_qr_and_marks(gray: Any, qr_corners: Any, blobs: Any) -> list[tuple[str, Any, list[int]]]:
+    """The page placed by its QR code's corners and the mark-like squares (those found near the QR code, and `blobs`:
+    marks.find_sheets' anywhere in the photo) near where they put the corner marks, for each paper, the fewest
+    marks missing first: (paper, homography page mm -> photo pixels, the marks not found)."""
     import cv2
 
-    best: list[int] = [0, 1, 2, 3]
+    out = []
     for paper in ("a4", "letter"):
         geo = layout(paper)
         h0, _ = cv2.findHomography(_qr_page_corners(geo), qr_corners)
@@ -578,19 +591,22 @@ def _missing_marks(gray: Any, qr_corners: Any, blobs: Any) -> list[int]:
         if not len(candidates):
             continue
         marks = np.array(geo.marks)
-
-        # the QR code alone places the far marks roughly: the marks found near its guesses place them again
-        distance, found = _nearest(_project(h0, marks), candidates, px_per_mm)
-        near = distance < 25
-        if near.any():
-            h1, _ = cv2.findHomography(np.vstack([_qr_page_corners(geo), marks[near]]),
-                                       np.vstack([qr_corners, found[near]]))
-            if h1 is not None:
-                distance, _ = _nearest(_project(h1, marks), candidates, px_per_mm)
-        missing = [k for k in range(4) if distance[k] > 4]
-        if len(missing) < len(best):
-            best = missing
-    return best
+        # the QR code alone places the far marks roughly: the marks found near its guesses place them again, and
+        # those then found close to where they should be place the page
+        h = h0
+        for within in (25.0, 4.0):
+            distance, found = _nearest(_project(h, marks), candidates, px_per_mm)
+            near = distance < within
+            if not near.any():
+                break
+            refit, _ = cv2.findHomography(np.vstack([_qr_page_corners(geo), marks[near]]),
+                                          np.vstack([qr_corners, found[near]]))
+            if refit is None:
+                break
+            h = refit
+        distance, _ = _nearest(_project(h, marks), candidates, px_per_mm)
+        out.append((paper, h, [k for k in range(4) if distance[k] > 4]))
+    return sorted(out, key=lambda placed: len(placed[2]))
 
 
 def _nearest(guesses: Any, candidates: Any, px_per_mm: float) -> tuple[Any, Any]:

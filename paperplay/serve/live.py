@@ -52,7 +52,7 @@ class Live:
 
     def hold(self, address: str) -> bool:
         """Counts one more phone held from `address`; False (nothing counted) past a limit."""
-        counted = bool(address) and not _loopback(address)
+        counted = bool(address) and not loopback(address)
         if self.waiting >= self.max_waiting or (counted and self.by_address.get(address, 0) >= self.per_address):
             return False
         self.waiting += 1
@@ -169,7 +169,8 @@ async def _gone(receive: Callable[[], Awaitable[Any]]) -> None:
 
 
 @functools.lru_cache(maxsize=4096)
-def _loopback(address: str) -> bool:
+def loopback(address: str) -> bool:
+    """Whether an address is this computer's own loopback (its pages and tools are not phones)."""
     import ipaddress
 
     try:

@@ -19,6 +19,9 @@ from paperplay.streams.rules import Tile
 
 READ_TIMEOUT = 60.0
 """Seconds a photo may take in a worker (one takes about a second) before it is given up as failed."""
+PER_ADDRESS = 2
+"""Photos read or waiting at once from one address other than this computer's own: a phone hands in one (and
+may retry it while the first is read); one person sending photo after photo cannot take every worker."""
 
 
 def _start_worker() -> None:
@@ -57,15 +60,22 @@ def _ready() -> bool:
 
 
 class Full(Exception):
-    """Too many photos are waiting: the client should try again later."""
+    """Too many photos are waiting (`whose`: "server", or "address" for the client's own share): the client
+    should try again later."""
+
+    def __init__(self, whose: str = "server") -> None:
+        super().__init__(whose)
+        self.whose = whose
 
 
 class PhotoReader:
     """The worker pool and the count of photos in it."""
 
-    def __init__(self, workers: int, limit: int) -> None:
+    def __init__(self, workers: int, limit: int, per_address: int = PER_ADDRESS) -> None:
         self.workers = workers
         self.limit = limit
+        self.per_address = per_address
+        self._by_address: dict[str, int] = {}
         self._pool: Any = None
         self._count = 0
         self._lock = threading.Lock()
@@ -94,16 +104,29 @@ class PhotoReader:
             self._pool.join()
             self._pool = None
 
-    def reserve(self) -> None:
-        """Takes a place in the queue (before the upload is received), or raises Full."""
+    def reserve(self, address: str = "") -> None:
+        """Takes a place in the queue for a photo from `address`, or raises Full (the queue's, or the address's
+        share; this computer's own addresses have no share of their own)."""
+        from paperplay.serve.live import loopback
+
+        counted = bool(address) and not loopback(address)
         with self._lock:
             if self._count >= self.limit:
-                raise Full
+                raise Full("server")
+            if counted and self._by_address.get(address, 0) >= self.per_address:
+                raise Full("address")
             self._count += 1
+            if counted:
+                self._by_address[address] = self._by_address.get(address, 0) + 1
 
-    def release(self) -> None:
+    def release(self, address: str = "") -> None:
         with self._lock:
             self._count -= 1
+            left = self._by_address.get(address, 0) - 1
+            if left > 0:
+                self._by_address[address] = left
+            else:
+                self._by_address.pop(address, None)
 
     @property
     def waiting(self) -> int:

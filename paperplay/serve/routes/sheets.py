@@ -82,10 +82,13 @@ async def _hand_in_photo(request: Request, server: Server, game: Game, key: str 
     if game.variant is not None:
         raise ApiError(Code.NO_PHOTOS, f"photo: game {display_code(game.code)} is variant {game.variant}; photos are "
                                        "read for the published game's scannable sheets only: type the sheet instead")
+    address = request.client.host if request.client else ""
     try:
-        server.photos.reserve()
-    except Full:
-        raise ApiError(Code.BUSY, f"photo: {server.photos.limit} photos are being read; send it again in a few seconds",
+        server.photos.reserve(address)
+    except Full as full:
+        busy = (f"{server.photos.limit} photos are being read" if full.whose == "server" else
+                f"{server.photos.per_address} photos from this phone are being read already")
+        raise ApiError(Code.BUSY, f"photo: {busy}; send it again in a few seconds",
                        {"Retry-After": str(RETRY_AFTER)}) from None
     path = None
     try:
@@ -110,7 +113,7 @@ async def _hand_in_photo(request: Request, server: Server, game: Game, key: str 
             raise ApiError(Code.BUSY, "photo: took too long to read; send it again",
                            {"Retry-After": str(RETRY_AFTER)}) from None
     finally:
-        server.photos.release()
+        server.photos.release(address)
         if path is not None:
             Path(path).unlink(missing_ok=True)
     # how long the photo waited for a worker and was read (ms), for the benchmark and the browser's tools

@@ -85,7 +85,10 @@ def call_all(client: Client, code: str, turns: int = 20) -> None:
 
 def is_one_line_error(answer) -> bool:
     document = answer.json()
-    return (answer.headers["content-type"].startswith("application/json") and list(document) == ["error", "code"]
+    beside = list(document)[2:]  # a refused photo's advice and overlay (the API reference)
+    return (answer.headers["content-type"].startswith("application/json") and list(document)[:2] == ["error", "code"]
+            and set(beside) <= {"hint", "overlay"} and all(isinstance(document[f], str) for f in beside)
+            and all("\n" not in document[f] for f in ("error", *beside))
             and isinstance(document["error"], str) and "\n" not in document["error"] and document["error"]
             and re.fullmatch(r"[a-z_]+", document["code"]) is not None)
 

@@ -431,6 +431,12 @@ def evening(browser: Any, holder: dict[str, Any], photo: bytes, shots: Path | No
         bob_phone.wait_for_selector("#sheet:not([hidden])")
         seen["bob_sheets"] = [s["name"] for s in api(served, f"/api/games/{CODE}/sheets")[1]["sheets"]]
         seen["bob_hello"] = bob_phone.inner_text("#hello")
+        # Another tab of Bob's browser opens his sheet, not a new join.
+        other_tab = tabs.watch(bob_phone.context.new_page(), "bob's other tab")
+        other_tab.goto(join_url)
+        other_tab.wait_for_selector("#sheet:not([hidden])")
+        seen["bob_other_tab"] = (other_tab.inner_text("#hello"), shown_boxes(other_tab), other_tab.is_visible("#join"))
+        other_tab.close()
         typed = CLEO[:]
         typed[CLEO_WRONG] = 21
         type_sheet(cleo, typed)
@@ -565,6 +571,10 @@ def test_a_wrong_box_is_flagged_and_fixed_by_its_player(night):
     assert "Cleo" in night["host_missing"]  # a box to check: named before the reveal
     assert night["cleo_after"] == [typed_tile(t) for t in CLEO]
     assert night["host_in"] == "· 3 of 3" and night["host_ready"] == "Every sheet is in and settled."
+
+
+def test_a_player_comes_back_to_their_sheet_from_another_tab(night):
+    assert night["bob_other_tab"] == (da("Hello, {name}", name=BOB_NAME), [typed_tile(t) for t in BOB], False)
 
 
 def test_every_page_notices_a_restarted_server_within_3_s_and_a_hand_in_is_retried(night):

@@ -372,3 +372,52 @@ def test_a_phone_past_its_share_of_photos_gets_503_with_retry_after(ready, monke
     answer = ready.client.request("POST", f"/api/games/{CODE}/sheets", body=body, headers={"Content-Type": kind})
     assert answer.status == 503 and answer.json()["code"] == "busy" and answer.headers["retry-after"] == "5"
     assert "from this phone" in answer.json()["error"] and ready.server.photos.waiting == 0
+
+
+# --- connections ------------------------------------------------------------------------------------------
+
+def test_one_address_cannot_hold_every_open_file_with_idle_connections(tmp_path, monkeypatch):
+    import logging
+    import socket
+    import time
+
+    from test_serve_resilience import Logged
+
+    from paperplay.serve import guard, live
+
+    monkeypatch.setattr(live, "loopback", lambda address: False)  # this test's client is a phone on the Wi-Fi
+    monkeypatch.setattr(guard, "CONNECTIONS_PER_ADDRESS", 5)
+    server = Running(tmp_path / "games.db")
+    logged = Logged()  # after the server: uvicorn sets its loggers' handlers as it starts
+    logging.getLogger("uvicorn").addHandler(logged)
+    try:
+        host, port = server.base.removeprefix("http://").split(":")
+
+        def connect() -> socket.socket:
+            sock = socket.create_connection((host, int(port)), timeout=5)
+            sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # a head never finished
+            return sock
+
+        def closed(sock: socket.socket) -> bool:
+            sock.settimeout(2)
+            try:
+                return sock.recv(1) == b""
+            except ConnectionResetError:
+                return True
+            except TimeoutError:
+                return False
+
+        held = [connect() for _ in range(5)]
+        time.sleep(0.2)
+        extra = [connect() for _ in range(3)]
+        assert [closed(sock) for sock in extra] == [True] * 3  # closed at once, not after 30 s
+        told = [r.getMessage() for r in logged.records if "connections open" in r.getMessage()]
+        assert len(told) == 1 and "the most one address may" in told[0]  # one line, not one a connection
+        for sock in held + extra:
+            sock.close()
+        time.sleep(0.3)
+        answer = server.client.get("/api/health")  # the address is let in again once its connections end
+        assert answer.status == 200
+    finally:
+        logging.getLogger("uvicorn").removeHandler(logged)
+        server.stop()

@@ -51,6 +51,10 @@ BROKEN = "paperplay.broken"
 """The scope's key the protocol sets when a request's body breaks HTTP (the door's log line says so)."""
 HEAD_SECONDS = 30.0
 """How long a connection may take to send a request's head (its first line and headers)."""
+CONNECTIONS_PER_ADDRESS = 100
+"""Connections open at once from one address other than this computer's own (a phone's browser opens six
+or so, and waits on a few): one person's thousands of idle connections cannot take the server's open files,
+which would shut every phone out."""
 
 
 @dataclass
@@ -475,25 +479,51 @@ def bad_http(exc: BaseException | None) -> tuple[int, bytes, list[tuple[bytes, b
 
 
 def protocol(head_seconds: float = HEAD_SECONDS) -> type:
-    """uvicorn's HTTP/1.1 protocol (h11) for `uvicorn.Config(http=...)`, with two changes: a connection that
+    """uvicorn's HTTP/1.1 protocol (h11) for `uvicorn.Config(http=...)`, with three changes: a connection that
     has not sent a request's head within `head_seconds` (of connecting, or of its last answer) is closed,
-    so connections trickling their headers, or sending nothing, do not pile up; and a request that breaks
-    HTTP is one log line naming its client (in the middle of a body, the door's line says it)."""
+    so connections trickling their headers, or sending nothing, do not pile up; an address past
+    CONNECTIONS_PER_ADDRESS open connections has its next ones closed at once (one log line); and a request
+    that breaks HTTP is one log line naming its client (in the middle of a body, the door's line says it)."""
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    from paperplay.serve.live import loopback
+
+    open_by_address: dict[str, int] = {}
+    told: set[str] = set()
 
     class Protocol(H11Protocol):
         def __init__(self, *args: object, **kwargs: object) -> None:
             super().__init__(*args, **kwargs)  # type: ignore[arg-type]
             self.logger = _Lines(self.logger)  # type: ignore[assignment]
             self._head_timer: asyncio.TimerHandle | None = None
+            self._counted = ""
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            address = str(self.client[0]) if self.client else ""
+            if address and not loopback(address):
+                if open_by_address.get(address, 0) >= CONNECTIONS_PER_ADDRESS:
+                    if address not in told:
+                        told.add(address)
+                        LOG.warning("paperplay: %s has %d connections open, the most one address may; its next "
+                                    "ones are closed until some end", address, CONNECTIONS_PER_ADDRESS)
+                    transport.abort()
+                    return
+                open_by_address[address] = open_by_address.get(address, 0) + 1
+                self._counted = address
             self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
+            if self._counted:
+                left = open_by_address.get(self._counted, 0) - 1
+                if left > 0:
+                    open_by_address[self._counted] = left
+                else:
+                    open_by_address.pop(self._counted, None)
+                    told.discard(self._counted)
+                self._counted = ""
             super().connection_lost(exc)
 
         def on_response_complete(self) -> None:

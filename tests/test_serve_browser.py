@@ -426,7 +426,8 @@ def evening(browser: Any, holder: dict[str, Any], photo: bytes, shots: Path | No
             wait_text(bob_phone, "#handin-status", da("The server does not answer; trying again…"))
 
         seen["restart"] = restart(holder, [(host, "#game-error"), (projector, "#note"), (ann, "#sheet-error"),
-                                           (bob_phone, "#sheet-error")], bob_hands_in_while_down)
+                                           (bob_phone, "#sheet-error"), (cleo, "#sheet-error")],
+                                  bob_hands_in_while_down)
         served = holder["served"]
         bob_phone.wait_for_selector("#sheet:not([hidden])")
         seen["bob_sheets"] = [s["name"] for s in api(served, f"/api/games/{CODE}/sheets")[1]["sheets"]]
@@ -698,6 +699,9 @@ def hostile_room(browser: Any, served: Served, shots: Path | None = None) -> dic
         host.press(f"#fix-{sheets['Dan']}-{wrong_at + 1}", "Enter")
         dan.wait_for_function(f"() => document.querySelector('#box-{wrong_at + 1} span[data-v]')"
                               f".getAttribute('data-v') === '{right}'")
+        # however long the sheets' list grows, the reveal stays on the first screen
+        seen["reveal_on_screen"] = host.evaluate("() => { const r = document.getElementById('reveal')"
+                                                 ".getBoundingClientRect(); return r.bottom <= innerHeight; }")
         if shots:
             host.click(f"#sheet-{sheets['Ann']} .actions button:nth-child(1)")
             host.screenshot(path=str(shots / "host-control.png"), full_page=True)
@@ -781,6 +785,7 @@ def test_the_host_renames_fixes_and_removes_sheets_and_reveals_knowingly(hostile
     assert hostile["refused"].startswith("Not everything is in yet")
     assert hostile["results_link"] == f"/api/games/{HOSTILE}/results.html"
     assert hostile["dan_place"] == "Place 1 of 1" and hostile["ann_closed"] is False
+    assert hostile["reveal_on_screen"] is True
 
 
 def test_the_pages_follow_a_correction_after_the_reveal_and_show_an_invalid_sheet_as_such(hostile):

@@ -37,10 +37,13 @@ class Refused(InputError):
     """A hand-in that cannot be taken: one line, and a stable code (`sheet_blank`, `bad_photo`, or the
     reader's own) the server answers with."""
 
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
+    def __init__(self, code: str, message: str, status: int = 400, reading: Exception | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.status = status
+        self.reading = reading
+        """The photo reader's own refusal, when it refused (paperplay.scan.refusal.ScanRefusal: how to
+        retake the photo, and what was found on it)."""
 
 
 @dataclass
@@ -171,7 +174,7 @@ def read_photo_sheet(photo: Path, drawn: Sequence[Tile] | None, gray: Any = None
     try:
         scan = read_photo(photo, drawn, gray=gray)
     except ScanError as exc:  # a refusal's own code passes through (its line says what to do)
-        raise Refused(str(getattr(exc, "code", None) or "bad_photo"), str(exc)) from None
+        raise Refused(str(getattr(exc, "code", None) or "bad_photo"), str(exc), reading=exc) from None
     return from_scan(scan, drawn is not None)
 
 

@@ -421,3 +421,16 @@ def test_one_address_cannot_hold_every_open_file_with_idle_connections(tmp_path,
     finally:
         logging.getLogger("uvicorn").removeHandler(logged)
         server.stop()
+
+
+def test_a_host_link_to_the_home_page_keeps_its_key(running):
+    import http.client
+
+    host, port = running.base.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    connection.request("GET", f"/?key={running.client.key}&lang=da")
+    answer = connection.getresponse()
+    assert answer.status == 303 and answer.getheader("location") == f"/host?key={running.client.key}&lang=da"
+    connection.close()
+    page = running.client.get(f"/host?key={running.client.key}&lang=da")
+    assert page.status == 200  # not the 401 page that /host without its key is

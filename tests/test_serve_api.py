@@ -85,7 +85,10 @@ def call_all(client: Client, code: str, turns: int = 20) -> None:
 
 def is_one_line_error(answer) -> bool:
     document = answer.json()
-    return (answer.headers["content-type"].startswith("application/json") and list(document) == ["error", "code"]
+    beside = list(document)[2:]  # a refused photo's advice and overlay (the API reference)
+    return (answer.headers["content-type"].startswith("application/json") and list(document)[:2] == ["error", "code"]
+            and set(beside) <= {"hint", "overlay"} and all(isinstance(document[f], str) for f in beside)
+            and all("\n" not in document[f] for f in ("error", *beside))
             and isinstance(document["error"], str) and "\n" not in document["error"] and document["error"]
             and re.fullmatch(r"[a-z_]+", document["code"]) is not None)
 
@@ -607,3 +610,12 @@ def test_every_error_code_is_in_the_api_reference_with_its_status():
     listed = dict(re.findall(r"^\| `([a-z_]+)` \| (\d+) \|", document, re.M))
     assert set(listed) == {code.value for code in Code}
     assert all(int(listed[code.value]) == STATUS[code] for code in Code)
+
+
+def test_every_refusal_of_the_photo_reader_is_in_the_api_reference():
+    pytest.importorskip("numpy", reason="the photo reader needs the scan extra (pip install '.[scan]')")
+    from paperplay.scan.refusal import CODES
+
+    document = (ROOT / "docs" / "reference" / "api.md").read_text(encoding="utf-8")
+    section = document.split("### A refused photo", 1)[1]
+    assert {code for code in CODES if f"`{code}`" not in section} == set()

@@ -361,3 +361,28 @@ def test_a_photo_whose_qr_code_cannot_be_read_is_read_as_the_games_sheet(served,
     assert named.status == 201, named.body
     sheet = named.json()
     assert sheet["name"] == "Ann" and sheet["printed"] is None and [b["value"] for b in sheet["boxes"]] == TILES
+
+
+def test_a_refused_photo_says_how_to_retake_it_in_the_games_language_with_what_was_found(served):
+    pytest.importorskip("cv2", reason="photos need the scan extra (pip install '.[scan]')")
+    import base64
+    import io
+
+    from PIL import Image, ImageDraw
+
+    process, client, _ = served
+    assert client.post("/api/games", {"players": 2, "seed": SEED, "lang": "da"}, host=True).status == 201
+    for _ in TILES:
+        client.post(f"/api/games/{CODE}/call", host=True)
+    table = Image.new("L", (1200, 900), 120)  # a photo of a table with a sheet-sized sheet of plain paper
+    ImageDraw.Draw(table).rectangle((200, 100, 900, 800), fill=235)
+    photo = io.BytesIO()
+    table.save(photo, "JPEG")
+    refused = client.photo(CODE, photo.getvalue(), name="Ann")
+    answer = refused.json()
+    assert refused.status == 400 and answer["code"] == "no_sheet_found", refused.body
+    assert "\n" not in answer["error"] and answer["hint"].startswith("Fotograf"), answer["hint"]  # Danish
+    assert answer["overlay"].startswith("data:image/png;base64,")
+    shown = Image.open(io.BytesIO(base64.b64decode(answer["overlay"].split(",", 1)[1])))
+    assert max(shown.size) <= 720 and shown.size[0] > shown.size[1]  # the photo, shrunk, as it was taken
+    assert client.get(f"/api/games/{CODE}").json()["handed_in"] == []

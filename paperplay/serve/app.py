@@ -84,7 +84,7 @@ ROUTES = [
 
 async def _api_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
-    return error(exc.code, exc.message, exc.headers, exc.status)
+    return error(exc.code, exc.message, exc.headers, exc.status, exc.extra)
 
 
 async def _conflict(request: Request, exc: Exception) -> Response:

@@ -7,6 +7,8 @@ the strict numbers (paperplay.serve.numbers) answer with the same shape and thei
 
 from __future__ import annotations
 
+from typing import Any
+
 from enum import StrEnum
 
 
@@ -75,9 +77,11 @@ class ApiError(Exception):
     """An answer other than success: its code (which gives its status) and one line naming the field."""
 
     def __init__(self, code: Code | str, message: str, headers: dict[str, str] | None = None,
-                 status: int | None = None) -> None:
+                 status: int | None = None, extra: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.code = code
+        self.extra = extra or {}
+        """Fields answered beside "error" and "code" (a refused photo's "hint" and "overlay")."""
         known = code in {c.value for c in Code}
         self.status = status if status is not None else STATUS[Code(code)] if known else 400
         self.message = message

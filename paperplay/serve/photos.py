@@ -45,14 +45,36 @@ def read_in_worker(path: str, drawn: Sequence[Tile] | None) -> dict[str, Any]:
     from paperplay.scan.reader import ScanError, load_gray
 
     started = time.perf_counter()
+    gray = None
     try:
         gray = load_gray(Path(path))  # the header checks first: size, pixels, scans
         sheet = read_photo_sheet(Path(path), drawn, gray=gray)
     except ScanError as exc:
-        return {"error": str(exc), "refused": getattr(exc, "code", None), "seconds": time.perf_counter() - started}
+        out = {"error": str(exc), "refused": getattr(exc, "code", None), "seconds": time.perf_counter() - started}
+        return out | _retake(exc, gray)
     except Refused as exc:
-        return {"error": str(exc), "refused": exc.code, "seconds": time.perf_counter() - started}
+        out = {"error": str(exc), "refused": exc.code, "seconds": time.perf_counter() - started}
+        return out | _retake(exc.reading, gray) if exc.reading is not None else out
     return {"sheet": sheet, "seconds": time.perf_counter() - started}
+
+
+def _retake(exc: Exception, gray: Any) -> dict[str, Any]:
+    """How to take a refused photo again: the advice's values (the page's language words them) and the photo
+    with what the reader found drawn on it (PNG), when the photo could be decoded."""
+    from paperplay.scan.refusal import ScanRefusal
+
+    if not isinstance(exc, ScanRefusal):
+        return {}
+    out: dict[str, Any] = {"advice": (exc.code, exc.values)}
+    if gray is not None:
+        from paperplay.scan.overlay import draw_overlay
+
+        out["overlay"] = draw_overlay(gray, exc.seen, long_side=OVERLAY_SIDE)
+    return out
+
+
+OVERLAY_SIDE = 720
+"""The long side of a refused photo's overlay sent to the phone, pixels (about 100-250 KB as PNG)."""
 
 
 def _ready() -> bool:

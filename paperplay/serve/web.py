@@ -48,13 +48,15 @@ class Json(JSONResponse):
         return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode()
 
 
-def error(code: Code | str, message: str, headers: dict[str, str] | None = None, status: int | None = None) -> Json:
+def error(code: Code | str, message: str, headers: dict[str, str] | None = None, status: int | None = None,
+          extra: dict[str, Any] | None = None) -> Json:
     """An error answer: `{"error": "<one line>", "code": "<code>"}` with the code's status (a code of the
-    photo reader's own, passed through, is a 400)."""
+    photo reader's own, passed through, is a 400), and any `extra` fields beside them."""
     from paperplay.messages import one_line
 
     status = status or STATUS.get(Code(code) if code in _CODES else Code.BAD_INPUT, 400)
-    return Json({"error": one_line(message), "code": str(code)}, status_code=status, headers=headers)
+    return Json({"error": one_line(message), "code": str(code)} | (extra or {}), status_code=status,
+                headers=headers)
 
 
 _CODES = frozenset(code.value for code in Code)

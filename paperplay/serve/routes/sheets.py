@@ -3,6 +3,8 @@ docs/reference/api.md."""
 
 from __future__ import annotations
 
+import base64
+
 import tempfile
 import time
 from pathlib import Path
@@ -120,7 +122,8 @@ async def _hand_in_photo(request: Request, server: Server, game: Game, key: str 
     timing = {"Server-Timing": f"queue;dur={(time.perf_counter() - sent - read['seconds']) * 1000:.0f}, "
                                f"read;dur={read['seconds'] * 1000:.0f}"}
     if "error" in read:
-        raise ApiError(read.get("refused") or Code.BAD_PHOTO, f"photo: {read['error']}", timing)
+        raise ApiError(read.get("refused") or Code.BAD_PHOTO, f"photo: {read['error']}", timing,
+                       extra=_retake(read, game.lang))
     sheet_read: PhotoSheet = read["sheet"]
     try:
         check_photo_game(sheet_read, full_code("streams", game.seed))
@@ -228,3 +231,18 @@ async def box_image(request: Request) -> Response:
     if png is None:
         raise ApiError(Code.NO_BOX, f"box: sheet {sheet.id} has no image of box {checks.shown(box)}")
     return Response(png, media_type="image/png")
+
+
+def _retake(read: dict[str, Any], lang: str) -> dict[str, Any]:
+    """A refused photo's answer beside its line: "hint", what to do in the game's language, and "overlay", the
+    photo with what the reader found drawn on it (a PNG data address the phone shows)."""
+    if "advice" not in read:
+        return {}
+    from paperplay.i18n import translator
+    from paperplay.scan.refusal import ScanRefusal
+
+    code, values = read["advice"]
+    out: dict[str, Any] = {"hint": ScanRefusal(code, read["error"], **values).hint_in(translator(lang))}
+    if read.get("overlay"):
+        out["overlay"] = "data:image/png;base64," + base64.b64encode(read["overlay"]).decode("ascii")
+    return out

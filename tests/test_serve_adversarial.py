@@ -438,8 +438,9 @@ def test_a_host_link_to_the_home_page_keeps_its_key(running):
 
 # --- who may call ----------------------------------------------------------------------------------------------
 
-HOST_ONLY = [("GET", "/api/games", None), ("POST", "/api/games", {"players": 2}), ("PATCH", "/api/games/{c}",
-             {"locked": True}), ("POST", "/api/games/{c}/call", None), ("POST", "/api/games/{c}/reveal", {"force": True}),
+HOST_ONLY = [("GET", "/api/games", None), ("POST", "/api/games", {"players": 2}),
+             ("PATCH", "/api/games/{c}", {"locked": True}), ("POST", "/api/games/{c}/call", None),
+             ("POST", "/api/games/{c}/reveal", {"force": True}),
              ("GET", "/api/games/{c}/sheets", None), ("PATCH", "/api/games/{c}/sheets/{s}", {"name": "Zed"}),
              ("DELETE", "/api/games/{c}/sheets/{s}", None), ("DELETE", "/api/games/{c}/players/{p}", None),
              ("GET", "/api/games/{c}/kit.pdf", None), ("GET", "/api/games/{c}/sheets.pdf", None)]
@@ -500,8 +501,8 @@ def test_hand_ins_are_taken_only_between_the_last_tile_and_the_lock_or_reveal(ru
 def test_the_last_place_taken_by_many_phones_at_once_goes_to_one(ready):
     client = ready.client
     client.request("PATCH", f"/api/games/{CODE}", json_body={"players": 1}, host=True)
-    answers = at_once(*(lambda i=i: client.typed(CODE, f"Phone{i}", TILES) for i in range(6)),
-                      *(lambda i=i: client.post(f"/api/games/{CODE}/players", {"name": f"Joiner{i}"}) for i in range(3)))
+    joins = (lambda i=i: client.post(f"/api/games/{CODE}/players", {"name": f"Joiner{i}"}) for i in range(3))
+    answers = at_once(*(lambda i=i: client.typed(CODE, f"Phone{i}", TILES) for i in range(6)), *joins)
     assert sorted(a.status for a in answers) == [201] + [409] * 8
     assert {a.json()["code"] for a in answers if a.status == 409} == {"game_full"}
     state = client.get(f"/api/games/{CODE}").json()

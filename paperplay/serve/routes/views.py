@@ -77,6 +77,6 @@ async def projector_page(request: Request) -> Response:
 
 
 async def home(request: Request) -> Response:
-    if request.query_params.get("key"):
-        return RedirectResponse("/host", status_code=303)
+    if request.query_params.get("key"):  # a host's link to the home page: the host page, with its key
+        return RedirectResponse(f"/host?{request.url.query}", status_code=303)
     return _page(_render("home", lang=_lang(request)))

@@ -434,3 +434,76 @@ def test_a_host_link_to_the_home_page_keeps_its_key(running):
     connection.close()
     page = running.client.get(f"/host?key={running.client.key}&lang=da")
     assert page.status == 200  # not the 401 page that /host without its key is
+
+
+# --- who may call ----------------------------------------------------------------------------------------------
+
+HOST_ONLY = [("GET", "/api/games", None), ("POST", "/api/games", {"players": 2}),
+             ("PATCH", "/api/games/{c}", {"locked": True}), ("POST", "/api/games/{c}/call", None),
+             ("POST", "/api/games/{c}/reveal", {"force": True}),
+             ("GET", "/api/games/{c}/sheets", None), ("PATCH", "/api/games/{c}/sheets/{s}", {"name": "Zed"}),
+             ("DELETE", "/api/games/{c}/sheets/{s}", None), ("DELETE", "/api/games/{c}/players/{p}", None),
+             ("GET", "/api/games/{c}/kit.pdf", None), ("GET", "/api/games/{c}/sheets.pdf", None)]
+
+
+def test_host_calls_need_the_host_key_not_the_view_token_nor_a_players(ready):
+    from urllib.parse import parse_qs, urlsplit
+
+    client = ready.client
+    view = parse_qs(urlsplit(client.get(f"/api/games/{CODE}", host=True).json()["projector_url"]).query)["view"][0]
+    player = client.post(f"/api/games/{CODE}/players", {"name": "Bob"}).json()
+    sheet = client.typed(CODE, "Ann", TILES).json()
+    before = client.get(f"/api/games/{CODE}").json()
+    for method, path, body in HOST_ONLY:
+        path = path.format(c=CODE, s=sheet["id"], p=player["id"])
+        tries = [({}, path), ({"X-Paperplay-Key": view}, path), ({}, f"{path}?view={view}"),
+                 ({"X-Paperplay-Key": player["token"]}, path), ({"X-Paperplay-Token": sheet["token"]}, path),
+                 ({}, f"{path}?key={view}")]
+        for headers, where in tries:
+            answer = client.request(method, where, json_body=body, headers=headers)
+            assert answer.status == 401, (method, where, headers, answer.status)
+            assert answer.json()["code"] in ("key_missing", "key_wrong") and is_one_line_error(answer)
+    after = client.get(f"/api/games/{CODE}").json()
+    assert after == before  # nothing changed
+
+
+def test_a_player_cannot_read_or_change_another_players_sheet(ready):
+    client = ready.client
+    ann = client.typed(CODE, "Ann", TILES).json()
+    bob = client.typed(CODE, "Bob", TILES).json()
+    base = f"/api/games/{CODE}/sheets/{ann['id']}"
+    for method, path, body in [("GET", base, None), ("PUT", base, {"cells": {"1": 30}}), ("GET", f"{base}/file", None),
+                               ("GET", f"{base}/boxes/1.png", None)]:
+        answer = client.request(method, path, json_body=body, headers=owner(bob["token"]))
+        assert answer.status == 403 and answer.json()["code"] == "not_yours"
+        assert client.request(method, f"{path}?token={bob['token']}", json_body=body).status == 403
+    assert client.get(base, host=True).json()["boxes"][0]["value"] == TILES[0]
+
+
+# --- hand-ins out of turn ------------------------------------------------------------------------------------------
+
+def test_hand_ins_are_taken_only_between_the_last_tile_and_the_lock_or_reveal(running):
+    client = running.client
+    new_game(client, players=5)
+    for turn in range(20):
+        early = client.typed(CODE, f"Early{turn}", TILES)
+        assert early.status == 409 and early.json()["code"] == "too_early"
+        client.post(f"/api/games/{CODE}/call", host=True)
+    assert client.typed(CODE, "Ann", TILES).status == 201
+    client.request("PATCH", f"/api/games/{CODE}", json_body={"locked": True}, host=True)
+    assert client.typed(CODE, "Bob", TILES).json()["code"] == "locked"
+    client.request("PATCH", f"/api/games/{CODE}", json_body={"locked": False}, host=True)
+    client.post(f"/api/games/{CODE}/reveal", {"force": True}, host=True)
+    assert client.typed(CODE, "Cy", TILES).json()["code"] == "revealed"
+    assert [s["name"] for s in client.get(f"/api/games/{CODE}").json()["handed_in"]] == ["Ann"]
+
+
+def test_the_last_place_taken_by_many_phones_at_once_goes_to_one(ready):
+    client = ready.client
+    client.request("PATCH", f"/api/games/{CODE}", json_body={"players": 1}, host=True)
+    joins = (lambda i=i: client.post(f"/api/games/{CODE}/players", {"name": f"Joiner{i}"}) for i in range(3))
+    answers = at_once(*(lambda i=i: client.typed(CODE, f"Phone{i}", TILES) for i in range(6)), *joins)
+    assert sorted(a.status for a in answers) == [201] + [409] * 8
+    assert {a.json()["code"] for a in answers if a.status == 409} == {"game_full"}
+    state = client.get(f"/api/games/{CODE}").json()
+    assert len(state["roster"]) == 1

@@ -507,3 +507,14 @@ def test_the_last_place_taken_by_many_phones_at_once_goes_to_one(ready):
     assert {a.json()["code"] for a in answers if a.status == 409} == {"game_full"}
     state = client.get(f"/api/games/{CODE}").json()
     assert len(state["roster"]) == 1
+
+
+def test_a_full_database_is_a_409_for_a_game_without_a_seed_too(running, monkeypatch, logged):
+    from paperplay.serve import store
+
+    monkeypatch.setattr(store, "MAX_GAMES", 1)
+    assert running.client.post("/api/games", {"players": 2}, host=True).status == 201
+    for body in ({"players": 2}, {"players": 2, "seed": "ANOTHER-SEED-42"}):
+        full = running.client.post("/api/games", body, host=True)  # was a 500 (UnboundLocalError) without a seed
+        assert full.status == 409 and full.json()["code"] == "too_many_games" and is_one_line_error(full)
+    no_tracebacks(logged)

@@ -35,15 +35,15 @@ async def create_game(request: Request) -> Response:
         except InputError as exc:
             raise ApiError(Code.BAD_INPUT, f"seed: {exc}") from None
     server: Server = request.app.state.server
-    for _ in range(5):  # a fresh seed's game code is new but for a one-in-a-trillion collision
+    for attempt in range(5):  # a fresh seed's game code is new but for a one-in-a-trillion collision
         chosen = seed or generate_seed()
         try:
             game = await run_in_threadpool(server.store.create_game, game_code("streams", chosen), chosen, variant,
                                            lang, players)
             break
-        except Conflict:
-            if seed is not None:
-                raise
+        except Conflict as exc:
+            if seed is not None or exc.code != Code.GAME_EXISTS or attempt == 4:
+                raise  # a full database, or a seed given: said as it is (a drawn one is drawn again)
     return Json({"code": display_code(game.code), "join_url": join_url(server, game),
                  "projector_url": projector_url(server, game), "seed_warning": seed_warning(game.seed, named=False)},
                 status_code=201)

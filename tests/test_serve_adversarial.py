@@ -518,3 +518,25 @@ def test_a_full_database_is_a_409_for_a_game_without_a_seed_too(running, monkeyp
         full = running.client.post("/api/games", body, host=True)  # was a 500 (UnboundLocalError) without a seed
         assert full.status == 409 and full.json()["code"] == "too_many_games" and is_one_line_error(full)
     no_tracebacks(logged)
+
+
+def test_a_database_that_cannot_be_written_is_a_503_not_a_500(running, monkeypatch, logged):
+    import sqlite3
+
+    new_game(running.client)
+
+    def full(*args: Any) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(running.store, "join", full)
+    answer = running.client.post(f"/api/games/{CODE}/players", {"name": "Ann"})
+    assert answer.status == 503 and answer.json()["code"] == "busy" and answer.headers["retry-after"] == "5"
+    assert "nothing was stored" in answer.json()["error"] and is_one_line_error(answer)
+    lines = [r.getMessage() for r in logged.records]
+    assert len(lines) == 1 and "disk is full" in lines[0] and not any(r.exc_info for r in logged.records)
+
+    def bug(*args: Any) -> None:
+        raise sqlite3.OperationalError("no such column: nmae")
+
+    monkeypatch.setattr(running.store, "join", bug)
+    assert running.client.post(f"/api/games/{CODE}/players", {"name": "Ann"}).json()["code"] == "internal"

@@ -667,6 +667,10 @@ def hostile_room(browser: Any, served: Served, shots: Path | None = None) -> dic
                                               "buffer": blank.getvalue()}])
         ann.wait_for_function("() => document.getElementById('handin-error').textContent !== ''", timeout=60_000)
         seen["blank_photo"] = ann.inner_text("#handin-error")
+        seen["overlay"] = ann.evaluate("() => !document.getElementById('overlay-box').hidden"
+                                       " && document.getElementById('overlay').src.startsWith('data:image/png')")
+        if shots:
+            ann.screenshot(path=str(shots / "player-refused.png"), full_page=True)
         seen["blank_open"] = ann.is_visible("#type-form") or ann.is_visible("#typing")
         type_sheet(ann, HOSTILE_TILES)
         type_sheet(dan, wrong)
@@ -771,6 +775,7 @@ def test_a_refused_photo_is_said_in_plain_words_and_the_hand_in_stays_open(hosti
     said = hostile["blank_photo"]
     assert said and "\n" not in said and not re.match(r"^[a-z_]+: ", said), said  # words, not the API's raw line
     assert hostile["blank_open"] is True
+    assert hostile["overlay"] is True  # the photo with what the reader found on it
 
 
 def test_the_games_list_gives_the_date_and_the_players_names(hostile):

@@ -9,6 +9,8 @@ here. docs/reference/api.md is the API: every endpoint, field and error code.
 
 from __future__ import annotations
 
+import sqlite3
+
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -109,6 +111,22 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return error(Code.BAD_INPUT, f"photo: {exc.detail}", status=400)
 
 
+_DATABASE_TROUBLE = ("full", "locked", "busy", "disk i/o")
+"""What SQLite says when the database cannot be written just now (the disk is full, another program holds it):
+the server is in trouble, not the request."""
+
+
+async def _database_trouble(request: Request, exc: Exception) -> Response:
+    """The database cannot be written now: 503 with Retry-After (nothing was stored) and one line for the host."""
+    text = str(exc)
+    if not any(word in text.lower() for word in _DATABASE_TROUBLE):
+        raise exc  # a bug: the door's one line and a 500
+    LOG.error("paperplay: %s %s: the game database cannot be written (%s); nothing was stored", request.method,
+              checks.shown(request.url.path)[1:-1], text)
+    return error(Code.BUSY, f"database: cannot be written now ({text}); nothing was stored: send it again in a "
+                            "few seconds", {"Retry-After": "5"})
+
+
 async def _crashed(request: Request, exc: Exception) -> Response:
     LOG.error("paperplay serve: internal error on %s %s: %s: %s", request.method, request.url.path,
               type(exc).__name__, exc)
@@ -126,7 +144,7 @@ def build_app(server: Server) -> Starlette:
     logging.getLogger("multipart").setLevel(logging.ERROR)
     app = Starlette(routes=ROUTES, exception_handlers={
         ApiError: _api_error, Conflict: _conflict, InputError: _input_error, HTTPException: _http_error,
-        Exception: _crashed})
+        sqlite3.OperationalError: _database_trouble, Exception: _crashed})
     app.state.server = server
     app.add_middleware(Guard, door=server.door, spool=str(server.spool))
     app.add_middleware(Headers)

@@ -354,7 +354,17 @@ def host_page(key: str = "", lang: str | None = None, variants: list[str] | None
 <ul class="games" id="games-list"></ul>
 </div>
 </section>
-<div id="game" class="columns" hidden>
+{_host_game(w)}
+</main>
+<footer class="foot">{w["foot"]}</footer>"""
+    data = {"page": "host", "key": key, "text": _words(t, _HOST_WORDS)}
+    return _assemble(t, _("Streams game night · host"), "host", body, data,
+                     _("The host's page of a Streams game night"))
+
+
+def _host_game(w: dict[str, str]) -> str:
+    """The host page's game: its links, the caller, who has joined, the reveal and its controls, the sheets."""
+    return f"""<div id="game" class="columns" hidden>
 <div>
 <section class="card" aria-labelledby="game-title">
 <h2 id="game-title">{w["game"]} <b id="code"></b> <span id="game-meta" class="muted"></span></h2>
@@ -413,12 +423,7 @@ def host_page(key: str = "", lang: str | None = None, variants: list[str] | None
 <p><button type="button" id="another">{w["another"]}</button></p>
 <p class="error" id="game-error" role="alert"></p>
 </div>
-</div>
-</main>
-<footer class="foot">{w["foot"]}</footer>"""
-    data = {"page": "host", "key": key, "text": _words(t, _HOST_WORDS)}
-    return _assemble(t, _("Streams game night · host"), "host", body, data,
-                     _("The host's page of a Streams game night"))
+</div>"""
 
 
 # --- the player's page (a phone) ------------------------------------------------------------------
@@ -501,26 +506,7 @@ def player_page(code: str, lang: str | None = None) -> str:
 <h2 class="small">{w["called"]}</h2>
 <ol class="order" id="order"></ol>
 </section>
-<section class="card" id="handin" hidden aria-labelledby="handin-title">
-<h2 id="handin-title" tabindex="-1">{w["hand_in"]}</h2>
-<p class="photo">
-<input id="photo" type="file" accept="image/*" capture="environment" class="sr" aria-describedby="photo-hint">
-<label for="photo" class="button primary big">{w["photo"]}</label>
-<small id="photo-hint">{w["photo_hint"]}</small></p>
-<p class="or">{w["or"]}</p>
-<details id="typing">
-<summary>{w["type"]}</summary>
-<form id="type-form" novalidate>
-<p class="hint" id="type-hint">{w["type_hint"]}</p>
-<ol class="cells" aria-describedby="type-hint">{boxes}</ol>
-<button type="submit" class="primary">{w["send"]}</button>
-</form>
-</details>
-<p class="status" id="handin-status" role="status"></p>
-<p class="error" id="handin-error" role="alert"></p>
-<figure id="overlay-box" hidden><img id="overlay" alt="{w["overlay"]}"><figcaption>{w["overlay"]}</figcaption>
-</figure>
-</section>
+{_player_handin(w, boxes)}
 <section class="card" id="sheet" hidden aria-labelledby="sheet-title">
 <h2 id="sheet-title" tabindex="-1">{w["sheet"]}</h2>
 <ol class="read" id="read"></ol>
@@ -542,6 +528,30 @@ def player_page(code: str, lang: str | None = None) -> str:
     data = {"page": "player", "code": code, "boxes": BOXES, "text": _words(t, _PLAYER_WORDS)}
     return _assemble(t, _("Streams · game {code}").format(code=shown), "player", body, data,
                      _("Join a Streams game night and hand in your sheet"))
+
+
+def _player_handin(w: dict[str, str], boxes: str) -> str:
+    """The phone's hand-in: a photo of the sheet or its 20 boxes typed, and a refused photo's picture."""
+    return f"""<section class="card" id="handin" hidden aria-labelledby="handin-title">
+<h2 id="handin-title" tabindex="-1">{w["hand_in"]}</h2>
+<p class="photo">
+<input id="photo" type="file" accept="image/*" capture="environment" class="sr" aria-describedby="photo-hint">
+<label for="photo" class="button primary big">{w["photo"]}</label>
+<small id="photo-hint">{w["photo_hint"]}</small></p>
+<p class="or">{w["or"]}</p>
+<details id="typing">
+<summary>{w["type"]}</summary>
+<form id="type-form" novalidate>
+<p class="hint" id="type-hint">{w["type_hint"]}</p>
+<ol class="cells" aria-describedby="type-hint">{boxes}</ol>
+<button type="submit" class="primary">{w["send"]}</button>
+</form>
+</details>
+<p class="status" id="handin-status" role="status"></p>
+<p class="error" id="handin-error" role="alert"></p>
+<figure id="overlay-box" hidden><img id="overlay" alt="{w["overlay"]}"><figcaption>{w["overlay"]}</figcaption>
+</figure>
+</section>"""
 
 
 # --- the projector's page (the big screen) --------------------------------------------------------

@@ -281,6 +281,23 @@ def _shown(value: Any) -> str:
     return star_svg("wild") if value == "*" else str(value)
 
 
+def refusal_page(title: str, line: str, hint: str, overlay: bytes | None) -> bytes:
+    """The check page of a photo that was not read: why, what to do, and the photo with what the reader found
+    drawn on it (paperplay.scan.overlay: yellow rings on the marks, the outline tried in red)."""
+    import base64
+
+    from paperplay.html.page import asset, document as page, text
+
+    picture = ("" if overlay is None else
+               f'<figure class="found"><img src="data:image/png;base64,{base64.b64encode(overlay).decode()}" '
+               'alt="the photo, with the corner marks found ringed in yellow and the place tried for the sheet in '
+               'red"><figcaption>What the reader found: the corner marks in yellow rings; the sheet\'s place, '
+               'where one was tried, in red.</figcaption></figure>')
+    body = (f"<main><h1>{text(title)}</h1><p>This photo was not read: {text(line)}</p>"
+            f"<p><strong>{text(hint)}</strong></p>{picture}</main>")
+    return page(title, asset("base.css") + asset("check.css"), body, images=True)
+
+
 def check_page(title: str, sheet: PhotoSheet, document: dict[str, Any], name: str = "sheet") -> bytes:
     """An HTML page with every box's image, its reading and its flag, to check by eye (any screen width,
     light or dark; only the page's own style, script and images may load). A flagged box offers its

@@ -976,9 +976,11 @@ def test_a_photo_of_two_sheets_is_refused_naming_both(tmp_path, two_photos):
     both = tmp_path / "both.jpg"
     cv2.imwrite(str(both), np.hstack(pad))
     result = run_paperplay("scan", str(both), "--seed", SEED, "--out", str(tmp_path / "o"))
-    assert result.returncode == 2 and not (tmp_path / "o").exists()
+    page = tmp_path / "o" / "both.check.html"  # what the reader found, and nothing else
+    assert result.returncode == 2 and list((tmp_path / "o").iterdir()) == [page]
     assert result.stderr.strip() == (f"paperplay: error: {both}: shows 2 sheets (1/4, 2/4); photograph one sheet "
-                                     "per photo")
+                                     f"per photo (what was found: {page})")
+    assert "Photograph one sheet at a time." in page.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("orientation", [2, 6, 7, *(pytest.param(o, marks=pytest.mark.slow) for o in (3, 4, 5, 8))])
@@ -1166,7 +1168,11 @@ def test_three_corner_marks_and_the_qr_code_place_a_sheet_and_two_marks_do_not(t
     if not read:
         assert result.exit_code == 2 and result.stderr == (
             f"paperplay: error: {photo}: no paperplay sheet found: fewer than 3 of its 4 corner marks, and no QR code "
-            "(is the whole sheet in the photo, sharp and evenly lit?)\n")
+            f"(is the whole sheet in the photo, sharp and evenly lit?) (what was found: {tmp_path / 'o' / photo.stem}"
+            ".check.html)\n")
+        page = (tmp_path / "o" / f"{photo.stem}.check.html").read_text(encoding="utf-8")  # why, and what to do
+        assert "Photograph the whole sheet from above" in page and '<img src="data:image/png;base64,' in page
+        assert [p.name for p in (tmp_path / "o").iterdir()] == [f"{photo.stem}.check.html"]
         return
     plain = cli("scan", str(two_photos[0]), "--seed", SEED, "--json", "--out", str(tmp_path / "a"))
     values = [[b["value"] for b in json.loads(r.stdout)["scans"][0]["boxes"]] for r in (plain, result)]

@@ -120,7 +120,7 @@ def _read(photo: Path, drawn: list[Any] | None, canonical: str | None,
     try:
         read = read_photo_sheet(photo, drawn)
     except Refused as exc:
-        raise InputError(f"{photo}: {exc}") from None
+        raise PhotoRefused(f"{photo}: {exc}", exc.reading) from None
     if not read.qr_read:
         if drawn is None:
             raise InputError(f"{photo}: its QR code cannot be read (too small or blurred in the photo), so its game "
@@ -134,6 +134,36 @@ def _read(photo: Path, drawn: list[Any] | None, canonical: str | None,
         raise InputError(f"{photo}: the sheet is of game {display_code(read.code)}, but seed "
                          f"{display_code(canonical)} is for game {display_code(game_code('streams', canonical))}")
     return read
+
+
+class PhotoRefused(InputError):
+    """A photo the reader refused, with the reader's refusal (how to retake it, what was found on it)."""
+
+    def __init__(self, message: str, reading: Exception | None) -> None:
+        super().__init__(message)
+        self.reading = reading
+
+
+def _refusal_shown(photo: Path, page_path: Path, error: InputError, force: bool) -> InputError:
+    """A refused photo's error, its check page written (the photo with what the reader found drawn on it, and
+    what to do) and named in its line, when the reader could say what it found."""
+    from paperplay.files import write_together
+    from paperplay.handin import refusal_page
+    from paperplay.scan.refusal import ScanRefusal
+
+    reading = getattr(error, "reading", None)
+    if not isinstance(reading, ScanRefusal) or reading.code in ("not_image", "photo_too_large"):
+        return error
+    from paperplay.scan.overlay import draw_overlay
+    from paperplay.scan.reader import ScanError, load_gray
+
+    try:
+        overlay: bytes | None = draw_overlay(load_gray(photo), reading.seen)
+    except ScanError:
+        overlay = None
+    page = refusal_page(f"{photo.name}: not read", str(reading), reading.hint, overlay)
+    write_together([(page_path, page, SCAN_HINT)], force)
+    return InputError(f"{error} (what was found: {page_path})")
 
 
 def _settled(photo: Path, read: PhotoSheet, confirm: bool, out: Path, err: bool) -> list[Any]:
@@ -240,7 +270,7 @@ def scan(
             read = _read(photo, drawn, canonical, shown)
             cells = _settled(photo, read, confirm, out, as_json)
         except InputError as exc:
-            outcomes.append(Outcome(str(photo), error=exc))
+            outcomes.append(Outcome(str(photo), error=_refusal_shown(photo, page_path, exc, force)))
             continue
         player = f"sheet {read.sheet}" if read.qr_read else photo.stem
         document = sheet_document(player, cells, read.code, canonical, None if canonical else drawn)

@@ -478,6 +478,33 @@ def bad_http(exc: BaseException | None) -> tuple[int, bytes, list[tuple[bytes, b
     return answer(Code.BAD_INPUT, f"request: is not valid HTTP ({reason})")
 
 
+class _Connections:
+    """The connections open from each address (not this computer's): past CONNECTIONS_PER_ADDRESS its next ones
+    are closed at once, with one log line until some end."""
+
+    def __init__(self) -> None:
+        self.open: dict[str, int] = {}
+        self.told: set[str] = set()
+
+    def admit(self, address: str) -> bool:
+        if self.open.get(address, 0) >= CONNECTIONS_PER_ADDRESS:
+            if address not in self.told:
+                self.told.add(address)
+                LOG.warning("paperplay: %s has %d connections open, the most one address may; its next ones are "
+                            "closed until some end", address, CONNECTIONS_PER_ADDRESS)
+            return False
+        self.open[address] = self.open.get(address, 0) + 1
+        return True
+
+    def release(self, address: str) -> None:
+        left = self.open.get(address, 0) - 1
+        if left > 0:
+            self.open[address] = left
+        else:
+            self.open.pop(address, None)
+            self.told.discard(address)
+
+
 def protocol(head_seconds: float = HEAD_SECONDS) -> type:
     """uvicorn's HTTP/1.1 protocol (h11) for `uvicorn.Config(http=...)`, with three changes: a connection that
     has not sent a request's head within `head_seconds` (of connecting, or of its last answer) is closed,
@@ -489,8 +516,7 @@ def protocol(head_seconds: float = HEAD_SECONDS) -> type:
 
     from paperplay.serve.live import loopback
 
-    open_by_address: dict[str, int] = {}
-    told: set[str] = set()
+    connections = _Connections()
 
     class Protocol(H11Protocol):
         def __init__(self, *args: object, **kwargs: object) -> None:
@@ -503,26 +529,16 @@ def protocol(head_seconds: float = HEAD_SECONDS) -> type:
             super().connection_made(transport)
             address = str(self.client[0]) if self.client else ""
             if address and not loopback(address):
-                if open_by_address.get(address, 0) >= CONNECTIONS_PER_ADDRESS:
-                    if address not in told:
-                        told.add(address)
-                        LOG.warning("paperplay: %s has %d connections open, the most one address may; its next "
-                                    "ones are closed until some end", address, CONNECTIONS_PER_ADDRESS)
+                if not connections.admit(address):
                     transport.abort()
                     return
-                open_by_address[address] = open_by_address.get(address, 0) + 1
                 self._counted = address
             self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
             if self._counted:
-                left = open_by_address.get(self._counted, 0) - 1
-                if left > 0:
-                    open_by_address[self._counted] = left
-                else:
-                    open_by_address.pop(self._counted, None)
-                    told.discard(self._counted)
+                connections.release(self._counted)
                 self._counted = ""
             super().connection_lost(exc)
 

@@ -540,3 +540,13 @@ def test_a_database_that_cannot_be_written_is_a_503_not_a_500(running, monkeypat
 
     monkeypatch.setattr(running.store, "join", bug)
     assert running.client.post(f"/api/games/{CODE}/players", {"name": "Ann"}).json()["code"] == "internal"
+
+
+def test_a_head_request_for_the_event_stream_is_answered_and_holds_nothing(running):
+    from test_serve_resilience import raw
+
+    new_game(running.client)
+    status, body = raw(running.base, f"HEAD /api/games/{CODE}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                     "Connection: close\r\n\r\n".encode(), timeout=3)  # was held for 10 minutes
+    assert status == 200 and body == b""
+    assert running.client.get("/api/health").json()["phones_waiting"] == 0

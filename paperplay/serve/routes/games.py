@@ -122,6 +122,8 @@ async def game_events(request: Request) -> Response:
         now = game_of(request)
         return now.version, rendered_state(server, now)
 
+    if request.method == "HEAD":  # the headers only: no stream held open (and no phone's place) for nothing
+        return Response(media_type="text/event-stream")
     address = request.client.host if request.client else ""
     return StreamingResponse(server.live.events(game.code, current, address=address),
                              media_type="text/event-stream")

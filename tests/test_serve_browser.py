@@ -946,3 +946,13 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+@pytest.mark.parametrize("lang, good", [("en", "Like this: from straight above"), ("da", "Sådan: lige oppefra"),
+                                        ("de", "So: gerade von oben")])
+def test_the_phone_shows_how_a_good_photo_looks_before_the_camera_opens(lang, good):
+    from paperplay.serve.pages import render
+
+    page = render("player", code="ABCDEFGH", lang=lang)
+    guide, camera = page.index('class="guide"'), page.index('id="photo"')
+    assert guide < camera and good in page[guide:camera] and page[guide:camera].count("<svg") == 2

@@ -476,6 +476,8 @@ def player_page(code: str, lang: str | None = None) -> str:
         "type_hint": _("Each box's number, in order; the wild as *."),
         "send": _("Hand in"), "sheet": _("Your sheet"), "score": _("Your score"), "ranking": _("Ranking"),
         "called": _("Called so far"), "last": _("Last tile"), "overlay": _("What the reader found on your photo"),
+        "good": _("Like this: from straight above, the whole sheet filling the photo."),
+        "bad": _("Not like this: at an angle, or from far away."),
         "foot": _("Your name and sheet are kept in this browser: reload the page and they are still here."),
     }.items()}
     body = f"""{STAR_SYMBOL}{boxes_symbol(BOXES)}
@@ -534,6 +536,7 @@ def _player_handin(w: dict[str, str], boxes: str) -> str:
     """The phone's hand-in: a photo of the sheet or its 20 boxes typed, and a refused photo's picture."""
     return f"""<section class="card" id="handin" hidden aria-labelledby="handin-title">
 <h2 id="handin-title" tabindex="-1">{w["hand_in"]}</h2>
+{_photo_guide(w)}
 <p class="photo">
 <input id="photo" type="file" accept="image/*" capture="environment" class="sr" aria-describedby="photo-hint">
 <label for="photo" class="button primary big">{w["photo"]}</label>
@@ -552,6 +555,30 @@ def _player_handin(w: dict[str, str], boxes: str) -> str:
 <figure id="overlay-box" hidden><img id="overlay" alt="{w["overlay"]}"><figcaption>{w["overlay"]}</figcaption>
 </figure>
 </section>"""
+
+
+_SHEET_MARKS = "".join(f'<rect x="{x}" y="{y}" width="5" height="5"/>'
+                       for x, y in ((36, 10), (79, 10), (36, 75), (79, 75)))
+_BOXES = "".join(f'<rect x="{38 + 4.2 * n:.1f}" y="{y}" width="3.6" height="6" fill="none" stroke="#333" '
+                 'stroke-width=".5"/>' for y in (56, 64) for n in range(10))
+
+
+def _photo_guide(w: dict[str, str]) -> str:
+    """How a photo of a sheet looks that the reader takes, and one it refuses (shown before the camera opens):
+    drawings, the words in the captions."""
+    good = (f'<svg viewBox="0 0 120 90" aria-hidden="true"><rect width="120" height="90" rx="4" fill="#4a4a4a"/>'
+            f'<rect x="34" y="8" width="52" height="74" fill="#fff"/><g fill="#000">{_SHEET_MARKS}</g>'
+            f'<rect x="44" y="12" width="9" height="9" fill="#777"/>{_BOXES}'
+            '<circle cx="104" cy="16" r="10" fill="#1e7b34"/><path d="M99 16l4 4 7-8" fill="none" stroke="#fff" '
+            'stroke-width="2.5"/></svg>')
+    bad = ('<svg viewBox="0 0 120 90" aria-hidden="true"><rect width="120" height="90" rx="4" fill="#4a4a4a"/>'
+           '<polygon points="52,40 74,40 84,72 40,72" fill="#fff"/><g fill="#000"><rect x="53" y="41" width="2" '
+           'height="2"/><rect x="71" y="41" width="2" height="2"/><rect x="42" y="69" width="3" height="3"/>'
+           '<rect x="80" y="69" width="3" height="3"/></g>'
+           '<circle cx="104" cy="16" r="10" fill="#b3261e"/><path d="M99 11l10 10M109 11l-10 10" stroke="#fff" '
+           'stroke-width="2.5"/></svg>')
+    return (f'<div class="guide"><figure>{good}<figcaption>{w["good"]}</figcaption></figure>'
+            f'<figure>{bad}<figcaption>{w["bad"]}</figcaption></figure></div>')
 
 
 # --- the projector's page (the big screen) --------------------------------------------------------

@@ -424,7 +424,7 @@ def test_a_folder_given_as_a_photo_is_named_as_a_folder(tmp_path, two_photos):
     (tmp_path / "adir").mkdir()
     result = run_paperplay("scan", str(tmp_path / "adir"), "--out", str(tmp_path / "o"))
     assert result.returncode == 2 and result.stderr == (
-        f"paperplay: error: {tmp_path / 'adir'}: is a folder; expected a photo (JPEG or PNG)\n")
+        f"paperplay: error: {tmp_path / 'adir'}: is a folder; expected a photo (JPEG, PNG, WebP or HEIC)\n")
     other = tmp_path / "elsewhere"
     other.mkdir()
     result = run_paperplay("scan", str(two_photos[0]), str(other / two_photos[0].name), "--seed", SEED,

@@ -112,8 +112,8 @@ def _read(photo: Path, drawn: list[Any] | None, canonical: str | None,
     from paperplay.handin import Refused, read_photo_sheet
 
     if not photo.is_file():
-        what = ("is a folder; expected a photo (JPEG or PNG)" if photo.is_dir() else
-                "is not a regular file; expected a photo (JPEG or PNG)" if photo.exists() else
+        what = ("is a folder; expected a photo (JPEG, PNG, WebP or HEIC)" if photo.is_dir() else
+                "is not a regular file; expected a photo (JPEG, PNG, WebP or HEIC)" if photo.exists() else
                 "is a symbolic link to no file (its target is missing, or the links go round in a loop)"
                 if photo.is_symlink() else "no such photo")
         raise InputError(f"{photo}: {what}")
@@ -220,7 +220,7 @@ def _scan_json(photo: Path, read: PhotoSheet, player: str, cells: list[Any], pat
 
 
 def scan(
-    photos: Annotated[list[Path], typer.Argument(help="Photos (JPEG or PNG) of scannable Streams sheets, one sheet "
+    photos: Annotated[list[Path], typer.Argument(help="Photos (JPEG, PNG, WebP or HEIC) of scannable Streams sheets, one sheet "
                                                  "each.", show_default=False, click_type=opt.INPUT)],
     seed: Annotated[str | None, typer.Option("--seed", "-s", metavar="SEED",
                                              help="The game's seed: match the readings to its draw.",
@@ -245,8 +245,9 @@ def scan(
     and every box where the free reading and the matched one disagree, or the reader is unsure,
     is flagged; --confirm asks for those. A sheet whose QR code is too small or blurred to read
     is read all the same with --seed or --draw (the player named after the photo). Then the
-    ranking, as paperplay score prints it. A photo that cannot be read gets one line and exit
-    code 2. The sheet should span at least 2 pixels a millimetre (a whole page in a 1,280-pixel
+    ranking, as paperplay score prints it. A photo that cannot be read gets one line saying what
+    to do, and exit code 2 (the line names OUT/<photo>.check.html when something of a sheet was
+    found: the photo with what the reader saw drawn on it). The sheet should span at least 2 pixels a millimetre (a whole page in a 1,280-pixel
     photo); the photo's EXIF orientation is applied.
 
     Examples:

@@ -74,12 +74,23 @@ def clean(value: str) -> str:
     return text.strip()
 
 
+MARKS = 4
+"""The most combining marks on one letter: Vietnamese writes two, Hebrew's points and Indic signs a few more;
+dozens ("Zalgo" text) draw over the lines above and below a name on every page."""
+
+
 def problem(name: str) -> str | None:
-    """What is wrong with a clean name, or None: empty, or longer than LIMIT characters."""
+    """What is wrong with a clean name, or None: empty, longer than LIMIT characters, or a letter with
+    more than MARKS combining marks stacked on it."""
     if not name:
         return "is empty (or holds only spaces and invisible characters); expected the player's name"
     if len(name) > LIMIT:
         return f"has {len(name)} characters; expected at most {LIMIT}"
+    run = 0
+    for char in name:
+        run = run + 1 if unicodedata.category(char) in ("Mn", "Me") else 0
+        if run > MARKS:
+            return f"has more than {MARKS} accents or marks on one letter; expected a name that stays on its line"
     return None
 
 

@@ -220,8 +220,8 @@ def _scan_json(photo: Path, read: PhotoSheet, player: str, cells: list[Any], pat
 
 
 def scan(
-    photos: Annotated[list[Path], typer.Argument(help="Photos (JPEG, PNG, WebP or HEIC) of scannable Streams sheets, one sheet "
-                                                 "each.", show_default=False, click_type=opt.INPUT)],
+    photos: Annotated[list[Path], typer.Argument(help="Photos (JPEG, PNG, WebP or HEIC) of scannable Streams "
+                                                 "sheets, one sheet each.", show_default=False, click_type=opt.INPUT)],
     seed: Annotated[str | None, typer.Option("--seed", "-s", metavar="SEED",
                                              help="The game's seed: match the readings to its draw.",
                                              show_default=False)] = None,
@@ -247,8 +247,9 @@ def scan(
     is read all the same with --seed or --draw (the player named after the photo). Then the
     ranking, as paperplay score prints it. A photo that cannot be read gets one line saying what
     to do, and exit code 2 (the line names OUT/<photo>.check.html when something of a sheet was
-    found: the photo with what the reader saw drawn on it). The sheet should span at least 2 pixels a millimetre (a whole page in a 1,280-pixel
-    photo); the photo's EXIF orientation is applied.
+    found: the photo with what the reader saw drawn on it). The sheet should span at least 2
+    pixels a millimetre (a whole page in a 1,280-pixel photo); the photo's EXIF orientation is
+    applied.
 
     Examples:
 

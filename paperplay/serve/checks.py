@@ -51,10 +51,6 @@ def check_lang(value: Any) -> str:
 
 
 def check_players(value: Any) -> int:
-    """The number of players: a JSON integer 1-200, or one written as text (digits 0-9 only, fullwidth read, as
-    a typed box; anything else in text, "²" or "-1", is a bad_number)."""
-    if isinstance(value, str):
-        value = whole(value, "players", 1, MAX_PLAYERS)
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_PLAYERS:
         raise input_error("players", f"is {shown(value)}; expected a whole number 1-{MAX_PLAYERS}")
     return value

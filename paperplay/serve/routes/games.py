@@ -137,8 +137,6 @@ async def call_tile(request: Request) -> Response:
     only_fields(data, ("turn",))
     turn = data.get("turn")
     total = checks.total_turns(game)
-    if isinstance(turn, str):  # written as text: digits 0-9 only, fullwidth read (paperplay.serve.numbers)
-        turn = numbers.whole(turn, "turn", 1, total, what="the turn to call,")
     if turn is not None and (not isinstance(turn, int) or isinstance(turn, bool) or not 1 <= turn <= total):
         raise ApiError(Code.BAD_INPUT, f"turn: is {checks.shown(turn)}; expected the turn to call, 1-{total}")
     game, _ = await run_in_threadpool(server.store.call, game.code, total, turn)

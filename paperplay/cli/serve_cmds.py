@@ -122,13 +122,13 @@ def _key_age(made: float, new: bool) -> str:
 def serve(
     lan: Annotated[bool, typer.Option("--lan", help="Let phones on the room's Wi-Fi reach it (default: this "
                                       "computer only).")] = False,
-    port: Annotated[int, typer.Option("--port", "-p", click_type=opt.WHOLE, help="The port to listen on "
-                                      "(0: any free one).")] = DEFAULT_PORT,
+    port: Annotated[int, typer.Option("--port", "-p", click_type=opt.WHOLE, help="The port to listen on, "
+                                      "1024-65535 (0: any free one).")] = DEFAULT_PORT,
     db: Annotated[Path, typer.Option("--db", metavar="FILE", click_type=opt.FILE,
                                      help="The game database (SQLite), made if missing; give the same one again "
                                           "to carry on after a restart.")] = DEFAULT_DB,
     workers: Annotated[int | None, typer.Option("--workers", click_type=opt.WHOLE, help="Processes that read "
-                                                "photos (default: one a core, at most 4).",
+                                                "photos, 1-16 (default: one a core, at most 4).",
                                                 show_default=False)] = None,
     host_name: Annotated[list[str] | None, typer.Option("--host-name", metavar="NAME", help="A name phones use to "
                                                         "reach this computer, besides its addresses (repeatable); "

@@ -246,8 +246,8 @@ def scan(
     is flagged; --confirm asks for those. A sheet whose QR code is too small or blurred to read
     is read all the same with --seed or --draw (the player named after the photo). Then the
     ranking, as paperplay score prints it. A photo that cannot be read gets one line saying what
-    to do, and exit code 2 (the line names OUT/<photo>.check.html when something of a sheet was
-    found: the photo with what the reader saw drawn on it). The sheet should span at least 2
+    to do, and exit code 2 (unless the file is no picture, the line names OUT/<photo>.check.html:
+    the photo with what the reader found drawn on it). The sheet should span at least 2
     pixels a millimetre (a whole page in a 1,280-pixel photo); the photo's EXIF orientation is
     applied.
 

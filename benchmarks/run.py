@@ -268,6 +268,9 @@ SUITES = {"streams": streams, "sequence": sequence, "streetcar": streetcar, "coa
           "serve": serve}
 
 if __name__ == "__main__":
+    if {"-h", "--help"} & set(sys.argv[1:]):
+        print(__doc__.strip())
+        sys.exit(0)
     chosen = sys.argv[1:] or list(SUITES)
     unknown = [name for name in chosen if name not in SUITES]
     if unknown:

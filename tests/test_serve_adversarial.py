@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -563,3 +564,34 @@ def test_a_name_with_marks_stacked_past_a_few_on_one_letter_is_refused(running, 
     answer = running.client.post(f"/api/games/{CODE}/players", {"name": name})
     assert answer.status == (201 if allowed else 400)
     assert allowed or ("marks on one letter" in answer.json()["error"] and is_one_line_error(answer))
+
+
+def test_a_player_changing_a_sheet_without_pause_is_paced_and_the_host_never_is(ready):
+    """One phone sending changes non-stop woke every waiting phone each time (2,100 state answers a second
+    with 1,000 phones waiting): a sheet takes a whole sheet's changes at once, then 2 a second."""
+    client = ready.client
+    sheet = client.typed(CODE, "Ann", TILES).json()
+    path = f"/api/games/{CODE}/sheets/{sheet['id']}"
+    answers = [client.request("PUT", path, json_body={"cells": {"3": 30 if n % 2 else 29}},
+                              headers=owner(sheet["token"])) for n in range(24)]
+    statuses = [a.status for a in answers]
+    assert statuses[:20] == [200] * 20 and 429 in statuses[20:], statuses
+    paced = next(a for a in answers if a.status == 429)
+    assert paced.json()["code"] == "too_fast" and is_one_line_error(paced)
+    assert 1 <= int(paced.headers["retry-after"]) <= 2
+    host = [client.request("PUT", path, json_body={"cells": {"4": 28}}, host=True).status for _ in range(5)]
+    assert host == [200] * 5
+    time.sleep(1.1)  # the pace refills: the player may change the sheet again
+    again = client.request("PUT", path, json_body={"cells": {"3": 30}}, headers=owner(sheet["token"]))
+    assert again.status == 200
+
+
+def test_the_pace_forgets_sheets_it_no_longer_needs():
+    from paperplay.serve.web import Pace
+
+    pace = Pace(burst=2, per_second=1000.0, kept=3)
+    assert [pace.take(k) for k in "abc"] == [0.0] * 3
+    time.sleep(0.01)  # every bucket is full again
+    assert pace.take("d") == 0.0 and len(pace._buckets) <= 2
+    slow = Pace(burst=1, per_second=1.0)
+    assert slow.take("x") == 0.0 and 0.9 < slow.take("x") <= 1.0

@@ -184,6 +184,7 @@ ERRORS: dict[str, str] = {
     "players_below_sheets": N_("More sheets are handed in than that: choose at least as many players."),
     "not_ready": N_("Not everything is in yet: see what is missing."),
     "variant_sheets": N_("Scannable sheets are made for the published game only."),
+    "too_fast": N_("Too many changes at once. Wait a moment, then try again."),
     "wrong_host": N_("This address is not the server's own. Open the link the terminal printed, or scan the QR "
                      "code."),
     "bad_input": N_("That was not accepted ({line}). Check what you typed and try again."),

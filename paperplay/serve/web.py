@@ -9,6 +9,7 @@ import hmac
 import json
 import re
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,29 @@ def error(code: Code | str, message: str, headers: dict[str, str] | None = None,
 _CODES = frozenset(code.value for code in Code)
 
 
+class Pace:
+    """A bucket of changes for each sheet: `burst` at once (a whole sheet's boxes), then `per_second`. What the
+    host does is never paced."""
+
+    def __init__(self, burst: int = 20, per_second: float = 2.0, kept: int = 10_000) -> None:
+        self.burst, self.per_second, self.kept = burst, per_second, kept
+        self._buckets: dict[str, tuple[float, float]] = {}  # key -> (changes left, when counted)
+
+    def take(self, key: str) -> float:
+        """Takes one change for `key`: 0 when it may go ahead, else the seconds until one is free."""
+        now = time.monotonic()
+        left, then = self._buckets.get(key, (float(self.burst), now))
+        left = min(float(self.burst), left + (now - then) * self.per_second)
+        if left < 1:
+            self._buckets[key] = (left, now)
+            return (1 - left) / self.per_second
+        if len(self._buckets) >= self.kept and key not in self._buckets:  # bounded: full buckets are forgotten
+            self._buckets = {k: v for k, v in self._buckets.items()
+                             if v[0] + (now - v[1]) * self.per_second < self.burst}
+        self._buckets[key] = (left - 1, now)
+        return 0.0
+
+
 @dataclass
 class Server:
     """What the app works with: the database, the photo workers, the address players reach."""
@@ -74,6 +98,8 @@ class Server:
     """The phones waiting for a game to change (paperplay.serve.live)."""
     door: Door = field(default_factory=Door)
     """The server's own names, the limits on requests' bodies and the bytes they hold (paperplay.serve.guard)."""
+    pace: Pace = field(default_factory=lambda: Pace())
+    """How fast a player may change a sheet (one player's stream of changes would wake every phone each time)."""
 
     def notify(self, code: str) -> None:
         self.live.notify(code)

@@ -4,6 +4,7 @@ docs/reference/api.md."""
 from __future__ import annotations
 
 import base64
+import math
 
 import tempfile
 import time
@@ -175,6 +176,10 @@ async def correct_sheet(request: Request) -> Response:
     variant = checks.game_rules(game.variant)
     changes = checks.check_corrections(data.get("cells"), variant)
     host = is_host(request)
+    if not host and (wait := server.pace.take(f"{game.code}/{sheet.id}")):
+        seconds = max(1, math.ceil(wait))
+        raise ApiError(Code.TOO_FAST, f"cells: changes come faster than {server.pace.per_second:g} a second to one "
+                                      f"sheet; wait {seconds} s", {"Retry-After": str(seconds)})
 
     def change(stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The correction made to the boxes as stored when it is written (another sent at once holds too)."""

@@ -660,7 +660,7 @@ def test_a_signal_stops_the_coachs_forked_workers_too(tmp_path, sig, code):
     assert _group(process.pid) == []  # no worker is left in the command's process group
 
 
-@pytest.mark.parametrize("pause", [0.0, 0.002, 0.02, 0.2])
+@pytest.mark.parametrize("pause", [0.0, 0.02, *(pytest.param(p, marks=pytest.mark.slow) for p in (0.002, 0.2))])
 def test_a_second_ctrl_c_as_the_run_ends_changes_nothing(tmp_path, pause):
     process = _start(tmp_path, "simulate", "--strategy", "montecarlo:20000", "--games", "1000",
                      "--plot", "lab.png")

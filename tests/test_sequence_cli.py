@@ -147,7 +147,8 @@ def test_verify_broken_log_names_turn_player_and_rule(cli, tmp_path):
 
 @pytest.mark.parametrize(("players", "said", "colours"), [
     ("2", "For 2 players: each plays their own colour · 5 cards each · 1 sequence to win", 2),
-    ("3", "For 3 players: each plays their own colour · 5 cards each · 1 sequence to win", 3),
+    pytest.param("3", "For 3 players: each plays their own colour · 5 cards each · 1 sequence to win", 3,
+                 marks=pytest.mark.slow),  # the same sentence as 2 players' (a long test: the default suite's limit)
     ("4", "For 4 players: 2 teams of 2 · 4 cards each · 2 sequences to win", 2),
     ("6", "For 6 players: 2 teams of 3 or 3 teams of 2 · 4 cards each · 2 sequences to win", 3),
 ])

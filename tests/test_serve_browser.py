@@ -275,16 +275,18 @@ def call_all(host: Any, projector: Any | None = None, phones: tuple[Any, ...] = 
              shots: Path | None = None, reload: Any = None) -> None:
     """The host calls the 20 tiles on the host page (turn 2 from the projector's keyboard); the projector and
     the phones follow."""
+    called = 0.0  # when the host page last called: it calls one tile at most every 0.7 s
     for turn in range(1, 21):
         if turn == 2 and projector is not None:
             projector.keyboard.press("Space")  # the host page handed the projector its key
         elif turn == 3:
-            host.wait_for_timeout(700)
+            host.wait_for_timeout(max(0, 720 - (time.monotonic() - called) * 1000))
             host.focus("#next")
             host.keyboard.press("Enter")  # the keyboard works as the mouse does
         else:
-            host.wait_for_timeout(700 if turn > 1 else 0)  # the host page calls one tile at most every 0.7 s
+            host.wait_for_timeout(max(0, 720 - (time.monotonic() - called) * 1000) if turn > 1 else 0)
             host.click("#next")
+        called = time.monotonic()
         host.wait_for_function("turn => document.getElementById('order').children.length === turn", arg=turn)
         if turn in (1, 9, 20) and projector is not None:
             wait_text(projector, "#turn", da("turn {turn}/{total}", turn=turn, total=20))

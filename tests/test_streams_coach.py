@@ -92,6 +92,7 @@ def test_same_seed_same_games_and_same_results():
     assert draw(game_seed("SAME", 3), RULES) == draw(canonical_seed("SAMEG3"), RULES)
 
 
+@pytest.mark.slow  # a strength run (the default suite's five minutes)
 def test_monte_carlo_beats_proportional_on_the_same_games():
     games = 20
     prop, mc = simulate(["proportional", "montecarlo:2000"], games, "BEAT")

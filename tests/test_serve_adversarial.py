@@ -15,16 +15,9 @@ for _module in ("starlette", "uvicorn", "multipart"):
     pytest.importorskip(_module, reason="paperplay serve needs the serve extra (pip install '.[serve]')")
 
 from test_serve_api import CODE, TILES, Running, call_all, is_one_line_error, new_game  # noqa: E402
-from test_serve_resilience import logged  # noqa: E402, F401 - a fixture
+from test_serve_resilience import logged, running  # noqa: E402, F401 - fixtures
 
 from paperplay.serve.errors import Code, Conflict  # noqa: E402
-
-
-@pytest.fixture
-def running(tmp_path):
-    server = Running(tmp_path / "games.db")
-    yield server
-    server.stop()
 
 
 @pytest.fixture

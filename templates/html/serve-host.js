@@ -378,8 +378,7 @@
       other.appendChild(ok);
       other.addEventListener("submit", function (event) {
         event.preventDefault();
-        var typed = input.value.trim();
-        var value = typed === "*" || typed.toLowerCase() === "x" ? "*" : (/^[0-9]{1,3}$/.test(typed) ? parseInt(typed, 10) : null);
+        var value = P.typedTile(input.value);
         if (value === null) { P.say(el("game-error"), P.tr("bad_value", {box: b.box})); input.focus(); return; }
         setBox(sheet, b.box, value);
       });

@@ -187,12 +187,7 @@
   });
 
   // A typed box: a whole number, or the wild as * (x and X too, as `paperplay score --cells` reads them).
-  function tile(typed) {
-    var value = typed.trim();
-    if (value === "*" || value === "x" || value === "X" || value === "\u2605") { return "*"; }
-    if (/^[0-9]{1,3}$/.test(value)) { return parseInt(value, 10); }
-    return null;
-  }
+  var tile = P.typedTile;
 
   el("type-form").addEventListener("submit", function (event) {
     event.preventDefault();

@@ -215,6 +215,14 @@ var P = (function () {
     node.setAttribute("data-v", tile === null || tile === undefined ? "" : String(tile));
   }
 
+  // A box's value as typed: a number of up to three digits, or the wild (*, x or the star); null otherwise.
+  function typedTile(typed) {
+    var value = typed.trim();
+    if (value === "*" || value === "x" || value === "X" || value === "\u2605") { return "*"; }
+    if (/^[0-9]{1,3}$/.test(value)) { return parseInt(value, 10); }
+    return null;
+  }
+
   function tileList(list, tiles) {
     list.textContent = "";
     tiles.forEach(function (tile) {
@@ -357,6 +365,6 @@ var P = (function () {
   return {boxLabel: boxLabel, data: data, el: el, tr: tr, plural: plural, num: num, when: when, time: time, key: key, hasKey: hasKey,
           setKey: setKey, setToken: setToken, api: api, problem: problem, persist: persist, retryable: retryable,
           gamePath: gamePath, watch: watch, announce: announce, randomKey: randomKey, lang: LANG,
-          load: load, save: save, star: star, fillTile: fillTile, tileList: tileList, points: points, pointsNode: pointsNode,
+          load: load, save: save, star: star, fillTile: fillTile, tileList: tileList, typedTile: typedTile, points: points, pointsNode: pointsNode,
           train: train, ranking: ranking, say: say};
 }());

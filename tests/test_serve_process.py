@@ -88,6 +88,10 @@ def test_each_help_example_serves_until_ctrl_c(tmp_path, example):
         assert "which another program is using" in err.decode(), (first, err)
         pytest.skip(f"{example}: its port is in use here")
     base = first.removeprefix("Host page: ").split("/host?key=")[0]
+    if "--public-url" in example:  # the links name the proxy's address; the server listens where it says
+        while "where this server listens" not in (line := process.stdout.readline().decode()):
+            assert line, example
+        base = re.findall(r"passes it on to (http://\S+), where", line)[0]
     from lab.loadtest import wait_until_up
 
     wait_until_up(base, workers=False)

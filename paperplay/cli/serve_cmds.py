@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import socket
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
+from urllib.parse import urlsplit
 
 import typer
 
@@ -16,6 +16,11 @@ from paperplay.cli import options as opt
 from paperplay.cli.common import SHORT_HELP, guarded
 from paperplay.errors import InputError
 from paperplay.messages import printable
+from paperplay.serve.internet import HAND_INS, JOINS, Network, rate, trusted_proxies
+from paperplay.serve.internet import public_url as check_public_url
+
+if TYPE_CHECKING:
+    import uvicorn
 
 INSTALL = ("paperplay serve needs the serve extra (Starlette, uvicorn, python-multipart, and the scan extra for "
            "photos): in paperplay's folder, pip install '.[serve]' (or pip install 'paperplay[serve]' where it "
@@ -25,22 +30,18 @@ DEFAULT_PORT = 8000
 BACKLOG = 2048
 """Connections the system queues before the server accepts them (a room's phones arrive at once); the system
 caps it (Linux: net.core.somaxconn, 4096 by default)."""
-_HOST_NAME = re.compile(r"(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?")
 
 
 def host_names(names: list[str]) -> list[str]:
     """The --host-name values: each a DNS name (gamenight.local) or an IP address."""
-    import ipaddress
+    from paperplay.serve.internet import is_host_name
 
     out = []
     for name in names:
         plain = name.strip().lower()
-        try:
-            ipaddress.ip_address(plain.strip("[]"))
-        except ValueError:
-            if not _HOST_NAME.fullmatch(plain):
-                raise InputError(f"is {printable(repr(name))}; expected a name players' phones use to reach this "
-                                 "computer, e.g. gamenight.local, or an address", field="host-name") from None
+        if not is_host_name(plain):
+            raise InputError(f"is {printable(repr(name))}; expected a name players' phones use to reach this "
+                             "computer, e.g. gamenight.local, or an address", field="host-name")
         out.append(plain)
     return out
 
@@ -136,6 +137,19 @@ def serve(
                                                         show_default=False)] = None,
     new_key: Annotated[bool, typer.Option("--new-key", help="Make a new host key and retire the old one (its links "
                                           "stop working).")] = False,
+    public_url: Annotated[str | None, typer.Option("--public-url", metavar="URL", help="The address players open, "
+                                                   "when it is not this computer's (a reverse proxy with TLS in "
+                                                   "front): join links, QR codes and printed links name it, e.g. "
+                                                   "https://games.example.org.", show_default=False)] = None,
+    trusted_proxy: Annotated[list[str] | None, typer.Option("--trusted-proxy", metavar="ADDRESS", help="A reverse "
+                                                            "proxy in front of this server, an address or network "
+                                                            "(repeatable): its requests count as the client's its "
+                                                            "X-Forwarded-For names.", show_default=False)] = None,
+    limit_joins: Annotated[str, typer.Option("--limit-joins", metavar="N/PERIOD", help="Joins one client (address) "
+                                             "may make: N at once, then N a PERIOD (s, min or h); the host is "
+                                             "never limited.")] = JOINS,
+    limit_hand_ins: Annotated[str, typer.Option("--limit-hand-ins", metavar="N/PERIOD", help="Hand-ins (typed or "
+                                                "photos, each try) one client may make, as --limit-joins.")] = HAND_INS,
 ) -> None:
     """Runs a game night: the host's page, the players' phones, the projector.
 
@@ -153,19 +167,30 @@ def serve(
       paperplay serve --db friday.db
       paperplay serve --lan --host-name gamenight.local
       paperplay serve --lan --db friday.db --new-key
+      paperplay serve --public-url https://games.example.org --trusted-proxy 127.0.0.1
+      paperplay serve --lan --limit-joins 1000/h --limit-hand-ins 2000/h
 
     The host key lasts until --new-key makes a new one: the link printed says how old it is.
+    On the internet, behind a reverse proxy: --public-url names the address players open, and
+    --trusted-proxy the proxy, so that each phone is limited on its own address (without it, every
+    phone counts as the proxy's). The limits are each server process's own.
     """
     if not 0 <= port <= 65535:
         raise InputError(f"is {port}; expected a port 1024-65535 (or 0: any free one)", field="port")
     if workers is not None and not 1 <= workers <= 16:
         raise InputError(f"is {workers}; expected 1-16", field="workers")
     names = host_names(host_name or [])
+    public = check_public_url(public_url) if public_url is not None else None
+    proxies = trusted_proxies(trusted_proxy or [])
+    joins, hand_ins = rate(limit_joins, "limit-joins"), rate(limit_hand_ins, "limit-hand-ins")
+    if public is not None:
+        names.append(str(urlsplit(public).hostname))
     _need_extra()
     import uvicorn
 
     from paperplay.serve.app import Server, build_app
-    from paperplay.serve.guard import Door, Hosts, protocol
+    from paperplay.serve.guard import Door, Hosts
+    from paperplay.serve.web import paced
     from paperplay.serve.live import raise_open_files
     from paperplay.serve.photos import PhotoReader
     from paperplay.serve.store import Store
@@ -175,10 +200,12 @@ def serve(
     sock = _listen("0.0.0.0" if lan else "127.0.0.1", port)
     port = sock.getsockname()[1]
     address = lan_address() if lan else "127.0.0.1"
-    base = f"http://{address or '127.0.0.1'}:{port}"
+    local = f"http://{address or '127.0.0.1'}:{port}"
+    base = public or local
     count = workers or max(1, min(4, os.cpu_count() or 1))
     photos = PhotoReader(count, limit=8 * count)
-    server = Server(store, photos, base, door=Door(Hosts(names, bound="0.0.0.0" if lan else "127.0.0.1")))
+    door = Door(Hosts(names, bound="0.0.0.0" if lan else "127.0.0.1"), proxies=proxies)
+    server = Server(store, photos, base, door=door, joins=paced(joins), hand_ins=paced(hand_ins))
     raise_open_files()  # a socket a waiting phone
     # the workers are started before the first line: a Ctrl-C in the moment a process starts is lost
     # (paperplay.processes), and one pressed once the link is shown must stop the server
@@ -188,7 +215,10 @@ def serve(
     typer.echo(f"Host page: {base}/host?key={store.host_key()}")
     typer.echo(f"  (the link holds the host's key, {_key_age(store.host_key_made(), new_key)}: open it on this "
                "computer, keep it off the projector; --new-key makes a new one and retires it)")
-    if lan and address is None:
+    if public is not None:
+        typer.echo(f"Players join at {public}/join/<game code> (the projector page shows the QR code); the proxy "
+                   f"in front passes it on to {local}, where this server listens.")
+    elif lan and address is None:
         typer.echo("  No network found: players can join once this computer is on the room's Wi-Fi; restart then.")
     elif lan:
         typer.echo(f"Players join on the same Wi-Fi at {base}/join/<game code> (the projector page shows the QR code).")
@@ -196,12 +226,8 @@ def serve(
         typer.echo("Only this computer can reach it; with --lan, the phones on the room's Wi-Fi can too.")
     typer.echo(f"Games are kept in {printable(str(db))}: Ctrl-C stops; the same command carries on later.")
     sys.stdout.flush()
-    config = uvicorn.Config(build_app(server), log_level="warning", access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=3, server_header=False, backlog=BACKLOG,
-                            http=protocol())
-    # no limit_concurrency: a thousand phones may wait at once (paperplay.serve.live bounds them instead)
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        uvicorn.Server(uvicorn_config(build_app(server), proxies)).run(sockets=[sock])
     finally:
         photos.close()
         store.close()
@@ -210,6 +236,21 @@ def serve(
 
         shutil.rmtree(server.spool, ignore_errors=True)
     raise KeyboardInterrupt  # the server ends only when stopped (Ctrl-C, SIGTERM): exit 130 or 143
+
+
+def uvicorn_config(app: object, proxies: tuple[Network, ...] = ()) -> uvicorn.Config:
+    """uvicorn's settings as paperplay serve runs it (tests run it so too): its own HTTP/1.1 protocol
+    (paperplay.serve.guard.protocol), and uvicorn's proxy headers off: uvicorn would otherwise take
+    X-Forwarded-For from 127.0.0.1 as the client's address; paperplay's own rule (--trusted-proxy) is the
+    only one that applies."""
+    import uvicorn
+
+    from paperplay.serve.guard import protocol
+
+    # no limit_concurrency: a thousand phones may wait at once (paperplay.serve.live bounds them instead)
+    return uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",  # type: ignore[arg-type]
+                          timeout_graceful_shutdown=3, server_header=False, backlog=BACKLOG,
+                          http=protocol(proxies=proxies), proxy_headers=False, forwarded_allow_ips="")
 
 
 def register(app: typer.Typer) -> None:

@@ -54,6 +54,7 @@ class Code(StrEnum):
     WRONG_TYPE = "wrong_type"              # 415 the Content-Type is not one the call takes
     WRONG_HOST = "wrong_host"              # 421 the Host header is not one of the server's own names
     TOO_FAST = "too_fast"                  # 429 a player's changes to one sheet come faster than the pace
+    TOO_MANY = "too_many"                  # 429 more joins or hand-ins from one client than its limit
     INTERNAL = "internal"                  # 500 a bug in paperplay (one log line)
     BUSY = "busy"                          # 503 too much at once: try again after Retry-After seconds
 
@@ -69,7 +70,7 @@ STATUS = {
     Code.NAME_TAKEN: 409, Code.HANDED_IN: 409, Code.INCOMPLETE: 409, Code.LOCKED: 409, Code.PLAYERS_BELOW: 409,
     Code.NOT_READY: 409,
     Code.VARIANT_SHEETS: 409,
-    Code.TOO_LARGE: 413, Code.WRONG_TYPE: 415, Code.WRONG_HOST: 421, Code.TOO_FAST: 429,
+    Code.TOO_LARGE: 413, Code.WRONG_TYPE: 415, Code.WRONG_HOST: 421, Code.TOO_FAST: 429, Code.TOO_MANY: 429,
     Code.INTERNAL: 500, Code.BUSY: 503,
 }
 """The HTTP status of each code."""

@@ -38,15 +38,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from paperplay.serve import numbers
 from paperplay.serve.errors import STATUS, Code
+from paperplay.serve.internet import Network, client_of
 
 LOG = logging.getLogger("uvicorn.error")
 """Where the server's lines go (uvicorn prints them in the host's terminal)."""
 
 
+CLIENT = "paperplay.client"
+"""The scope's key the door sets to the client's address (client_address)."""
 BROKEN = "paperplay.broken"
 """The scope's key the protocol sets when a request's body breaks HTTP (the door's log line says so)."""
 HEAD_SECONDS = 30.0
@@ -239,6 +243,9 @@ class Door:
     """Bytes held now by bodies received and not yet answered."""
     by_client: dict[str, int] = field(default_factory=dict)
     """The same bytes by client address."""
+    proxies: tuple[Network, ...] = ()
+    """The trusted proxies (`paperplay serve --trusted-proxy`): a request from one of them is the client's whose
+    address its X-Forwarded-For names (paperplay.serve.internet)."""
 
     def take(self, client: str, count: int) -> str | None:
         """Counts `count` more bytes held for a client; or, past a limit, says whose limit (nothing counted)."""
@@ -266,9 +273,23 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-def _client(scope: Scope) -> str:
+def _peer(scope: Scope) -> str:
     client = scope.get("client")
-    return f"{client[0]}" if client else "a client"
+    return f"{client[0]}" if client else ""
+
+
+def client_address(scope: Scope | HTTPConnection) -> str:
+    """The client's address that every per-client limit counts: the socket's peer, or behind a trusted proxy the
+    address it reports (paperplay.serve.internet.client_of; worked out once a request, by the door). "" when the
+    server cannot know (a test's request without a client)."""
+    if isinstance(scope, HTTPConnection):
+        scope = scope.scope
+    found = scope.get(CLIENT)
+    return str(found) if found is not None else _peer(scope)
+
+
+def _client(scope: Scope) -> str:
+    return client_address(scope) or "a client"
 
 
 def _request(scope: Scope) -> str:
@@ -289,12 +310,14 @@ class Guard:
         self.hosts = self.door.hosts
         self.limits = self.door.limits
         self.spool = spool
+        self._told_proxy = False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         started = False
+        scope[CLIENT] = self._client_of(scope)
 
         async def sending(message: Message) -> None:
             nonlocal started
@@ -326,6 +349,20 @@ class Guard:
             self.door.give_back(_client(scope), held)
             if body is not None:
                 body.close()
+
+    def _client_of(self, scope: Scope) -> str:
+        peer = _peer(scope)
+        forwarded = [value.decode("latin-1") for key, value in scope.get("headers", ())
+                     if key.lower() == b"x-forwarded-for"]
+        if forwarded and not self._told_proxy and not self.door.proxies:
+            from paperplay.serve.live import loopback
+
+            if loopback(peer):
+                self._told_proxy = True
+                LOG.warning("paperplay: requests from %s carry X-Forwarded-For, but no --trusted-proxy is given: every "
+                            "client behind that proxy counts as %s and is not limited; start the server with "
+                            "--trusted-proxy %s", peer, peer, peer)
+        return client_of(peer, forwarded, self.door.proxies) if forwarded else peer
 
     def _refused(self, scope: Scope) -> tuple[int, bytes, list[tuple[bytes, bytes]]] | None:
         host = _header(scope, b"host")
@@ -505,15 +542,17 @@ class _Connections:
             self.told.discard(address)
 
 
-def protocol(head_seconds: float = HEAD_SECONDS) -> type:
+def protocol(head_seconds: float = HEAD_SECONDS, proxies: tuple[Network, ...] = ()) -> type:
     """uvicorn's HTTP/1.1 protocol (h11) for `uvicorn.Config(http=...)`, with three changes: a connection that
     has not sent a request's head within `head_seconds` (of connecting, or of its last answer) is closed,
     so connections trickling their headers, or sending nothing, do not pile up; an address past
-    CONNECTIONS_PER_ADDRESS open connections has its next ones closed at once (one log line); and a request
-    that breaks HTTP is one log line naming its client (in the middle of a body, the door's line says it)."""
+    CONNECTIONS_PER_ADDRESS open connections has its next ones closed at once (one log line; the trusted
+    `proxies` carry every client's connections and are not counted); and a request that breaks HTTP is one
+    log line naming its client (in the middle of a body, the door's line says it)."""
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
+    from paperplay.serve.internet import is_trusted
     from paperplay.serve.live import loopback
 
     connections = _Connections()
@@ -528,7 +567,7 @@ def protocol(head_seconds: float = HEAD_SECONDS) -> type:
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             address = str(self.client[0]) if self.client else ""
-            if address and not loopback(address):
+            if address and not loopback(address) and not is_trusted(address, proxies):
                 if not connections.admit(address):
                     transport.abort()
                     return

@@ -185,6 +185,8 @@ ERRORS: dict[str, str] = {
     "not_ready": N_("Not everything is in yet: see what is missing."),
     "variant_sheets": N_("Scannable sheets are made for the published game only."),
     "too_fast": N_("Too many changes at once. Wait a moment, then try again."),
+    "too_many": N_("Many phones on this network are joining or handing in at once. This page tries again by itself "
+                   "in a moment."),
     "wrong_host": N_("This address is not the server's own. Open the link the terminal printed, or scan the QR "
                      "code."),
     "bad_input": N_("That was not accepted ({line}). Check what you typed and try again."),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import math
 import re
 import tempfile
 import time
@@ -22,7 +23,8 @@ from paperplay.errors import InputError
 from paperplay.seeds import canonical_seed, display_code, full_code
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import STATUS, ApiError, Code
-from paperplay.serve.guard import Door
+from paperplay.serve.guard import Door, client_address
+from paperplay.serve.internet import HAND_INS, JOINS, Rate, counted_as, rate
 from paperplay.serve.live import Live
 from paperplay.serve.photos import PhotoReader
 from paperplay.serve.store import Game, SheetRow, Store
@@ -64,8 +66,9 @@ _CODES = frozenset(code.value for code in Code)
 
 
 class Pace:
-    """A bucket of changes for each sheet: `burst` at once (a whole sheet's boxes), then `per_second`. What the
-    host does is never paced."""
+    """A bucket for each key (a sheet's changes, a client's joins or hand-ins): `burst` at once, then
+    `per_second`. What the host does is never paced. At most `kept` buckets are kept: past it, the full ones
+    are forgotten (a full bucket is what a new key gets), then the least recently used."""
 
     def __init__(self, burst: int = 20, per_second: float = 2.0, kept: int = 10_000) -> None:
         self.burst, self.per_second, self.kept = burst, per_second, kept
@@ -82,8 +85,16 @@ class Pace:
         if len(self._buckets) >= self.kept and key not in self._buckets:  # bounded: full buckets are forgotten
             self._buckets = {k: v for k, v in self._buckets.items()
                              if v[0] + (now - v[1]) * self.per_second < self.burst}
+            if len(self._buckets) >= self.kept:  # then the half used longest ago
+                latest = sorted(self._buckets.items(), key=lambda item: item[1][1])[len(self._buckets) // 2:]
+                self._buckets = dict(latest)
         self._buckets[key] = (left - 1, now)
         return 0.0
+
+
+def paced(limit: Rate) -> Pace:
+    """The buckets of a limit, one a client (a /64 network for IPv6), at most 10,000 kept."""
+    return Pace(burst=limit.count, per_second=limit.per_second)
 
 
 @dataclass
@@ -100,6 +111,10 @@ class Server:
     """The server's own names, the limits on requests' bodies and the bytes they hold (paperplay.serve.guard)."""
     pace: Pace = field(default_factory=lambda: Pace())
     """How fast a player may change a sheet (one player's stream of changes would wake every phone each time)."""
+    joins: Pace = field(default_factory=lambda: paced(rate(JOINS, "limit-joins")))
+    """How many joins one client may make (`paperplay serve --limit-joins`)."""
+    hand_ins: Pace = field(default_factory=lambda: paced(rate(HAND_INS, "limit-hand-ins")))
+    """How many hand-ins (typed or photos, each try) one client may make (`paperplay serve --limit-hand-ins`)."""
 
     def notify(self, code: str) -> None:
         self.live.notify(code)
@@ -159,6 +174,23 @@ def need_owner(request: Request, sheet: SheetRow) -> None:
     if not _same(token, sheet.token):
         raise ApiError(Code.NOT_YOURS, f"token: is not sheet {sheet.id}'s; a player can only see and correct their "
                                        "own sheet")
+
+
+def limit(request: Request, pace: Pace, what: str) -> None:
+    """Counts one `what` (joins, hand-ins) for the request's client; past the client's limit a 429 `too_many`
+    with Retry-After. The host, and this computer's own addresses (its pages, a load test), are never limited."""
+    from paperplay.serve.live import loopback
+
+    client = client_address(request)
+    if not client or loopback(client) or is_host(request):
+        return
+    wait = pace.take(counted_as(client))
+    if wait:
+        seconds = max(1, math.ceil(wait))
+        every = 1 / pace.per_second
+        raise ApiError(Code.TOO_MANY, f"request: {pace.burst} {what} at once, then one every {every:.3g} s, is what "
+                                      f"one address ({client}) may send; send it again in {seconds} s",
+                       {"Retry-After": str(seconds)})
 
 
 # --- reading requests -------------------------------------------------------------------------------

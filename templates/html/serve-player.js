@@ -69,7 +69,9 @@
     var idempotency = P.randomKey();
     P.persist(function () {
       return P.api("POST", P.gamePath(code, "/players"), {name: typed}, {"Idempotency-Key": idempotency});
-    }, function () { P.say(el("join-status"), P.tr("retrying")); }).then(function (player) {
+    }, function (error) {
+      P.say(el("join-status"), error.code === "too_many" ? P.problem(error) : P.tr("retrying"));
+    }).then(function (player) {
       button.disabled = false;
       P.say(el("join-status"), "");
       me = {player: player.id, token: player.token, name: player.name, sheet: null, boxes: null};
@@ -145,7 +147,9 @@
     el("overlay-box").hidden = true;
     return P.persist(function () {
       return P.api("POST", P.gamePath(code, "/sheets"), makeBody(), {"Idempotency-Key": idempotency});
-    }, function () { P.say(el("handin-status"), P.tr("retrying")); }).then(function (sheet) {
+    }, function (error) {
+      P.say(el("handin-status"), error.code === "too_many" ? P.problem(error) : P.tr("retrying"));
+    }).then(function (sheet) {
       pending = null;
       keep(sheet);
       errorAt("handin-error", "");

@@ -114,8 +114,11 @@ var P = (function () {
     });
   }
 
-  // May the same call simply be sent again? No answer at all, a busy server or a slow upload.
-  function retryable(error) { return error.status === 0 || error.status === 503 || error.status === 408; }
+  // May the same call simply be sent again? No answer at all, a busy server, a slow upload, or more joins or
+  // hand-ins from this phone's network than the server takes at once (too_many: its turn comes).
+  function retryable(error) {
+    return error.status === 0 || error.status === 503 || error.status === 408 || error.code === "too_many";
+  }
 
   // Sends a call until it is answered: after no answer (or a busy server) the same call (the same body and
   // headers, so the same Idempotency-Key) goes again, 2 s later or after Retry-After; `waiting` is told of
@@ -150,7 +153,11 @@ var P = (function () {
       if (stopped) { return; }
       var waiting = version !== null && !failed;
       var path = gamePath(code, waiting ? "?wait=" + version : "");
+      var same = false;
       api("GET", path, undefined, undefined, waiting ? 35000 : 8000).then(function (state) {
+        // unchanged: the wait ran out, or the server holds as many phones of this network as it may and
+        // answered at once; asking again a little later keeps a crowd behind one address from flooding it
+        same = waiting && state.version === version;
         return Promise.resolve(onState(state)).then(function (stop) {
           version = state.version;
           return stop;
@@ -158,7 +165,7 @@ var P = (function () {
       }).then(function (stop) {
         if (failed && onError) { onError(null); }
         failed = false;
-        if (stop === true) { stopped = true; } else { window.setTimeout(ask, 50); }
+        if (stop === true) { stopped = true; } else { window.setTimeout(ask, same ? 1000 : 50); }
       }, function (error) {
         failed = true;
         if (onError && onError(error) === true) { stopped = true; return; }

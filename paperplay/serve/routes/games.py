@@ -12,6 +12,7 @@ from paperplay.errors import InputError
 from paperplay.seeds import canonical_seed, display_code, game_code, generate_seed, seed_warning
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import ApiError, Code, Conflict
+from paperplay.serve.guard import client_address
 from paperplay.serve.store import Game
 from paperplay.serve.web import (
     WAIT_LIMIT, Json, Server, game_of, is_host, join_url, json_body, need_host, only_fields, state,
@@ -98,7 +99,7 @@ async def get_game(request: Request) -> Response:
             current[0] = game_of(request)
             return current[0].version != seen
 
-        await server.live.wait_for(game.code, changed, WAIT_LIMIT, request.client.host if request.client else "",
+        await server.live.wait_for(game.code, changed, WAIT_LIMIT, client_address(request),
                                    request.receive)
         game = current[0]
     if is_host(request):  # the host's page: the projector's address too (never cached: one caller)
@@ -124,7 +125,7 @@ async def game_events(request: Request) -> Response:
 
     if request.method == "HEAD":  # the headers only: no stream held open (and no phone's place) for nothing
         return Response(media_type="text/event-stream")
-    address = request.client.host if request.client else ""
+    address = client_address(request)
     # X-Accel-Buffering: a reverse proxy (nginx) passes each event on as it comes, even with its buffering on
     return StreamingResponse(server.live.events(game.code, current, address=address),
                              media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})

@@ -10,13 +10,14 @@ from starlette.responses import Response
 from paperplay.seeds import display_code
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import ApiError, Code
-from paperplay.serve.web import Json, Server, game_of, idempotency_key, json_body, need_host, only_fields
+from paperplay.serve.web import Json, Server, game_of, idempotency_key, json_body, limit, need_host, only_fields
 
 
 async def join(request: Request) -> Response:
     """A player joins with a name first: 201 with the player's id and token."""
     server: Server = request.app.state.server
     game = game_of(request)
+    limit(request, server.joins, "joins")
     data = await json_body(request)
     only_fields(data, ("name",))
     name = checks.check_name(data.get("name"))

@@ -18,14 +18,15 @@ from starlette.responses import Response
 from paperplay.seeds import display_code, full_code
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import ApiError, Code
+from paperplay.serve.guard import client_address
 from paperplay.serve.photos import Full
 from paperplay.handin import (
     PhotoSheet, Refused, check_complete, check_photo_game, corrected, typed_boxes,
 )
 from paperplay.serve.store import Game, Player
 from paperplay.serve.web import (
-    FORM_ROOM, MAX_PHOTO, RETRY_AFTER, Json, Server, game_of, has_view, idempotency_key, is_host, json_body, limited,
-    need_host, need_owner, only_fields, sheet_of, sheet_view,
+    FORM_ROOM, MAX_PHOTO, RETRY_AFTER, Json, Server, game_of, has_view, idempotency_key, is_host, json_body, limit,
+    limited, need_host, need_owner, only_fields, sheet_of, sheet_view,
 )
 
 def _open(game: Game) -> None:
@@ -61,6 +62,7 @@ async def hand_in(request: Request) -> Response:
         done = await run_in_threadpool(server.store.by_idempotency, game.code, key)
         if done is not None:
             return Json(sheet_view(server, game, done, token=True), status_code=200)
+    limit(request, server.hand_ins, "hand-ins")
     _open(game)
     player = _player(request, server, game)
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -85,7 +87,7 @@ async def _hand_in_photo(request: Request, server: Server, game: Game, key: str 
     if game.variant is not None:
         raise ApiError(Code.NO_PHOTOS, f"photo: game {display_code(game.code)} is variant {game.variant}; photos are "
                                        "read for the published game's scannable sheets only: type the sheet instead")
-    address = request.client.host if request.client else ""
+    address = client_address(request)
     try:
         server.photos.reserve(address)
     except Full as full:

@@ -397,3 +397,212 @@ async def upload_photos(bases: Sequence[str], code: str, photos: Sequence[bytes]
 
 def answers_json(answers: Sequence[Answer]) -> list[dict[str, Any]]:
     return [a.json() for a in answers]
+
+
+# --- looking at what was stored -------------------------------------------------------------------------
+
+def all_sheets(base: str, key: str, code: str) -> list[dict[str, Any]]:
+    """Every sheet of a game as the host's list shows it (following its pages, where it has them)."""
+    from lab.loadtest import Client
+
+    client = Client(base, key, timeout=120)
+    sheets: list[dict[str, Any]] = []
+    path: str | None = f"/api/games/{code}/sheets"
+    while path:
+        answer = client.get(path, host=True)
+        if answer.status != 200:
+            raise RuntimeError(f"the host's list of sheets: {answer.status} {answer.body[:200]!r}")
+        page = answer.json()
+        sheets += page["sheets"]
+        following = page.get("next")
+        path = following if isinstance(following, str) and following != path else None
+    return sheets
+
+
+def stored_once(sheets: Sequence[dict[str, Any]], acknowledged: dict[int, int], name: str = "phone") -> dict[str, Any]:
+    """Whether every acknowledged hand-in is stored, under the id it was answered with, and none twice."""
+    by_name: dict[str, list[int]] = {}
+    for sheet in sheets:
+        by_name.setdefault(sheet["name"], []).append(int(sheet["id"]))
+    twice = sorted(n for n, ids in by_name.items() if len(ids) > 1)
+    lost = sorted(p for p, sheet_id in acknowledged.items() if by_name.get(f"{name} {p}") != [sheet_id])
+    return {"acknowledged": len(acknowledged), "stored": len(sheets), "twice": twice, "lost": lost,
+            "ok": not twice and not lost}
+
+
+def database_size(url: str) -> int:
+    """Bytes of every table of the database's public schema, with its indexes and TOAST."""
+    import psycopg
+
+    with psycopg.connect(url) as connection:
+        row = connection.execute(
+            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def vacuumed(url: str) -> None:
+    """VACUUM ANALYZE: the sizes measured after it are what the tables hold, not dead rows waiting."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("VACUUM ANALYZE")
+
+
+def big_game(client: Any, url: str, seed: str, players: int) -> str:
+    """A new game of `seed` for `players` players: asked for as such, or, where the server takes fewer (a
+    version from before big games), made with its most and raised in the database."""
+    created = client.post("/api/games", {"players": players, "seed": seed}, host=True)
+    if created.status == 201:
+        return str(created.json()["code"])
+    made = client.post("/api/games", {"players": 200, "seed": seed}, host=True)
+    if made.status != 201:
+        raise RuntimeError(f"creating the game: {created.status} {created.body[:200]!r}")
+    code = str(made.json()["code"])
+    import psycopg
+
+    with psycopg.connect(url) as connection:
+        changed = connection.execute("UPDATE games SET players = %s WHERE code IN (%s, %s)",
+                                     (players, code, code.replace("-", ""))).rowcount
+    if changed != 1:
+        raise RuntimeError(f"raising game {code}'s players in the database changed {changed} rows")
+    return code
+
+
+async def photos_read(base: str, key: str, code: str, count: int, seconds: float = 600.0,
+                      on_progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Waits until `count` photo sheets of the game are read (none "reading"; a refused photo leaves the list);
+    when each was seen read (seconds from the call), sampled every 0.2 s."""
+    from lab.loadtest import Client
+
+    client = Client(base, key, timeout=60)
+    started = time.perf_counter()
+    seen: dict[int, float] = {}
+    listed = 0
+    while time.perf_counter() - started < seconds:
+        answer = await asyncio.to_thread(client.get, f"/api/games/{code}/sheets", True)
+        sheets = [s for s in answer.json()["sheets"] if s.get("kind") == "photo"]
+        listed = len(sheets)
+        now = time.perf_counter() - started
+        for sheet in sheets:
+            if sheet.get("state", "read") != "reading" and sheet["id"] not in seen:
+                seen[sheet["id"]] = now
+        if on_progress is not None:
+            on_progress(len(seen))
+        if len(seen) >= count or (listed == len(seen) and listed < count and now > 5):
+            break
+        await asyncio.sleep(0.2)
+    times = sorted(seen.values())
+    return {"read": len(seen), "listed": listed, "seconds": times[-1] if times else float("nan"),
+            "first": times[0] if times else float("nan"), "times": times}
+
+
+# --- the whole benchmark ----------------------------------------------------------------------------------
+
+def _drain(url: str, served: Served, code: str, photos: Sequence[bytes], workers: int, tag: str,
+           kill_after: int | None = None) -> dict[str, Any]:
+    """Hands in the photos at once with no worker running (all queued), then starts `workers` photo workers
+    and waits until every photo is read. With `kill_after`, one worker is killed (kill -9) once that many are
+    read, and a new one started in its place (as systemd's Restart= would)."""
+    answers = asyncio.run(upload_photos([served.base], code, photos, tag))
+    statuses: dict[int, int] = {}
+    for answer in answers:
+        statuses[answer.status] = statuses.get(answer.status, 0) + 1
+    queued = {int(a.json()["id"]) for a in answers if a.status in (200, 202)}
+    started = time.perf_counter()
+    running = [start_worker(url) for _ in range(workers)]
+    killed: list[int] = []
+
+    def progress(read: int) -> None:
+        if kill_after is not None and not killed and read >= kill_after:
+            running[0].kill()
+            running[0].communicate(timeout=10)
+            killed.append(read)
+            running[0] = start_worker(url)
+
+    try:
+        done = asyncio.run(photos_read(served.base, served.key, code, len(queued), on_progress=progress))
+    finally:
+        logs = [stop_worker(worker) for worker in running]
+    sheets = [s for s in all_sheets(served.base, served.key, code) if s.get("kind") == "photo"]
+    ids = [int(s["id"]) for s in sheets]
+    printed = [s.get("printed") for s in sheets]
+    steady = (len(done["times"]) - 1) / (done["times"][-1] - done["times"][0]) if len(done["times"]) > 1 else 0.0
+    return {"photos": len(photos), "statuses": statuses, "queued": len(queued), "workers": workers,
+            "read": done["read"], "seconds": done["seconds"], "first": done["first"],
+            "per_second": done["read"] / done["seconds"] if done["read"] else 0.0, "steady_per_second": steady,
+            "killed_after": killed[0] if killed else None,
+            "stored_once": len(ids) == len(set(ids)) and len(printed) == len(set(printed)) and set(ids) <= queued,
+            "stored": len(ids), "refused": len(queued) - len(ids),
+            "tracebacks": sum(log.count("Traceback") for log in logs), "wall": time.perf_counter() - started}
+
+
+def big_room(url: str, photo_sets: dict[str, Sequence[bytes]], phones: int = 5000, typed: int = 5000,
+             seconds: float = 60.0, kill_typed: int = 2000, say: Callable[[str], None] = print) -> dict[str, Any]:
+    """The serve-pg benchmark on a fresh database `url`: two servers, `phones` phones waiting across them for
+    the next tile, `typed` typed hand-ins over `seconds`, then `kill_typed` more with a server killed half
+    way; photos (photo_sets' "one", "two", "kill": photos of sheets 1..n of seeds BENCHPGA, BENCHPGB,
+    BENCHPGC in games of n players) drained by one worker, by two, and by two with one killed. Returns every
+    figure (JSON-ready)."""
+    from lab.loadtest import Client
+    from paperplay.streams.rules import draw, tile_json
+
+    port = db_port(url)
+    out: dict[str, Any] = {"cores": os.cpu_count(), "phones": phones, "typed": typed, "seconds": seconds}
+    servers = start_servers(url, 2)
+    try:
+        a, b = servers
+        client = Client(a.base, a.key, timeout=120)
+        out["memory_idle"] = [memory(s.pid) for s in servers]
+        out["connections_idle"] = [database_connections(s.pid, port) for s in servers]
+        seed = "BENCHBIGROOM5K"
+        code = big_game(client, url, seed, max(phones, typed))
+        tiles = [tile_json(t) for t in draw(seed)]
+        client.post(f"/api/games/{code}/call", host=True)
+        say(f"  {phones:,} phones waiting across two servers …")
+        out["waiting"] = asyncio.run(crowd_waits([a.base, b.base], a.key, code, phones, call_through=0,
+                                                 pids=[a.pid, b.pid]))
+        out["connections_waiting"] = [database_connections(s.pid, port) for s in servers]
+        for _ in tiles[1:]:
+            client.post(f"/api/games/{code}/call", host=True)
+        vacuumed(url)
+        size_before = database_size(url)
+        say(f"  {typed:,} typed hand-ins over {seconds:.0f} s …")
+        load_before = os.getloadavg()[0]
+        hand = asyncio.run(typed_minute(servers, code, tiles, typed, seconds))
+        out["typed_load_average"] = [load_before, os.getloadavg()[0]]
+        out["connections_after_burst"] = [database_connections(s.pid, port) for s in servers]
+        out["memory_after_burst"] = [memory(s.pid) for s in servers]
+        out["hand_ins"] = {"seconds": hand.seconds, "calls": hand.calls, "statuses": hand.statuses,
+                           "failed": hand.failed, "retried": sum(1 for t in hand.tries.values() if t > 1)}
+        out["hand_ins"]["check"] = stored_once(all_sheets(a.base, a.key, code), hand.acknowledged)
+        vacuumed(url)
+        out["database"] = {"before": size_before, "after": database_size(url), "sheets": len(hand.acknowledged)}
+
+        seed2 = "BENCHKILLROOM2K"
+        code2 = big_game(client, url, seed2, kill_typed)
+        tiles2 = [tile_json(t) for t in draw(seed2)]
+        for _ in tiles2:
+            client.post(f"/api/games/{code2}/call", host=True)
+        say(f"  {kill_typed:,} typed hand-ins, one server killed (kill -9) half way …")
+        killed = asyncio.run(typed_minute(servers, code2, tiles2, kill_typed, seconds / 3, kill_at=0.5, name="kill"))
+        out["kill_server"] = {"seconds": killed.seconds, "statuses": killed.statuses, "failed": killed.failed,
+                              "retried": sum(1 for t in killed.tries.values() if t > 1),
+                              "check": stored_once(all_sheets(a.base, a.key, code2), killed.acknowledged, "kill")}
+        servers[1] = start_servers(url, 1)[0]
+
+        for label, seed_, workers, kill_after in (("one", "BENCHPGA", 1, None), ("two", "BENCHPGB", 2, None),
+                                                  ("kill", "BENCHPGC", 2, 20)):
+            photos = photo_sets.get(label)
+            if not photos:
+                continue
+            game = big_game(client, url, seed_, len(photos))
+            for _ in range(20):
+                client.post(f"/api/games/{game}/call", host=True)
+            say(f"  {len(photos)} photos queued, {workers} worker{'s' if workers > 1 else ''}"
+                f"{', one killed (kill -9)' if kill_after else ''} …")
+            out[f"photos_{label}"] = _drain(url, a, game, photos, workers, f"bench-{label}", kill_after)
+    finally:
+        out["server_logs"] = [s.stop()[-3000:] for s in servers]
+    out["tracebacks"] = sum(log.count("Traceback") for log in out["server_logs"])
+    return out

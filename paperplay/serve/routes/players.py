@@ -27,6 +27,23 @@ async def join(request: Request) -> Response:
                 status_code=201 if new else 200)
 
 
+async def hide(request: Request) -> Response:
+    """The host hides a player's name from the projector and the other phones, or shows it again."""
+    need_host(request)
+    server: Server = request.app.state.server
+    game = game_of(request)
+    text = request.path_params["player"]
+    player_id = numbers.whole(text, "id", 0, 10**12)
+    data = await json_body(request)
+    only_fields(data, ("hidden",))
+    hidden = checks.check_hidden(data)
+    if not await run_in_threadpool(server.store.hide, game.code, hidden, player_id):
+        raise ApiError(Code.NO_PLAYER, f"id: no player {checks.shown(text)} in game {display_code(game.code)}")
+    server.notify(game.code)
+    player = next(p for p in server.store.players(game.code) if p.id == player_id)
+    return Json({"id": player.id, "name": player.name, "hidden": player.hidden, "joined": player.joined})
+
+
 async def remove(request: Request) -> Response:
     """The host removes a player who has not handed in."""
     need_host(request)

@@ -13,11 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import http.client
-import json
 import os
-import re
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -35,6 +31,8 @@ from lab.crowd import (  # noqa: E402
 from lab.loadtest import Client  # noqa: E402
 from paperplay.seeds import canonical_seed, display_code, game_code  # noqa: E402
 from paperplay.streams.rules import draw, tile_json  # noqa: E402
+from test_serve_api import score_json  # noqa: E402
+from test_serve_process import photos_of  # noqa: E402
 
 pytestmark = pytest.mark.multiprocess
 
@@ -67,16 +65,7 @@ def database():
 
 @pytest.fixture(scope="module")
 def photos():
-    for module in ("numpy", "cv2", "zxingcpp", "pypdfium2"):
-        pytest.importorskip(module, reason=f"photos of sheets need {module} (the scan and test extras)")
-    from lab.synth import TRAIN_FONTS, font_files
-
-    if not font_files(TRAIN_FONTS):
-        pytest.skip("no handwriting fonts installed (apt-get install fonts-dancingscript and the others of "
-                    "lab.synth.TRAIN_FONTS)")
-    from lab.loadtest import synthetic_photos
-
-    return synthetic_photos(canonical_seed(SEED), PHOTOS, PLAYERS)
+    return photos_of(SEED, PHOTOS, PLAYERS)
 
 
 class Room:
@@ -246,20 +235,11 @@ def test_two_servers_and_two_workers_play_a_room_with_kill_9_among_them(room, ph
     assert results_a == results_b
 
     # ... and the results are what paperplay score --json prints for the same sheets (the laptop's check)
-    files = []
-    for sheet in all_sheets(room.servers[0].base, room.servers[0].key, CODE):
-        answer = a.get(f"/api/games/{CODE}/sheets/{sheet['id']}/file", host=True)
-        assert answer.status == 200, answer.body
-        name = re.search(r'filename="([^"]+)"', answer.headers["content-disposition"])[1]
-        (tmp_path / name).write_bytes(answer.body)
-        files.append(name)
-    score = subprocess.run([sys.executable, "-m", "paperplay", "score", *files, "--json"], cwd=tmp_path,
-                           capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
-    assert score.returncode in (0, 1), score.stderr
+    ids = [sheet["id"] for sheet in all_sheets(room.servers[0].base, room.servers[0].key, CODE)]
     served_results = dict(results_a)
     served_results.pop("incomplete", None)
     served_results.pop("unsettled", None)
-    assert served_results == json.loads(score.stdout)
+    assert served_results == score_json(a, CODE, ids, tmp_path)
     assert len(results_a["ranking"]) == 24 + PHOTOS - 8  # the 8 sheets with an undrawn 30 are not ranked
 
     room.stop()

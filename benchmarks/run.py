@@ -332,6 +332,10 @@ def serve_pg_lines(r: dict[str, Any]) -> list[str]:
               "    stored once (every acknowledged sheet, none twice)".ljust(52)
               + f" {check['stored']:,} stored: {'yes' if check['ok'] else 'NO'}".ljust(45)
               + f" (answers {dict(sorted(hand['statuses'].items()))})"]
+    flood = r["flood"]
+    lines.append(f"  {flood['count']:,} typed hand-ins as fast as taken (100 at a time)".ljust(52)
+                 + f" {flood['per_second']:.0f} sheets/s, p50 {ms(percentile(flood['seconds'], 0.5))}, p99 "
+                   f"{ms(percentile(flood['seconds'], 0.99))}")
     kill = r["kill_server"]
     lines.append(f"  {len(kill['seconds']):,} hand-ins, server B killed (kill -9) half way".ljust(52)
                  + f" {kill['check']['stored']:,} stored once: {'yes' if kill['check']['ok'] else 'NO'}, "

@@ -326,15 +326,15 @@ async def typed_minute(servers: Sequence[Served], code: str, cells: Sequence[Any
     """`count` phones hand in typed sheets, arriving evenly over `seconds` and split over the servers, while
     the host calls tiles through server `call_through` every quarter second. With `kill_at` (a share of
     the phones, e.g. 0.5), the last server is killed (kill -9) when that share has been sent: its phones
-    go to the others."""
+    are refused, and send their sheet again to the next server (as a proxy's next upstream)."""
     from paperplay.serve.live import raise_open_files
 
     raise_open_files()
     out = HandIns()
     killed: list[Served] = []
 
-    def bases() -> list[str]:
-        return [s.base for s in servers if s not in killed]
+    def bases() -> list[str]:  # a killed server stays listed: its phones learn it by failing, as a proxy does
+        return [s.base for s in servers]
 
     stop = asyncio.Event()
     caller = asyncio.create_task(host_calls(servers[call_through].base, servers[call_through].key, out, stop))
@@ -354,6 +354,26 @@ async def typed_minute(servers: Sequence[Served], code: str, cells: Sequence[Any
     if killed:
         killed[0].process.communicate(timeout=10)
     return out
+
+
+async def typed_flood(servers: Sequence[Served], code: str, cells: Sequence[Any], count: int, in_flight: int = 100,
+                      name: str = "flood") -> tuple[HandIns, float]:
+    """`count` phones hand in typed sheets as fast as the servers take them, `in_flight` at a time split over
+    the servers: what they were told, and the sheets stored a second."""
+    from paperplay.serve.live import raise_open_files
+
+    raise_open_files()
+    out = HandIns()
+    gate = asyncio.Semaphore(in_flight)
+    bases = [s.base for s in servers]
+
+    async def one(phone: int) -> None:
+        async with gate:
+            await hand_in_typed(lambda: bases, code, phone, cells, out, phone % len(bases), name=name)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(one(phone) for phone in range(count)))
+    return out, len(out.acknowledged) / (time.perf_counter() - started)
 
 
 # --- photos --------------------------------------------------------------------------------------------
@@ -578,6 +598,16 @@ def big_room(url: str, photo_sets: dict[str, Sequence[bytes]], phones: int = 500
         out["hand_ins"]["check"] = stored_once(all_sheets(a.base, a.key, code), hand.acknowledged)
         vacuumed(url)
         out["database"] = {"before": size_before, "after": database_size(url), "sheets": len(hand.acknowledged)}
+
+        seed3 = "BENCHFLOODROOM"
+        code3 = big_game(client, url, seed3, kill_typed)
+        tiles3 = [tile_json(t) for t in draw(seed3)]
+        for _ in tiles3:
+            client.post(f"/api/games/{code3}/call", host=True)
+        say(f"  {kill_typed:,} typed hand-ins as fast as the servers take them …")
+        flood, rate = asyncio.run(typed_flood(servers, code3, tiles3, kill_typed))
+        out["flood"] = {"count": len(flood.acknowledged), "per_second": rate, "seconds": flood.seconds,
+                        "statuses": flood.statuses}
 
         seed2 = "BENCHKILLROOM2K"
         code2 = big_game(client, url, seed2, kill_typed)

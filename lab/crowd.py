@@ -26,6 +26,8 @@ from urllib.parse import urlsplit
 from lab.loadtest import Answer, fetch, percentile, start_server
 
 ROOT = Path(__file__).resolve().parents[1]
+WORKER = ("--concurrency", "1")
+"""A measured worker reads one photo at a time: one process, one core (its figure is a core's)."""
 RETRYABLE = (0, 429, 502, 503, 504)
 """Answers after which a phone sends the same hand-in again (with its idempotency key): none (the connection
 failed or the server died under it), too many, a server busy or gone."""
@@ -530,7 +532,7 @@ def _drain(url: str, served: Served, code: str, photos: Sequence[bytes], workers
         statuses[answer.status] = statuses.get(answer.status, 0) + 1
     queued = {int(a.json()["id"]) for a in answers if a.status in (200, 202)}
     started = time.perf_counter()
-    running = [start_worker(url) for _ in range(workers)]
+    running = [start_worker(url, *WORKER) for _ in range(workers)]
     killed: list[int] = []
 
     def progress(read: int) -> None:
@@ -538,7 +540,7 @@ def _drain(url: str, served: Served, code: str, photos: Sequence[bytes], workers
             running[0].kill()
             running[0].communicate(timeout=10)
             killed.append(read)
-            running[0] = start_worker(url)
+            running[0] = start_worker(url, *WORKER)
 
     try:
         done = asyncio.run(photos_read(served.base, served.key, code, len(queued), on_progress=progress))

@@ -126,8 +126,9 @@ async def game_events(request: Request) -> Response:
     if request.method == "HEAD":  # the headers only: no stream held open (and no phone's place) for nothing
         return Response(media_type="text/event-stream")
     address = client_address(request)
+    # X-Accel-Buffering: a reverse proxy (nginx) passes each event on as it comes, even with its buffering on
     return StreamingResponse(server.live.events(game.code, current, address=address),
-                             media_type="text/event-stream")
+                             media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})
 
 
 async def call_tile(request: Request) -> Response:

@@ -1,7 +1,8 @@
 """Prints paperplay's speed and size figures on this machine (not a test: nothing here fails).
 
 Run: python benchmarks/run.py            (all figures; the coach group takes several minutes)
-     python benchmarks/run.py streams    (only the Streams ones; also sequence, streetcar, coach, pages, serve)
+     python benchmarks/run.py streams    (only the Streams ones; also sequence, streetcar, coach, pages, serve,
+                                          serve-pg: many servers on PostgreSQL, about 6 minutes)
 """
 
 from __future__ import annotations
@@ -230,7 +231,7 @@ def serve() -> None:
     import signal
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # lab/ (the load generator)
-    from lab.loadtest import figures, measure, room, room_lines, start_server, synthetic_photos
+    from lab.loadtest import figures, measure, room, room_lines, start_server, startup_times, synthetic_photos
 
     print("Game night server (paperplay serve)")
     photos = synthetic_photos("LOADTEST", 8, 30)
@@ -262,10 +263,106 @@ def serve() -> None:
         print(f"  answers other than 201: {bad}")
     print("\n".join(room_lines(crowd)))
     print(f"  tracebacks in the server's log  {err.decode().count('Traceback')}")
+    start = startup_times()
+    print(f"  paperplay serve --help          whole process {start['help']:.3f} s")
+    print(f"  paperplay serve to its first line  {start['first_line']:.3f} s (median of 5; SQLite, the laptop evening)")
+
+
+def serve_pg() -> None:
+    """Many servers on PostgreSQL: two `paperplay serve --db postgresql://…` processes on a database of their
+    own (a throwaway cluster made with initdb, or a new database in PAPERPLAY_TEST_POSTGRES's), 5,000 phones
+    waiting across them, 5,000 typed hand-ins in a minute, photos drained by one and two `paperplay worker`
+    processes, kill -9 of a server and of a worker; the figures also go to build/benchmarks/serve-pg.json
+    (needs the serve and serve-pg extras, PostgreSQL's server programs, and what `serve` needs for photos)."""
+    import json
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # lab/ (the load generator)
+    from lab.crowd import big_room, cached_photos
+    from lab.pgcluster import throwaway_database
+
+    from lab.pgcluster import ENV, server_programs
+
+    root = Path(__file__).resolve().parents[1]
+    print("Many servers on PostgreSQL (paperplay serve --db postgresql://…, paperplay worker)")
+    try:
+        import procrastinate  # noqa: F401
+        import psycopg  # noqa: F401
+    except ImportError:
+        print("  left out: needs the serve-pg extra (pip install '.[serve,serve-pg]')")
+        return
+    if not os.environ.get(ENV) and server_programs() is None:
+        print(f"  left out: needs PostgreSQL's server programs (apt-get install postgresql) or {ENV}")
+        return
+    folder = root / "build" / "bench-photos"  # drawn once (about 3 minutes), then read from there
+    photos = {"one": cached_photos("BENCHPGA", 200, 200, folder), "two": cached_photos("BENCHPGB", 200, 200, folder),
+              "kill": cached_photos("BENCHPGC", 60, 60, folder)}
+    with throwaway_database() as url:
+        result = big_room(url, photos)
+    out = root / "build" / "benchmarks" / "serve-pg.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1), encoding="utf-8")
+    print("\n".join(serve_pg_lines(result)))
+    print(f"  (every figure: {out.relative_to(root)})")
+
+
+def serve_pg_lines(r: dict[str, Any]) -> list[str]:
+    """The serve-pg figures as a table."""
+    from lab.loadtest import percentile
+
+    def ms(seconds: float) -> str:
+        return f"{seconds * 1000:,.0f} ms"
+
+    w = r["waiting"]
+    lines = [f"  {'what':<50} {'figure':<44} target",
+             f"  {w['phones']:,} phones waiting, {w['wanted'][0]:,} + {w['wanted'][1]:,} on two servers "
+             f"({w['sse']:,} on events)".ljust(52)
+             + f" {w['got']:,} had the next tile: max {ms(w['max'])}, p99 {ms(w['p99'])}".ljust(45) + " all < 3 s"]
+    for i, server in enumerate(w["by_server"]):
+        lines.append(f"    on server {'AB'[i]} (tile called through A)".ljust(52)
+                     + f" {server['got']:,} of {server['phones']:,}, max {ms(server['max'])}")
+    hand = r["hand_ins"]
+    seconds, calls = hand["seconds"], hand["calls"]
+    check = hand["check"]
+    lines += [f"  {len(seconds):,} typed hand-ins over {r['seconds']:.0f} s, split over both".ljust(52)
+              + f" p50 {ms(percentile(seconds, 0.5))}, p99 {ms(percentile(seconds, 0.99))}, max "
+                f"{ms(max(seconds))}".ljust(45) + " p99 <= 2 s",
+              "    the host's next tile meanwhile".ljust(52)
+              + f" p50 {ms(percentile(calls, 0.5))}, p99 {ms(percentile(calls, 0.99))}, max {ms(max(calls))}".ljust(45)
+              + " each < 100 ms",
+              "    stored once (every acknowledged sheet, none twice)".ljust(52)
+              + f" {check['stored']:,} stored: {'yes' if check['ok'] else 'NO'}".ljust(45)
+              + f" (answers {dict(sorted(hand['statuses'].items()))})"]
+    kill = r["kill_server"]
+    lines.append(f"  {len(kill['seconds']):,} hand-ins, server B killed (kill -9) half way".ljust(52)
+                 + f" {kill['check']['stored']:,} stored once: {'yes' if kill['check']['ok'] else 'NO'}, "
+                   f"{kill['retried']} sent again, p99 {ms(percentile(kill['seconds'], 0.99))}")
+    for label, what in (("one", "one worker"), ("two", "two workers"), ("kill", "two workers, one killed (kill -9)")):
+        p = r.get(f"photos_{label}")
+        if p is None:
+            continue
+        lines.append(f"  {p['photos']} photos queued at once, {what}".ljust(52)
+                     + f" {p['read']} read in {p['seconds']:.1f} s: {p['per_second']:.2f}/s "
+                       f"({p['per_second'] / p['workers']:.2f}/s a worker)".ljust(45)
+                     + f" read once: {'yes' if p['stored_once'] and p['read'] == p['queued'] else 'NO'}")
+    idle, held = r["memory_idle"], w["memory_held"]
+    per = [(h["rss"] - i["rss"]) / max(1, n) * 1000 / 2**20 for i, h, n in zip(idle, held, w["wanted"])]
+    lines += ["  server memory (RSS) idle / with its phones held".ljust(52)
+              + " " + ", ".join(f"{i['rss'] / 2**20:.0f} / {h['rss'] / 2**20:.0f} MB" for i, h in zip(idle, held)),
+              "    per 1,000 waiting phones".ljust(52) + " " + ", ".join(f"{p:.1f} MB" for p in per),
+              "  database connections a server (idle, phones, burst)".ljust(52)
+              + " " + ", ".join(f"{a}/{b}/{c}" for a, b, c in zip(r["connections_idle"], r["connections_waiting"],
+                                                                     r["connections_after_burst"]))]
+    db = r["database"]
+    lines.append("  database size per 10,000 typed sheets".ljust(52)
+                 + f" {(db['after'] - db['before']) / max(1, db['sheets']) * 10_000 / 2**20:.1f} MB "
+                   f"({db['sheets']:,} sheets: {db['before'] / 2**20:.1f} -> {db['after'] / 2**20:.1f} MB)")
+    lines.append(f"  tracebacks in the servers' logs  {r['tracebacks']}   ({r['cores']} cores, load average "
+                 f"{r['typed_load_average'][1]:.1f} after the hand-ins)")
+    return lines
 
 
 SUITES = {"streams": streams, "sequence": sequence, "streetcar": streetcar, "coach": coach, "pages": pages,
-          "serve": serve}
+          "serve": serve, "serve-pg": serve_pg}
 
 if __name__ == "__main__":
     if {"-h", "--help"} & set(sys.argv[1:]):

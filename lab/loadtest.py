@@ -114,11 +114,11 @@ def multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes, str]]) 
     return b"".join(parts) + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
 
 
-def start_server(db: Path, *args: str, cwd: Path | None = None, root: Path | None = None) -> tuple[
-        subprocess.Popen[bytes], str, str]:
+def start_server(db: Path | str, *args: str, cwd: Path | None = None, root: Path | None = None,
+                 workers: bool = True) -> tuple[subprocess.Popen[bytes], str, str]:
     """Starts `paperplay serve --port 0 --db DB` as its own process (paperplay from `root`, default this
     checkout: another one measures a version from before); returns it, the base URL and the key (from its
-    first line, `Host page: <url>`)."""
+    first line, `Host page: <url>`), once it answers (and, with `workers`, once its photo workers are up)."""
     root = root or Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
     process = subprocess.Popen([sys.executable, "-m", "paperplay", "serve", "--port", "0", "--db", str(db), *args],
@@ -131,7 +131,7 @@ def start_server(db: Path, *args: str, cwd: Path | None = None, root: Path | Non
                            if process.stderr else first)
     url = first.removeprefix("Host page: ")
     base, _, key = url.partition("/host?key=")
-    wait_until_up(base)
+    wait_until_up(base, workers=workers)
     return process, base, key
 
 
@@ -208,6 +208,36 @@ def synthetic_photos(seed: str, count: int, players: int) -> list[bytes]:
                              list(draw(seed)), hand, rng)
         photos.append(photograph(page, rng)[0])
     return photos
+
+
+def startup_times(root: Path | None = None, repeat: int = 5) -> dict[str, float]:
+    """Median whole-process seconds of `paperplay serve --help` and of `paperplay serve` (SQLite, the laptop
+    evening) from its start to its first line, paperplay from `root` (default this checkout: another one
+    measures a version from before)."""
+    import signal
+    import tempfile
+
+    root = root or Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    helps, firsts = [], []
+    with tempfile.TemporaryDirectory() as folder:
+        for _ in range(repeat):
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "paperplay", "serve", "--help"], check=True, capture_output=True,
+                           env=env)
+            helps.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            process = subprocess.Popen([sys.executable, "-m", "paperplay", "serve", "--port", "0", "--db",
+                                        str(Path(folder) / "games.db")], stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, env=env)
+            assert process.stdout is not None
+            first = process.stdout.readline().decode()
+            firsts.append(time.perf_counter() - started)
+            process.send_signal(signal.SIGINT)
+            process.communicate(timeout=30)
+            if not first.startswith("Host page: "):
+                raise RuntimeError(f"paperplay serve said {first!r}")
+    return {"help": statistics.median(helps), "first_line": statistics.median(firsts)}
 
 
 def figures(seconds: Sequence[float]) -> str:

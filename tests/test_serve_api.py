@@ -138,6 +138,22 @@ def test_a_game_from_start_to_results(running):
     assert page.status == 200 and b"Ann" in page.body
 
 
+def score_json(client: Client, code: str, ids: list[int], folder: Path) -> dict:
+    """What `paperplay score --json` prints for the sheets' files, as the host downloads them (after the
+    reveal) into `folder`: the document the server's results must be."""
+    files = []
+    for sheet_id in ids:
+        answer = client.get(f"/api/games/{code}/sheets/{sheet_id}/file", host=True)
+        assert answer.status == 200, answer.body
+        name = re.search(r'filename="([^"]+)"', answer.headers["content-disposition"])[1]
+        (folder / name).write_bytes(answer.body)
+        files.append(name)
+    score = subprocess.run([sys.executable, "-m", "paperplay", "score", *files, "--json"], cwd=folder,
+                           capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert score.returncode in (0, 1), score.stderr
+    return json.loads(score.stdout)
+
+
 def test_results_are_what_paperplay_score_json_prints(running, tmp_path):
     client = running.client
     new_game(client)
@@ -150,19 +166,11 @@ def test_results_are_what_paperplay_score_json_prints(running, tmp_path):
         assert answer.status == 201, answer.body
         ids.append(answer.json()["id"])
     client.post(f"/api/games/{CODE}/reveal", {"force": True}, host=True)
-    files = []
-    for sheet_id in ids:
-        answer = client.get(f"/api/games/{CODE}/sheets/{sheet_id}/file", host=True)
-        name = re.search(r'filename="([^"]+)"', answer.headers["content-disposition"])[1]
-        (tmp_path / name).write_bytes(answer.body)
-        files.append(name)
-    score = subprocess.run([sys.executable, "-m", "paperplay", "score", *files, "--json"], cwd=tmp_path,
-                           capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
-    assert score.returncode in (0, 1), score.stderr
+    scored = score_json(client, CODE, ids, tmp_path)
     served = client.get(f"/api/games/{CODE}/results").json()
     assert served.pop("incomplete") == [] and served.pop("unsettled") == [
         {"id": ids[2], "name": "Søren", "file": f"sheet-{ids[2]}.json", "boxes": [20]}]  # the wild, not drawn
-    assert served == json.loads(score.stdout)
+    assert served == scored
     assert len(served["ranking"]) >= 2 and served["results"][1]["player"] == names[1]
 
 

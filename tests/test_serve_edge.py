@@ -170,7 +170,7 @@ class Edge(Running):
         self.base = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
         self.store = Store(db)
         networks = trusted_proxies(proxies)
-        door = Door(Hosts(["games.example.org"] if public else []), proxies=networks)
+        door = Door(Hosts(["games.example.org"] if public else []), public_url=public or "", proxies=networks)
         self.server = Server(self.store, PhotoReader(1, 8), public or self.base, door=door,
                              joins=paced(rate(joins, "x")), hand_ins=paced(rate(hand_ins, "x")))
         self.uvicorn = uvicorn.Server(uvicorn_config(build_app(self.server), networks))
@@ -293,3 +293,134 @@ def test_the_public_url_names_join_links_and_qr_codes_and_its_host_is_the_server
     page = client.get(f"/projector/{code}?view={created['projector_url'].split('view=')[1]}").body.decode()
     assert f">games.example.org/join/{code}<" in page  # the address under the QR code, as people type it
     assert "127.0.0.1" not in page
+    # the server's own redirects keep the public address's scheme (https behind the proxy), not http
+    slash = client.get(f"/join/{code}/", headers={"Host": "games.example.org"})
+    assert slash.status == 307 and slash.headers["location"] == f"https://games.example.org/join/{code}"
+    local = client.get(f"/join/{code}/")
+    assert local.status == 307 and local.headers["location"].startswith("http://127.0.0.1:")
+
+
+# --- a name hidden from the projector --------------------------------------------------------------
+
+def _tiles() -> list:
+    from paperplay.seeds import canonical_seed
+    from paperplay.streams.rules import draw, tile_json
+
+    return [tile_json(t) for t in draw(canonical_seed(SEED))]
+
+
+def test_the_host_hides_a_name_from_the_projector_and_the_phones_and_can_undo(edge):
+    client = edge.client
+    created = client.post("/api/games", {"players": 4, "seed": SEED, "lang": "da"}, host=True).json()
+    code, view = created["code"], created["projector_url"].split("view=")[1]
+    ann = join(client, code, "Lewd Ann").json()
+    join(client, code, "Bob")
+    hidden = client.request("PATCH", f"/api/games/{code}/players/{ann['id']}", json_body={"hidden": True}, host=True)
+    assert hidden.status == 200 and hidden.json() == {"id": ann["id"], "hidden": True}
+    public = client.get(f"/api/games/{code}")
+    assert b"Lewd Ann" not in public.body
+    roster = {p["id"]: p for p in public.json()["roster"]}
+    assert roster[ann["id"]]["name"] == "skjult navn" and roster[ann["id"]]["hidden"] is True  # the game's language
+    assert client.get(f"/api/games/{code}?view={view}").body == public.body  # the projector's
+    host = {p["id"]: p for p in client.get(f"/api/games/{code}", host=True).json()["roster"]}
+    assert host[ann["id"]]["name"] == "Lewd Ann" and host[ann["id"]]["hidden"] is True  # the host sees it, marked
+    listed = client.get("/api/games", host=True).json()["games"][0]
+    assert "Lewd Ann" in listed["players_names"]
+    # she hands in: her sheet is hidden with her; her own phone still sees her name
+    for _ in range(20):
+        client.post(f"/api/games/{code}/call", host=True)
+    sheet = client.post(f"/api/games/{code}/sheets", {"cells": _tiles()},
+                        headers={"X-Paperplay-Token": ann["token"]}).json()
+    assert sheet["name"] == "Lewd Ann" and sheet["hidden"] is True
+    own = client.get(f"/api/games/{code}/sheets/{sheet['id']}", headers={"X-Paperplay-Token": ann["token"]})
+    assert own.json()["name"] == "Lewd Ann"
+    public = client.get(f"/api/games/{code}")
+    assert b"Lewd Ann" not in public.body and public.json()["handed_in"][0]["name"] == "skjult navn"
+    assert client.post(f"/api/games/{code}/reveal", {"force": True}, host=True).status == 200
+    for path in (f"/api/games/{code}/results", f"/api/games/{code}/results.html",
+                 f"/api/games/{code}/sheets?view={view}"):
+        answer = client.get(path)
+        assert answer.status == 200 and b"Lewd Ann" not in answer.body and "skjult navn" in answer.body.decode(), path
+    assert b"Lewd Ann" in client.get(f"/api/games/{code}/results", host=True).body
+    # undone: the name shows again everywhere
+    shown = client.request("PATCH", f"/api/games/{code}/players/{ann['id']}", json_body={"hidden": False}, host=True)
+    assert shown.status == 200 and shown.json()["hidden"] is False
+    assert b"Lewd Ann" in client.get(f"/api/games/{code}").body
+    assert b"Lewd Ann" in client.get(f"/api/games/{code}/results").body
+
+
+def test_a_sheet_handed_in_by_name_alone_is_hidden_on_the_sheet(edge):
+    client = edge.client
+    code = new_game(client, players=3)
+    for _ in range(20):
+        client.post(f"/api/games/{code}/call", host=True)
+    sheet = client.typed(code, "Rude Name", _tiles()).json()
+    path = f"/api/games/{code}/sheets/{sheet['id']}"
+    answer = client.request("PATCH", path, json_body={"hidden": True}, host=True)
+    assert answer.status == 200 and answer.json()["hidden"] is True and answer.json()["name"] == "Rude Name"
+    public = client.get(f"/api/games/{code}")
+    assert b"Rude Name" not in public.body and public.json()["roster"][0]["name"] == "hidden name"
+    # renamed and shown again at once
+    both = client.request("PATCH", path, json_body={"name": "Ruth", "hidden": False}, host=True)
+    assert both.status == 200 and (both.json()["name"], both.json()["hidden"]) == ("Ruth", False)
+    assert client.get(f"/api/games/{code}").json()["roster"][0]["name"] == "Ruth"
+
+
+def test_hiding_a_name_is_the_hosts_and_bad_bodies_get_one_line(edge):
+    client = edge.client
+    code = new_game(client)
+    ann = join(client, code, "Ann").json()
+    path = f"/api/games/{code}/players/{ann['id']}"
+    cases = [
+        ({}, False, 401, "key_missing"),
+        ({"hidden": True}, False, 401, "key_missing"),
+        ({"hidden": "yes"}, True, 400, "bad_input"),
+        ({"hidden": None}, True, 400, "bad_input"),
+        ({"hidden": 1}, True, 400, "bad_input"),
+        ({"hidden": True, "name": "x"}, True, 400, "unknown_field"),
+    ]
+    for body, host, status, code_ in cases:
+        answer = client.request("PATCH", path, json_body=body, host=host)
+        assert (answer.status, answer.json()["code"]) == (status, code_), (body, answer.body)
+    assert client.request("PATCH", path, json_body={"hidden": True}, headers={"X-Paperplay-Token": ann["token"]},
+                          ).status == 401  # a player cannot hide (or show) a name, not even their own
+    missing = client.request("PATCH", f"/api/games/{code}/players/99999", json_body={"hidden": True}, host=True)
+    assert (missing.status, missing.json()["code"]) == (404, "no_player")
+    assert client.request("PATCH", f"/api/games/{code}/players/x", json_body={"hidden": True},
+                          host=True).json()["code"] == "bad_number"
+    sheets = client.request("PATCH", f"/api/games/{code}/sheets/12345", json_body={"hidden": True}, host=True)
+    assert (sheets.status, sheets.json()["code"]) == (404, "no_sheet")
+    assert b"Ann" in client.get(f"/api/games/{code}").body  # nothing was hidden by any of them
+
+
+def test_the_serve_command_wires_the_proxy_the_public_url_and_the_limits(tmp_path):
+    """paperplay serve itself, behind a proxy on this computer: its links name the public address, and each phone
+    the proxy reports is limited on its own."""
+    import re
+    import signal
+
+    from lab.loadtest import wait_until_up
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-m", "paperplay", "serve", "--port", "0", "--workers", "1",
+                                "--db", str(tmp_path / "g.db"), "--public-url", "https://games.example.org",
+                                "--trusted-proxy", "127.0.0.1", "--limit-joins", "2/h"],
+                               cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        first = process.stdout.readline().decode()
+        assert first.startswith("Host page: https://games.example.org/host?key="), first
+        key = first.split("key=")[1].strip()
+        lines = [process.stdout.readline().decode() for _ in range(2)]
+        local = re.findall(r"passes it on to (http://\S+), where this server listens", "".join(lines))[0]
+        wait_until_up(local, workers=False)
+        client = Client(local, key)
+        created = client.post("/api/games", {"players": 8, "seed": SEED}, host=True).json()
+        assert created["join_url"].startswith("https://games.example.org/join/")
+        code = created["code"]
+        assert [join(client, code, f"n{i}", "203.0.113.9").status for i in range(3)] == [201, 201, 429]
+        assert join(client, code, "other", "198.51.100.1").status == 201
+        assert client.get(f"/join/{code}", headers={"Host": "games.example.org"}).status == 200
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=20)
+    assert process.returncode == 130 and "Traceback" not in err.decode(), err

@@ -207,8 +207,8 @@ def test_ten_phones_hand_in_at_once_each_answered_within_a_second(served):
 
 # --- photos -----------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def photos():
+def photos_of(seed: str, count: int, players: int) -> list[bytes]:
+    """Photos of sheets 1..count of a game of `seed` for `players` (skips without what draws them)."""
     for module in ("numpy", "cv2", "zxingcpp", "pypdfium2"):
         pytest.importorskip(module, reason=f"photos of sheets need {module} (the scan and test extras)")
     from lab.synth import TRAIN_FONTS, font_files
@@ -218,7 +218,12 @@ def photos():
                     "lab.synth.TRAIN_FONTS)")
     from lab.loadtest import synthetic_photos
 
-    return synthetic_photos(canonical_seed(SEED), 2, 4)
+    return synthetic_photos(canonical_seed(seed), count, players)
+
+
+@pytest.fixture(scope="module")
+def photos():
+    return photos_of(SEED, 2, 4)
 
 
 def test_a_photo_is_read_matched_to_the_draw_and_its_owner_corrects_it(served, photos):

@@ -504,6 +504,20 @@ def test_server_sent_events_send_the_state_then_each_new_one(running):
     assert client.get("/api/games/ZZZZ-ZZZZ/events").status == 404
 
 
+def test_an_event_stream_tells_a_proxy_not_to_buffer_it(running):
+    new_game(running.client)
+    sock = open_events(running.base, f"/api/games/{CODE}/events")
+    try:
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += sock.recv(65536)
+    finally:
+        sock.close()
+    fields = head.split(b"\r\n\r\n")[0].lower().split(b"\r\n")
+    assert b"x-accel-buffering: no" in fields and b"content-type: text/event-stream; charset=utf-8" in fields
+    assert "x-accel-buffering" not in running.client.get(f"/api/games/{CODE}").headers  # a whole answer: no need
+
+
 def test_past_the_limit_an_event_stream_ends_after_the_state(running):
     new_game(running.client)
     running.server.live.max_waiting = 0

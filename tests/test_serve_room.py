@@ -355,13 +355,14 @@ def test_a_database_from_before_is_migrated_in_place(tmp_path):
 
 
 def test_a_database_from_a_newer_paperplay_is_refused(tmp_path):
-    from paperplay.serve.store import Store
+    from paperplay.serve.store import SCHEMA_VERSION, Store
 
     path = tmp_path / "new.db"
     with sqlite3.connect(path) as db:
         db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
         db.execute("INSERT INTO meta VALUES ('schema', '99')")
-    with pytest.raises(sqlite3.DatabaseError, match="schema version 99; this paperplay reads versions 1-3"):
+    newest = f"schema version 99; this paperplay reads versions 1-{SCHEMA_VERSION}"
+    with pytest.raises(sqlite3.DatabaseError, match=newest):
         Store(path)
 
 

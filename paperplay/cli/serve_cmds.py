@@ -204,7 +204,7 @@ def serve(
     base = public or local
     count = workers or max(1, min(4, os.cpu_count() or 1))
     photos = PhotoReader(count, limit=8 * count)
-    door = Door(Hosts(names, bound="0.0.0.0" if lan else "127.0.0.1"), proxies=proxies)
+    door = Door(Hosts(names, bound="0.0.0.0" if lan else "127.0.0.1"), public_url=public or "", proxies=proxies)
     server = Server(store, photos, base, door=door, joins=paced(joins), hand_ins=paced(hand_ins))
     raise_open_files()  # a socket a waiting phone
     # the workers are started before the first line: a Ctrl-C in the moment a process starts is lost

@@ -66,6 +66,7 @@ ROUTES = [
     Route("/api/games/{code}", games.change_game, methods=["PATCH"]),
     Route("/api/games/{code}/players", players.join, methods=["POST"]),
     Route("/api/games/{code}/players/{player}", players.remove, methods=["DELETE"]),
+    Route("/api/games/{code}/players/{player}", players.hide, methods=["PATCH"]),
     Route("/api/games/{code}/call", games.call_tile, methods=["POST"]),
     Route("/api/games/{code}/reveal", games.reveal, methods=["POST"]),
     Route("/api/games/{code}/sheets", sheets.hand_in, methods=["POST"]),

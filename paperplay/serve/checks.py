@@ -132,6 +132,14 @@ def total_turns(game: Game) -> int:
     return game_rules(game.variant).boxes
 
 
+def check_hidden(data: dict[str, Any]) -> bool:
+    """The body's "hidden": true or false."""
+    hidden = data.get("hidden")
+    if not isinstance(hidden, bool):
+        raise input_error("hidden", f"is {shown(hidden)}; expected true or false")
+    return hidden
+
+
 def source_name(sheet: SheetRow) -> str:
     """The sheet's file name: what `file` says in the results, as for `paperplay score sheet-3.json`."""
     return f"sheet-{sheet.id}.json"

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from paperplay.serve.errors import Code, Conflict
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The database's version (kept in meta's 'schema' row and in PRAGMA user_version): an older database is
 migrated in place when it is opened (MIGRATIONS), a newer one is refused."""
 _T = TypeVar("_T")
@@ -87,6 +87,10 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE players ADD COLUMN idempotency TEXT",
         "CREATE UNIQUE INDEX IF NOT EXISTS players_idempotency ON players (game, idempotency)",
     ),
+    4: (  # the host hides a name from the projector and the other phones
+        "ALTER TABLE players ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE sheets ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0",
+    ),
 }
 """The changes from each version to the next (version 1: the schema above)."""
 
@@ -116,6 +120,8 @@ class Player:
     name: str
     token: str
     joined: float
+    hidden: bool = False
+    """The host hid the name from the projector and the other phones (Store.hide)."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +141,8 @@ class SheetRow:
     updated: float
     player: int | None = None
     """The id of the player who joined and handed it in (None: handed in by name alone)."""
+    hidden: bool = False
+    """The host hid the name from the projector and the other phones (Store.hide)."""
     state: str = "read"
     """"read", or "reading": a photo handed in to a PostgreSQL game waits for a photo worker (its boxes are
     empty until then; paperplay.serve.queue)."""
@@ -411,6 +419,9 @@ class Store:
                 (code, name, name_key(name), player.token if player else secrets.token_urlsafe(18), idempotency, kind,
                  printed, json.dumps(boxes), now, now, player.id if player else None))
             sheet_id = cursor.lastrowid
+            if player is not None:  # a hidden player's sheet is hidden too
+                db.execute("UPDATE sheets SET hidden=(SELECT hidden FROM players WHERE id=?) WHERE id=?",
+                           (player.id, sheet_id))
             db.executemany("INSERT INTO crops VALUES (?, ?, ?)",
                            [(sheet_id, box, png) for box, png in enumerate(crops, start=1)])
             _bump(db, code)
@@ -499,6 +510,29 @@ class Store:
                 db.execute("UPDATE players SET name=?, name_key=? WHERE id=?", (name, name_key(name), sheet.player))
             _bump(db, code)
             return _sheet(db.execute("SELECT * FROM sheets WHERE id=?", (sheet_id,)).fetchone())
+
+        return self._change(work)
+
+    def hide(self, code: str, hidden: bool, player_id: int | None = None, sheet_id: int | None = None) -> bool:
+        """The host hides a name from the projector and the other phones (`hidden`), or shows it again: a
+        player's (their sheet's with it), or a sheet's (its player's with it). False: no such player or sheet
+        in the game."""
+        def work(db: sqlite3.Connection) -> bool:
+            player, sheet = player_id, sheet_id
+            if sheet is not None:
+                row = db.execute("SELECT player FROM sheets WHERE game=? AND id=?", (code, sheet)).fetchone()
+                if row is None:
+                    return False
+                player = row[0]
+            elif db.execute("SELECT 1 FROM players WHERE game=? AND id=?", (code, player)).fetchone() is None:
+                return False
+            else:
+                row = db.execute("SELECT id FROM sheets WHERE game=? AND player=?", (code, player)).fetchone()
+                sheet = row[0] if row is not None else None
+            db.execute("UPDATE players SET hidden=? WHERE game=? AND id=?", (int(hidden), code, player))
+            db.execute("UPDATE sheets SET hidden=? WHERE game=? AND id=?", (int(hidden), code, sheet))
+            _bump(db, code)
+            return True
 
         return self._change(work)
 
@@ -597,8 +631,9 @@ def _game(row: sqlite3.Row) -> Game:
 
 def _sheet(row: sqlite3.Row) -> SheetRow:
     return SheetRow(row["id"], row["game"], row["name"], row["token"], row["idempotency"], row["kind"],
-                    row["printed"], json.loads(row["boxes"]), row["created"], row["updated"], row["player"])
+                    row["printed"], json.loads(row["boxes"]), row["created"], row["updated"], row["player"],
+                    bool(row["hidden"]))
 
 
 def _player(row: sqlite3.Row) -> Player:
-    return Player(row["id"], row["game"], row["name"], row["token"], row["joined"])
+    return Player(row["id"], row["game"], row["name"], row["token"], row["joined"], bool(row["hidden"]))

@@ -20,6 +20,7 @@ from starlette.responses import JSONResponse
 from starlette.types import Message
 
 from paperplay.errors import InputError
+from paperplay.i18n import N_
 from paperplay.seeds import canonical_seed, display_code, full_code
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import STATUS, ApiError, Code
@@ -275,26 +276,48 @@ def shown_boxes(game: Game, sheet: SheetRow) -> list[dict[str, Any]]:
     return flags(sheet.boxes, sheet.kind, drawn_for_flags(game))
 
 
-def _summary(sheet: SheetRow, boxes: list[dict[str, Any]]) -> dict[str, Any]:
+def _summary(sheet: SheetRow, boxes: list[dict[str, Any]], name: str) -> dict[str, Any]:
     empty = sum(b["value"] is None for b in boxes)
-    return {"id": sheet.id, "name": sheet.name, "kind": sheet.kind, "state": sheet.state,
-            "flagged": sum(b["flagged"] for b in boxes),
-            "empty": empty, "complete": empty == 0, "corrected": sum(b["corrected"] == "player" for b in boxes)}
+    return {"id": sheet.id, "name": name, "hidden": sheet.hidden, "kind": sheet.kind, "state": sheet.state,
+            "flagged": sum(b["flagged"] for b in boxes), "empty": empty, "complete": empty == 0,
+            "corrected": sum(b["corrected"] == "player" for b in boxes)}
 
 
-def state(server: Server, game: Game, sheets: list[SheetRow]) -> dict[str, Any]:
-    """The game's state (docs/reference/api.md): what every page follows."""
+HIDDEN = N_("hidden name")
+"""What the projector and the other phones show for a name the host has hidden (Store.hide)."""
+
+
+def shown_name(game: Game, name: str, hidden: bool, host: bool = False) -> str:
+    """A player's or sheet's name as a page shows it: a hidden one is "hidden name" (in the game's language),
+    but for the host."""
+    from paperplay.i18n import translator
+
+    return name if host or not hidden else translator(game.lang).gettext(HIDDEN)
+
+
+def names_shown(game: Game, sheets: list[SheetRow], host: bool = False) -> list[SheetRow]:
+    """The sheets with their names as the pages show them (the results, the projector's sheets)."""
+    import dataclasses
+
+    return [dataclasses.replace(s, name=shown_name(game, s.name, s.hidden, host)) if s.hidden else s for s in sheets]
+
+
+def state(server: Server, game: Game, sheets: list[SheetRow], host: bool = False) -> dict[str, Any]:
+    """The game's state (docs/reference/api.md): what every page follows. The names the host hid are "hidden
+    name" but for the `host`."""
     called = checks.called_tiles(game)
     turns = checks.total_turns(game)
-    summaries = [_summary(s, shown_boxes(game, s)) for s in sheets]
+    summaries = [_summary(s, shown_boxes(game, s), shown_name(game, s.name, s.hidden, host)) for s in sheets]
     by_player = {s.player: summary for s, summary in zip(sheets, summaries) if s.player is not None}
     roster = []
     for player in server.store.players(game.code):
         mine = by_player.get(player.id)
-        roster.append({"id": player.id, "name": player.name, "joined": player.joined, "handed_in": mine is not None,
+        roster.append({"id": player.id, "name": shown_name(game, player.name, player.hidden, host),
+                       "hidden": player.hidden, "joined": player.joined, "handed_in": mine is not None,
                        "sheet": mine["id"] if mine else None, "to_check": mine["flagged"] if mine else 0})
-    roster += [{"id": None, "name": s["name"], "joined": None, "handed_in": True, "sheet": s["id"],
-                "to_check": s["flagged"]} for sheet, s in zip(sheets, summaries) if sheet.player is None]
+    roster += [{"id": None, "name": s["name"], "hidden": sheet.hidden, "joined": None, "handed_in": True,
+                "sheet": s["id"], "to_check": s["flagged"]} for sheet, s in zip(sheets, summaries)
+               if sheet.player is None]
     out: dict[str, Any] = {
         "code": display_code(game.code), "game": "streams", "variant": game.variant, "lang": game.lang,
         "players": game.players, "turn": game.turn, "turns": turns,
@@ -337,9 +360,10 @@ def join_url(server: Server, game: Game) -> str:
     return f"{server.base_url}/join/{display_code(game.code)}"
 
 
-def sheet_view(server: Server, game: Game, sheet: SheetRow, token: bool = False) -> dict[str, Any]:
-    """A sheet as the API shows it; `token` for its owner's answers. A photo's flagged or corrected boxes
-    carry their image as a data URL ("crop", what the pages show), every box its URL ("crop_url")."""
+def sheet_view(server: Server, game: Game, sheet: SheetRow, token: bool = False, hide: bool = False) -> dict[str, Any]:
+    """A sheet as the API shows it; `token` for its owner's answers; with `hide` (the projector's list) a name
+    the host hid is "hidden name". A photo's flagged or corrected boxes carry their image as a data URL ("crop",
+    what the pages show), every box its URL ("crop_url")."""
     import base64
 
     base = f"/api/games/{display_code(game.code)}/sheets/{sheet.id}"
@@ -354,7 +378,8 @@ def sheet_view(server: Server, game: Game, sheet: SheetRow, token: bool = False)
             view["crop"] = "data:image/png;base64," + base64.b64encode(png).decode() if png else None
             view["crop_url"] = f"{base}/boxes/{number}.png" + (f"?token={sheet.token}" if token else "")
         boxes.append(view)
-    out: dict[str, Any] = {"id": sheet.id, "name": sheet.name, "player": sheet.player, "kind": sheet.kind,
+    out: dict[str, Any] = {"id": sheet.id, "name": shown_name(game, sheet.name, sheet.hidden, not hide),
+                           "hidden": sheet.hidden, "player": sheet.player, "kind": sheet.kind,
                            "state": sheet.state, "printed": sheet.printed, "boxes": boxes,
                            "flagged": [b["box"] for b in boxes if b["flagged"]],
                            "empty": [b["box"] for b in boxes if b["value"] is None],

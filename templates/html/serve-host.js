@@ -149,6 +149,7 @@
       var name = document.createElement("b");
       name.textContent = person.name;
       item.appendChild(name);
+      if (person.hidden) { item.appendChild(hiddenMark()); }
       var how = document.createElement("span");
       how.className = "muted";
       how.textContent = person.joined ? " · " + P.tr("joined_at", {time: P.time(person.joined)}) : "";
@@ -167,12 +168,36 @@
           }, function (error) { P.say(el("game-error"), P.problem(error)); });
         }, "small"));
       }
+      item.appendChild(document.createTextNode(" "));
+      item.appendChild(hideButton(person));
       list.appendChild(item);
     });
     if (before !== null) {
       var known = before.map(function (p) { return p.id; });
       people.forEach(function (p) { if (known.indexOf(p.id) < 0) { P.announce(P.tr("arrived", {name: p.name})); } });
     }
+  }
+
+  // "hidden from the projector": beside a name the host has hidden.
+  function hiddenMark() {
+    var mark = document.createElement("span");
+    mark.className = "hidden-mark";
+    mark.textContent = " · " + P.tr("hidden_mark");
+    return mark;
+  }
+
+  // Hides a name from the projector and the other phones, or shows it again: a player's (who joined), or a
+  // sheet's handed in by name alone; the player's sheet and the sheet's player follow.
+  function hideButton(person) {
+    var control = button(P.tr(person.hidden ? "show_name" : "hide_name"), function () {
+      var path = person.id !== null && person.id !== undefined ? "/players/" + encodeURIComponent(person.id)
+        : "/sheets/" + encodeURIComponent(person.sheet);
+      P.api("PATCH", P.gamePath(game.code, path), {hidden: !person.hidden}).then(function () {
+        P.say(el("sheet-status"), P.tr(person.hidden ? "name_shown" : "name_hidden", {name: person.name}));
+      }, function (error) { P.say(el("game-error"), P.problem(error)); });
+    }, "small");
+    control.setAttribute("aria-pressed", person.hidden ? "true" : "false");
+    return control;
   }
 
   // The reveal, the lock and the number of players: what is missing is said before anything is done.
@@ -230,6 +255,7 @@
       name.className = "name";
       name.textContent = sheet.name;
       head.appendChild(name);
+      if (sheet.hidden) { head.appendChild(hiddenMark()); }
       var how = document.createElement("span");
       how.className = "muted";
       how.textContent = " · " + P.tr(sheet.kind === "typed" ? "typed" : "photo") + (sheet.printed ? " " + sheet.printed : "");

@@ -436,6 +436,13 @@
     }
     var rows = document_.ranking || [];
     var placed = own ? rows.filter(function (row) { return row.player === own.player && row.total === own.total; })[0] : null;
+    if (placed && me && me.name && placed.player !== me.name) {  // a name the host hid: this phone still shows its own
+      var mine = {};
+      Object.keys(placed).forEach(function (field) { mine[field] = placed[field]; });
+      mine.player = me.name;
+      rows = rows.map(function (row) { return row === placed ? mine : row; });
+      placed = mine;
+    }
     P.ranking(el("ranking"), rows, function (row) { return placed !== null && placed !== undefined && row === placed; });
     if (!rows.length) { el("ranking").textContent = P.tr("no_ranking"); }
     el("result").hidden = false;

@@ -13,7 +13,7 @@ from paperplay.seeds import display_code
 from paperplay.serve import checks
 from paperplay.serve.errors import ApiError, Code
 from paperplay.serve.store import Game
-from paperplay.serve.web import CSP, Json, Server, game_of, join_url, need_host
+from paperplay.serve.web import CSP, Json, Server, game_of, is_host, join_url, names_shown, need_host
 
 
 def _revealed(game: Game) -> None:
@@ -23,11 +23,15 @@ def _revealed(game: Game) -> None:
 
 
 async def results(request: Request) -> Response:
+    """The results: the names the host hid are "hidden name" but for the host (whose answer is made for it
+    alone; everyone else's once a version)."""
     server: Server = request.app.state.server
     game = game_of(request)
     _revealed(game)
+    if is_host(request):
+        return Json(await run_in_threadpool(checks.results, game, server.store.sheets(game.code)))
     data = await server.live.made_once(f"{game.code}/results", game.version, lambda: bytes(Json(
-        checks.results(game, server.store.sheets(game.code))).body))
+        checks.results(game, names_shown(game, server.store.sheets(game.code)))).body))
     return Response(data, media_type="application/json")
 
 
@@ -36,7 +40,8 @@ async def results_page(request: Request) -> Response:
     game = game_of(request)
     _revealed(game)
     page = await server.live.made_once(f"{game.code}/results.html", game.version,
-                                       lambda: checks.results_page(game, server.store.sheets(game.code)))
+                                       lambda: checks.results_page(game, names_shown(game, server.store.sheets(
+                                           game.code))))
     return Response(page, media_type="text/html; charset=utf-8", headers={"Content-Security-Policy": CSP})
 
 

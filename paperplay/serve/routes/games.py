@@ -58,7 +58,7 @@ async def list_games(request: Request) -> Response:
     def listed() -> list[dict[str, Any]]:
         out = []
         for game in server.store.games():
-            one = state(server, game, server.store.sheets(game.code))
+            one = state(server, game, server.store.sheets(game.code), host=True)
             one["players_names"] = [p["name"] for p in one["roster"]]
             one["projector_url"] = projector_url(server, game)
             # the host's answers only: whether players could find the draw (never the seed before the reveal)
@@ -84,7 +84,7 @@ async def change_game(request: Request) -> Response:
         raise ApiError(Code.BAD_INPUT, f"locked: is {checks.shown(locked)}; expected true or false")
     game = await run_in_threadpool(server.store.update_game, game.code, players, locked)
     server.notify(game.code)
-    return Json(state(server, game, server.store.sheets(game.code)))
+    return Json(state(server, game, server.store.sheets(game.code), host=True))
 
 
 async def get_game(request: Request) -> Response:
@@ -103,7 +103,7 @@ async def get_game(request: Request) -> Response:
                                    request.receive)
         game = current[0]
     if is_host(request):  # the host's page: the projector's address too (never cached: one caller)
-        return Json({**state(server, game, server.store.sheets(game.code)),
+        return Json({**state(server, game, server.store.sheets(game.code), host=True),
                      "projector_url": projector_url(server, game)})
     return Response(rendered_state(server, game), media_type="application/json")
 
@@ -126,8 +126,9 @@ async def game_events(request: Request) -> Response:
     if request.method == "HEAD":  # the headers only: no stream held open (and no phone's place) for nothing
         return Response(media_type="text/event-stream")
     address = client_address(request)
+    # X-Accel-Buffering: a reverse proxy (nginx) passes each event on as it comes, even with its buffering on
     return StreamingResponse(server.live.events(game.code, current, address=address),
-                             media_type="text/event-stream")
+                             media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})
 
 
 async def call_tile(request: Request) -> Response:
@@ -160,13 +161,13 @@ async def reveal(request: Request) -> Response:
     if not isinstance(force, bool):
         raise ApiError(Code.BAD_INPUT, f"force: is {checks.shown(force)}; expected true or false")
     if not game.revealed and not force:
-        missing = what_is_missing(state(server, game, server.store.sheets(game.code)))
+        missing = what_is_missing(state(server, game, server.store.sheets(game.code), host=True))
         if missing:
             raise ApiError(Code.NOT_READY, f"reveal: {missing}; reveal with {{\"force\": true}} to score the "
                                            "sheets as they are (incomplete sheets stay out of the ranking)")
     game = await run_in_threadpool(server.store.reveal, game.code)
     server.notify(game.code)
-    return Json(state(server, game, server.store.sheets(game.code)))
+    return Json(state(server, game, server.store.sheets(game.code), host=True))
 
 
 def what_is_missing(now: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ from starlette.responses import Response
 from paperplay.seeds import display_code
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import ApiError, Code
+from paperplay.serve.store import Game
 from paperplay.serve.web import Json, Server, game_of, idempotency_key, json_body, limit, need_host, only_fields
 
 
@@ -27,14 +28,34 @@ async def join(request: Request) -> Response:
                 status_code=201 if new else 200)
 
 
-async def remove(request: Request) -> Response:
-    """The host removes a player who has not handed in."""
+def _named(request: Request) -> tuple[Server, Game, int, ApiError]:
+    """A host call on one player: the server, the game, the player's id and the answer when there is none."""
     need_host(request)
     server: Server = request.app.state.server
     game = game_of(request)
     text = request.path_params["player"]
     player_id = numbers.whole(text, "id", 0, 10**12)
+    return server, game, player_id, ApiError(Code.NO_PLAYER, f"id: no player {checks.shown(text)} in game "
+                                                             f"{display_code(game.code)}")
+
+
+async def hide(request: Request) -> Response:
+    """The host hides a player's name from the projector and the other phones (their sheet's with it), or shows it
+    again."""
+    server, game, player_id, missing = _named(request)
+    data = await json_body(request)
+    only_fields(data, ("hidden",))
+    hidden = checks.check_hidden(data)
+    if not await run_in_threadpool(server.store.hide, game.code, hidden, player_id):
+        raise missing
+    server.notify(game.code)
+    return Json({"id": player_id, "hidden": hidden})
+
+
+async def remove(request: Request) -> Response:
+    """The host removes a player who has not handed in."""
+    server, game, player_id, missing = _named(request)
     if not await run_in_threadpool(server.store.delete_player, game.code, player_id):
-        raise ApiError(Code.NO_PLAYER, f"id: no player {checks.shown(text)} in game {display_code(game.code)}")
+        raise missing
     server.notify(game.code)
     return Json({"deleted": player_id})

@@ -159,7 +159,8 @@ async def list_sheets(request: Request) -> Response:
     game = game_of(request)
     if not (game.revealed and has_view(request, game)):
         need_host(request)
-    return Json({"sheets": [sheet_view(server, game, s) for s in server.store.sheets(game.code)]})
+    hide = not is_host(request)
+    return Json({"sheets": [sheet_view(server, game, s, hide=hide) for s in server.store.sheets(game.code)]})
 
 
 async def get_sheet(request: Request) -> Response:
@@ -244,15 +245,23 @@ async def correct_sheet(request: Request) -> Response:
 
 
 async def rename_sheet(request: Request) -> Response:
-    """The host renames a sheet (and the player who handed it in)."""
+    """The host renames a sheet (and the player who handed it in), or hides its name from the projector and the
+    other phones (its player's with it), or both."""
     need_host(request)
     server: Server = request.app.state.server
     game = game_of(request)
     sheet = sheet_of(request, game)
     data = await json_body(request)
-    only_fields(data, ("name",))
-    name = checks.check_name(data.get("name"))
-    sheet = await run_in_threadpool(server.store.rename_sheet, game.code, sheet.id, name)
+    only_fields(data, ("name", "hidden"))
+    if not data:
+        raise ApiError(Code.BAD_INPUT, "body: is empty; expected name, hidden or both")
+    name = checks.check_name(data.get("name")) if "name" in data else None
+    hidden = checks.check_hidden(data) if "hidden" in data else None
+    if name is not None:
+        sheet = await run_in_threadpool(server.store.rename_sheet, game.code, sheet.id, name)
+    if hidden is not None and not await run_in_threadpool(server.store.hide, game.code, hidden, None, sheet.id):
+        raise ApiError(Code.NO_SHEET, f"id: no sheet {sheet.id} in game {display_code(game.code)} (removed meanwhile)")
+    sheet = sheet_of(request, game)
     server.notify(game.code)
     return Json(sheet_view(server, game, sheet))
 

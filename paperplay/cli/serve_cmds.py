@@ -296,8 +296,11 @@ def worker(
     except ImportError:
         raise InputError(WORKER_INSTALL) from None
     _need_extra()
+    import importlib
+
     from paperplay.serve.queue import run_worker
-    from paperplay.serve.store_pg import redacted
+
+    redacted = importlib.import_module("paperplay.serve.store_pg").redacted  # the password never printed
 
     count = concurrency or max(1, min(4, os.cpu_count() or 1))
     shown = redacted(db)

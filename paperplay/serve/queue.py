@@ -291,9 +291,9 @@ def run_worker(url: str, concurrency: int = 1, progress: Callable[[Tally], None]
                started: Callable[[], None] | None = None) -> Tally:
     """`paperplay worker`: reads the photos queued in the PostgreSQL database at `url` with `concurrency`
     processes until stopped; the tally. `started` is called once the queue is ready."""
-    from paperplay.serve.store import open_store
+    import importlib
 
-    store: Any = open_store(url)
+    store: Any = importlib.import_module("paperplay.serve.store").open_store(url)  # PgStore
     read, pool = process_reader(concurrency)
     try:
         pool.start()

@@ -138,7 +138,8 @@ async def _queue_photo(server: Server, game: Game, path: Path, name: str | None,
     """A photo handed in to a PostgreSQL game: its sheet (state "reading"), its bytes and its job are committed
     together, and answered at once (202); a photo worker reads it (paperplay.serve.queue)."""
     photo = await run_in_threadpool(path.read_bytes)
-    sheet, new = await run_in_threadpool(server.store.add_photo, game.code, name, photo, key, player,
+    store: Any = server.store  # PgStore (paperplay.serve.store_pg)
+    sheet, new = await run_in_threadpool(store.add_photo, game.code, name, photo, key, player,
                                          checks.total_turns(game))
     server.notify(game.code)
     return Json(sheet_view(server, game, sheet, token=True) | {"version": game.version},
@@ -198,8 +199,10 @@ async def get_sheet(request: Request) -> Response:
 
 def _looked_up(server: Server, code: str, sheet_id: int) -> SheetRow | Refusal | None:
     sheet = server.store.sheet(code, sheet_id)
-    if sheet is None and getattr(server.store, "kind", "sqlite") == "postgresql":
-        return server.store.refusal(code, sheet_id)
+    store: Any = server.store
+    if sheet is None and getattr(store, "kind", "sqlite") == "postgresql":  # PgStore: a refused photo's record
+        refusal: Refusal | None = store.refusal(code, sheet_id)
+        return refusal
     return sheet
 
 

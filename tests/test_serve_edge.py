@@ -75,6 +75,19 @@ def test_an_ipv6_client_is_counted_by_its_64_network():
     assert counted_as("203.0.113.9") == "203.0.113.9"
 
 
+def test_the_buckets_stay_bounded_when_many_clients_keep_theirs_half_used():
+    pytest.importorskip("starlette", reason="paperplay serve needs the serve extra (pip install '.[serve]')")
+    from paperplay.serve.web import Pace
+
+    pace = Pace(burst=5, per_second=0.001, kept=10)  # nobody's bucket fills again during the test
+    assert all(pace.take(f"203.0.113.{i}") == 0.0 for i in range(200))
+    assert len(pace._buckets) <= 10
+    assert pace.take("203.0.113.199") == 0.0 and pace.take("203.0.113.199") == 0.0  # the latest are kept
+    for _ in range(3):
+        pace.take("203.0.113.199")
+    assert pace.take("203.0.113.199") > 0  # its 5 are used: it waits
+
+
 # --- the options -----------------------------------------------------------------------------------
 
 def test_trusted_proxies_are_addresses_or_networks():

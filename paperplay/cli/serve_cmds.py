@@ -224,6 +224,10 @@ def serve(
         typer.echo(f"Players join on the same Wi-Fi at {base}/join/<game code> (the projector page shows the QR code).")
     else:
         typer.echo("Only this computer can reach it; with --lan, the phones on the room's Wi-Fi can too.")
+    if proxies:
+        typer.echo(f"Requests from {', '.join(str(n).removesuffix('/32').removesuffix('/128') for n in proxies)} come "
+                   f"through a proxy: each phone counts as the address its X-Forwarded-For names (at most {joins} "
+                   f"joins and {hand_ins} hand-ins each).")
     typer.echo(f"Games are kept in {printable(str(db))}: Ctrl-C stops; the same command carries on later.")
     sys.stdout.flush()
     try:

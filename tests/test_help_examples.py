@@ -17,8 +17,9 @@ EXAMPLES = Path(__file__).parent.parent / "docs" / "examples"
 SLOW = ("montecarlo",)
 """Examples that play hundreds of Monte Carlo games (minutes on CI): run with -m slow."""
 NEEDS_PHOTOS = ("paperplay scan ",)
-RUN_UNTIL_STOPPED = ("paperplay serve",)
-"""Examples that serve until Ctrl-C: tests/test_serve_process.py runs each and stops it."""
+RUN_UNTIL_STOPPED = ("paperplay serve", "paperplay worker")
+"""Examples that serve until Ctrl-C: tests/test_serve_process.py runs each and stops it (a worker's need a
+PostgreSQL server: the photo worker tests run one)."""
 
 
 def help_examples() -> list[tuple[str, str]]:

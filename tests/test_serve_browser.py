@@ -751,6 +751,15 @@ def hostile_room(browser: Any, served: Served, shots: Path | None = None) -> dic
         projector.wait_for_selector("#results:not([hidden])")
         projector.wait_for_function("() => document.getElementById('results').scrollTop > 0", timeout=10_000)
         seen["scrolled"] = True
+        # The host hides Daniel's name: the projector's results say "hidden name"; the host still sees it, marked.
+        host.click("#roster li:has-text('Daniel') button:has-text('Hide the name')")
+        projector.wait_for_function("() => document.getElementById('results').textContent.includes('hidden name')")
+        seen["hidden_projector"] = projector.inner_text("#results")
+        host.wait_for_selector("#roster li:has-text('Daniel') .hidden-mark")
+        seen["hidden_host"] = host.inner_text("#roster")
+        host.click("#roster li:has-text('Daniel') button:has-text('Show the name')")
+        projector.wait_for_function("() => document.getElementById('results').textContent.includes('Daniel')")
+        seen["shown_again"] = host.inner_text("#roster")
     finally:
         seen["errors"] = list(tabs.errors)
         tabs.close()
@@ -800,6 +809,12 @@ def test_the_pages_follow_a_correction_after_the_reveal_and_show_an_invalid_shee
     assert "Daniel" in hostile["invalid_row"] and "not valid" in hostile["invalid_row"]
     assert "point" not in hostile["invalid_row"]  # never its points as a score
     assert hostile["scrolled"] is True
+
+
+def test_the_host_hides_a_name_from_the_projector_and_shows_it_again(hostile):
+    assert "Daniel" not in hostile["hidden_projector"] and "hidden name" in hostile["hidden_projector"]
+    assert "Daniel · hidden from the projector" in hostile["hidden_host"]
+    assert "hidden from the projector" not in hostile["shown_again"] and "Daniel" in hostile["shown_again"]
 
 
 def test_the_projector_speaks_only_with_a_local_voice_and_remembers_its_switches(hostile):

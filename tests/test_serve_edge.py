@@ -75,6 +75,19 @@ def test_an_ipv6_client_is_counted_by_its_64_network():
     assert counted_as("203.0.113.9") == "203.0.113.9"
 
 
+def test_the_buckets_stay_bounded_when_many_clients_keep_theirs_half_used():
+    pytest.importorskip("starlette", reason="paperplay serve needs the serve extra (pip install '.[serve]')")
+    from paperplay.serve.web import Pace
+
+    pace = Pace(burst=5, per_second=0.001, kept=10)  # nobody's bucket fills again during the test
+    assert all(pace.take(f"203.0.113.{i}") == 0.0 for i in range(200))
+    assert len(pace._buckets) <= 10
+    assert pace.take("203.0.113.199") == 0.0 and pace.take("203.0.113.199") == 0.0  # the latest are kept
+    for _ in range(3):
+        pace.take("203.0.113.199")
+    assert pace.take("203.0.113.199") > 0  # its 5 are used: it waits
+
+
 # --- the options -----------------------------------------------------------------------------------
 
 def test_trusted_proxies_are_addresses_or_networks():
@@ -170,7 +183,7 @@ class Edge(Running):
         self.base = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
         self.store = Store(db)
         networks = trusted_proxies(proxies)
-        door = Door(Hosts(["games.example.org"] if public else []), proxies=networks)
+        door = Door(Hosts(["games.example.org"] if public else []), public_url=public or "", proxies=networks)
         self.server = Server(self.store, PhotoReader(1, 8), public or self.base, door=door,
                              joins=paced(rate(joins, "x")), hand_ins=paced(rate(hand_ins, "x")))
         self.uvicorn = uvicorn.Server(uvicorn_config(build_app(self.server), networks))
@@ -293,6 +306,11 @@ def test_the_public_url_names_join_links_and_qr_codes_and_its_host_is_the_server
     page = client.get(f"/projector/{code}?view={created['projector_url'].split('view=')[1]}").body.decode()
     assert f">games.example.org/join/{code}<" in page  # the address under the QR code, as people type it
     assert "127.0.0.1" not in page
+    # the server's own redirects keep the public address's scheme (https behind the proxy), not http
+    slash = client.get(f"/join/{code}/", headers={"Host": "games.example.org"})
+    assert slash.status == 307 and slash.headers["location"] == f"https://games.example.org/join/{code}"
+    local = client.get(f"/join/{code}/")
+    assert local.status == 307 and local.headers["location"].startswith("http://127.0.0.1:")
 
 
 # --- a name hidden from the projector --------------------------------------------------------------
@@ -386,3 +404,36 @@ def test_hiding_a_name_is_the_hosts_and_bad_bodies_get_one_line(edge):
     sheets = client.request("PATCH", f"/api/games/{code}/sheets/12345", json_body={"hidden": True}, host=True)
     assert (sheets.status, sheets.json()["code"]) == (404, "no_sheet")
     assert b"Ann" in client.get(f"/api/games/{code}").body  # nothing was hidden by any of them
+
+
+def test_the_serve_command_wires_the_proxy_the_public_url_and_the_limits(tmp_path):
+    """paperplay serve itself, behind a proxy on this computer: its links name the public address, and each phone
+    the proxy reports is limited on its own."""
+    import re
+    import signal
+
+    from lab.loadtest import wait_until_up
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-m", "paperplay", "serve", "--port", "0", "--workers", "1",
+                                "--db", str(tmp_path / "g.db"), "--public-url", "https://games.example.org",
+                                "--trusted-proxy", "127.0.0.1", "--limit-joins", "2/h"],
+                               cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        first = process.stdout.readline().decode()
+        assert first.startswith("Host page: https://games.example.org/host?key="), first
+        key = first.split("key=")[1].strip()
+        lines = [process.stdout.readline().decode() for _ in range(2)]
+        local = re.findall(r"passes it on to (http://\S+), where this server listens", "".join(lines))[0]
+        wait_until_up(local, workers=False)
+        client = Client(local, key)
+        created = client.post("/api/games", {"players": 8, "seed": SEED}, host=True).json()
+        assert created["join_url"].startswith("https://games.example.org/join/")
+        code = created["code"]
+        assert [join(client, code, f"n{i}", "203.0.113.9").status for i in range(3)] == [201, 201, 429]
+        assert join(client, code, "other", "198.51.100.1").status == 201
+        assert client.get(f"/join/{code}", headers={"Host": "games.example.org"}).status == 200
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=20)
+    assert process.returncode == 130 and "Traceback" not in err.decode(), err

@@ -73,6 +73,7 @@ SHORT_HELP = {
     "review": "Replays a finished Streams game against the coach.",
     "scan": "Reads filled-in Streams sheets from photos.",
     "serve": "Runs a game night server: host, phones, projector.",
+    "worker": "Reads a PostgreSQL game night's photos.",
 }
 """Each command's line in `paperplay --help` (click cuts a docstring's first sentence off at 45 letters)."""
 

@@ -204,7 +204,7 @@ def serve(
     base = public or local
     count = workers or max(1, min(4, os.cpu_count() or 1))
     photos = PhotoReader(count, limit=8 * count)
-    door = Door(Hosts(names, bound="0.0.0.0" if lan else "127.0.0.1"), proxies=proxies)
+    door = Door(Hosts(names, bound="0.0.0.0" if lan else "127.0.0.1"), public_url=public or "", proxies=proxies)
     server = Server(store, photos, base, door=door, joins=paced(joins), hand_ins=paced(hand_ins))
     raise_open_files()  # a socket a waiting phone
     # the workers are started before the first line: a Ctrl-C in the moment a process starts is lost
@@ -224,6 +224,10 @@ def serve(
         typer.echo(f"Players join on the same Wi-Fi at {base}/join/<game code> (the projector page shows the QR code).")
     else:
         typer.echo("Only this computer can reach it; with --lan, the phones on the room's Wi-Fi can too.")
+    if proxies:
+        typer.echo(f"Requests from {', '.join(str(n).removesuffix('/32').removesuffix('/128') for n in proxies)} come "
+                   f"through a proxy: each phone counts as the address its X-Forwarded-For names (at most {joins} "
+                   f"joins and {hand_ins} hand-ins each).")
     typer.echo(f"Games are kept in {printable(str(db))}: Ctrl-C stops; the same command carries on later.")
     sys.stdout.flush()
     try:
@@ -253,5 +257,81 @@ def uvicorn_config(app: object, proxies: tuple[Network, ...] = ()) -> uvicorn.Co
                           http=protocol(proxies=proxies), proxy_headers=False, forwarded_allow_ips="")
 
 
+WORKER_INSTALL = ("paperplay worker needs the serve-pg extra (psycopg, procrastinate) and the scan extra (the photo "
+                  "reader): in paperplay's folder, pip install '.[serve-pg,scan]'")
+NOT_POSTGRESQL = ("photo workers need a PostgreSQL database (postgresql://USER@HOST/NAME, as the servers' --db); the "
+                  "laptop evening reads photos in the server")
+
+
+def worker(
+    db: Annotated[str, typer.Option("--db", metavar="URL", help="The game database the servers use: "
+                                    "postgresql://USER[:PASSWORD]@HOST[:PORT]/NAME (its password is never "
+                                    "printed).", show_default=False)],
+    concurrency: Annotated[int | None, typer.Option("--concurrency", "-c", click_type=opt.WHOLE, help="Photos read "
+                                                    "at once, one process each, 1-64 (default: one a core, at most "
+                                                    "4).", show_default=False)] = None,
+) -> None:
+    """Reads the photos handed in to a PostgreSQL game night, on any machine that reaches the database.
+
+    A phone's photo is stored in the database and queued; its phone shows "reading…" until a worker
+    has read it. Run as many workers as the evening needs, on as many machines: each reads
+    --concurrency photos at once (one process and one core each). Prints a line now and then: photos
+    read, refused, per second. Ctrl-C (or SIGTERM) stops it once the photo being read is stored; a
+    second Ctrl-C stops at once, and that photo is read again by another worker (as it is when a
+    worker's machine dies).
+
+    Examples:
+
+    \b
+      paperplay worker --db postgresql://paperplay@db.example.org/gamenight
+      paperplay worker --db postgresql://paperplay@10.0.0.5:5432/gamenight --concurrency 8
+      paperplay worker --db postgresql:///gamenight -c 2
+
+    The laptop evening (paperplay serve with no --db, or a file) needs no worker: its server reads the
+    photos itself.
+    """
+    if concurrency is not None and not 1 <= concurrency <= 64:
+        raise InputError(f"is {concurrency}; expected 1-64", field="concurrency")
+    if not db.lower().startswith(("postgresql://", "postgres://")):
+        raise InputError(f"is {printable(db)!r}; {NOT_POSTGRESQL}", field="db")
+    try:
+        import procrastinate  # noqa: F401
+        import psycopg  # noqa: F401
+    except ImportError:
+        raise InputError(WORKER_INSTALL) from None
+    _need_extra()
+    import importlib
+
+    from paperplay.serve.queue import run_worker
+
+    redacted = importlib.import_module("paperplay.serve.store_pg").redacted  # the password never printed
+
+    count = concurrency or max(1, min(4, os.cpu_count() or 1))
+    shown = redacted(db)
+
+    def started() -> None:
+        typer.echo(f"Reading photos from {shown} with {count} process{'es' if count != 1 else ''}: Ctrl-C stops "
+                   "(the photo being read is stored first).")
+        sys.stdout.flush()
+
+    def progress(tally: object) -> None:
+        typer.echo(f"  {tally.line()}")  # type: ignore[attr-defined]
+        sys.stdout.flush()
+
+    try:
+        run_worker(db, count, progress=progress, started=started)
+    except InputError:
+        raise
+    except Exception as exc:
+        import psycopg
+
+        if not isinstance(exc, psycopg.Error):
+            raise
+        line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"is {shown}; the database cannot be used ({line.replace(db, shown)})", field="db") from None
+    raise KeyboardInterrupt  # a worker ends only when stopped (Ctrl-C, SIGTERM): exit 130
+
+
 def register(app: typer.Typer) -> None:
     app.command(cls=opt.OnceCommand, short_help=SHORT_HELP["serve"])(guarded(serve))
+    app.command(cls=opt.OnceCommand, short_help=SHORT_HELP["worker"])(guarded(worker))

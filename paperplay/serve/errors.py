@@ -46,6 +46,7 @@ class Code(StrEnum):
     NAME_TAKEN = "name_taken"              # 409 the name, or one that looks the same, is taken
     HANDED_IN = "handed_in"                # 409 this player has handed in a sheet already
     INCOMPLETE = "incomplete"              # 409 the sheet has empty boxes: type them first
+    READING = "reading"                    # 409 the sheet's photo is still being read by a photo worker
     LOCKED = "locked"                      # 409 the host has locked hand-ins and corrections
     PLAYERS_BELOW = "players_below_sheets"  # 409 fewer players than sheets handed in
     NOT_READY = "not_ready"                # 409 the reveal: sheets missing, incomplete or unsettled
@@ -68,6 +69,7 @@ STATUS = {
     Code.GAME_EXISTS: 409, Code.TOO_MANY_GAMES: 409, Code.ALL_CALLED: 409, Code.WRONG_TURN: 409,
     Code.REVEALED: 409, Code.NOT_REVEALED: 409, Code.TOO_EARLY: 409, Code.GAME_FULL: 409, Code.SHEET_USED: 409,
     Code.NAME_TAKEN: 409, Code.HANDED_IN: 409, Code.INCOMPLETE: 409, Code.LOCKED: 409, Code.PLAYERS_BELOW: 409,
+    Code.READING: 409,
     Code.NOT_READY: 409,
     Code.VARIANT_SHEETS: 409,
     Code.TOO_LARGE: 413, Code.WRONG_TYPE: 415, Code.WRONG_HOST: 421, Code.TOO_FAST: 429, Code.TOO_MANY: 429,

@@ -37,6 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
+from urllib.parse import urlsplit
 
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -243,6 +244,9 @@ class Door:
     """Bytes held now by bodies received and not yet answered."""
     by_client: dict[str, int] = field(default_factory=dict)
     """The same bytes by client address."""
+    public_url: str = ""
+    """The address players open (`paperplay serve --public-url`), or "": a request naming its host is taken as
+    arriving by its scheme (behind a proxy with TLS, the server's own redirects then stay https)."""
     proxies: tuple[Network, ...] = ()
     """The trusted proxies (`paperplay serve --trusted-proxy`): a request from one of them is the client's whose
     address its X-Forwarded-For names (paperplay.serve.internet)."""
@@ -311,6 +315,8 @@ class Guard:
         self.limits = self.door.limits
         self.spool = spool
         self._told_proxy = False
+        public = urlsplit(self.door.public_url)
+        self._public = (host_part(public.netloc.rpartition("@")[2]), public.scheme) if public.scheme else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -318,6 +324,8 @@ class Guard:
             return
         started = False
         scope[CLIENT] = self._client_of(scope)
+        if self._public is not None and host_part(_header(scope, b"host") or "") == self._public[0]:
+            scope["scheme"] = self._public[1]
 
         async def sending(message: Message) -> None:
             nonlocal started

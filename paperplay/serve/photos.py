@@ -13,6 +13,7 @@ import os
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from paperplay.streams.rules import Tile
@@ -34,6 +35,15 @@ def _start_worker() -> None:
     cv2.setNumThreads(1)  # one photo a process: the processes share the cores
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
     import paperplay.scan.pipeline  # noqa: F401 - loaded once, before the first photo
+
+
+def _start_quiet_worker() -> None:
+    """A photo worker's reader process (`paperplay worker`): Ctrl-C is the worker's to answer (it finishes the
+    photo being read, or leaves it to be read again), never the reader's."""
+    from paperplay.processes import ignore_interrupts
+
+    ignore_interrupts()
+    _start_worker()
 
 
 def read_in_worker(path: str, drawn: Sequence[Tile] | None) -> dict[str, Any]:
@@ -77,6 +87,85 @@ OVERLAY_SIDE = 720
 """The long side of a refused photo's overlay sent to the phone, pixels (about 100-250 KB as PNG)."""
 
 
+@dataclass(frozen=True)
+class PhotoTaken:
+    """A photo read as a game's sheet, to be stored: its name, its printed sheet number (None when its QR
+    code was not read), each box's JSON and image."""
+
+    name: str
+    printed: str | None
+    boxes: list[dict[str, Any]]
+    crops: list[bytes] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class PhotoRefused:
+    """A photo that cannot be taken: its code, its one line ("photo: ..."), and how to take it again (the
+    reader's advice as (code, values), worded in the game's language when answered; the photo with what the
+    reader found drawn on it, PNG), when the reader refused it."""
+
+    code: str
+    error: str
+    advice: tuple[str, dict[str, Any]] | None = None
+    overlay: bytes | None = field(default=None, repr=False)
+
+
+def judge(read: dict[str, Any], seed: str, name: str | None) -> PhotoTaken | PhotoRefused:
+    """What a photo read (read_in_worker's answer) gives a game of `seed`, handed in under `name` (the
+    player's, or the one given with the photo; None: named after its printed sheet): the sheet to store, or
+    the refusal. One path for the server that reads photos itself and for the photo workers."""
+    from paperplay.handin import PhotoSheet, Refused, check_photo_game
+    from paperplay.seeds import full_code
+
+    if "error" in read:
+        advice = read.get("advice")
+        return PhotoRefused(str(read.get("refused") or "bad_photo"), f"photo: {read['error']}",
+                            (str(advice[0]), dict(advice[1])) if advice else None, read.get("overlay"))
+    sheet: PhotoSheet = read["sheet"]
+    try:
+        check_photo_game(sheet, full_code("streams", seed))
+    except Refused as exc:
+        return PhotoRefused(exc.code, str(exc))
+    printed = sheet.sheet or None
+    if name is None and printed is None:  # no sheet number to name it after
+        return PhotoRefused("bad_input", "name: missing; the sheet's QR code could not be read, so the sheet is "
+                                         "named after its player: give the name (or join the game first)")
+    return PhotoTaken(name or f"sheet {printed}", printed, sheet.boxes, sheet.crops)
+
+
+def retake(refused: PhotoRefused, lang: str) -> dict[str, Any]:
+    """A refused photo's answer beside its line: "hint", what to do in the game's language, and "overlay", the
+    photo with what the reader found drawn on it (a PNG data address the phone shows)."""
+    if refused.advice is None:
+        return {}
+    import base64
+
+    from paperplay.i18n import translator
+    from paperplay.scan.refusal import ScanRefusal
+
+    code, values = refused.advice
+    error = refused.error.removeprefix("photo: ")
+    out: dict[str, Any] = {"hint": ScanRefusal(code, error, **values).hint_in(translator(lang))}
+    if refused.overlay:
+        out["overlay"] = "data:image/png;base64," + base64.b64encode(refused.overlay).decode("ascii")
+    return out
+
+
+def read_bytes(photo: bytes, drawn: Sequence[Tile] | None, folder: str | None = None) -> dict[str, Any]:
+    """read_in_worker for a photo's bytes (the photo workers keep them in the database): written to a
+    temporary file in `folder`, read, removed."""
+    import tempfile
+    from pathlib import Path
+
+    handle, path = tempfile.mkstemp(suffix=".photo", dir=folder)
+    try:
+        with open(handle, "wb") as out:
+            out.write(photo)
+        return read_in_worker(path, drawn)
+    finally:
+        Path(path).unlink(missing_ok=True)
+
+
 def _ready() -> bool:
     return True
 
@@ -93,8 +182,10 @@ class Full(Exception):
 class PhotoReader:
     """The worker pool and the count of photos in it."""
 
-    def __init__(self, workers: int, limit: int, per_address: int = PER_ADDRESS) -> None:
+    def __init__(self, workers: int, limit: int, per_address: int = PER_ADDRESS, quiet: bool = False) -> None:
         self.workers = workers
+        self.quiet = quiet
+        """Whether the processes ignore Ctrl-C (the photo workers': their parent stops them)."""
         self.limit = limit
         self.per_address = per_address
         self._by_address: dict[str, int] = {}
@@ -107,7 +198,7 @@ class PhotoReader:
         """Starts the workers; each loads the reader as it starts (`ready` counts those done)."""
         from paperplay.processes import spawn_pool
 
-        self._pool = spawn_pool(self.workers, _start_worker)
+        self._pool = spawn_pool(self.workers, _start_quiet_worker if self.quiet else _start_worker)
         for _ in range(self.workers):
             self._pool.apply_async(_ready, callback=self._one_ready)
 

@@ -143,10 +143,38 @@ class SheetRow:
     """The id of the player who joined and handed it in (None: handed in by name alone)."""
     hidden: bool = False
     """The host hid the name from the projector and the other phones (Store.hide)."""
+    state: str = "read"
+    """"read", or "reading": a photo handed in to a PostgreSQL game waits for a photo worker (its boxes are
+    empty until then; paperplay.serve.queue)."""
 
     @property
     def cells(self) -> list[Any]:
         return [box["value"] for box in self.boxes]
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A photo the photo workers could not take (PostgreSQL games only): what its phone is told, kept
+    REFUSAL_KEPT seconds under the id and token its hand-in was answered with. The sheet itself is gone: its
+    place in the game is free again."""
+
+    id: int
+    game: str
+    token: str
+    idempotency: str | None
+    player: int | None
+    code: str
+    error: str
+    advice: tuple[str, dict[str, Any]] | None
+    """The photo reader's advice for a retake: its code and values (worded in the game's language when shown)."""
+    overlay: bytes | None
+    """The photo with what the reader found drawn on it (PNG), when the reader refused it."""
+    created: float
+
+
+REFUSAL_KEPT = 3600.0
+"""Seconds a refused photo's record is kept for its phone (then the photo workers delete it: the phone's
+question is answered 404, and it offers the hand-in again)."""
 
 
 def name_key(name: str) -> str:

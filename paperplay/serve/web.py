@@ -28,7 +28,7 @@ from paperplay.serve.guard import Door, client_address
 from paperplay.serve.internet import HAND_INS, JOINS, Rate, counted_as, rate
 from paperplay.serve.live import Live
 from paperplay.serve.photos import PhotoReader
-from paperplay.serve.store import Game, SheetRow, Store
+from paperplay.serve.store import Game, Refusal, SheetRow, Store
 from paperplay.streams.rules import tile_json
 
 MAX_PHOTO = 10 * 1024 * 1024
@@ -164,7 +164,7 @@ def need_host(request: Request) -> None:
                        "link (header X-Paperplay-Key or ?key=)")
 
 
-def need_owner(request: Request, sheet: SheetRow) -> None:
+def need_owner(request: Request, sheet: SheetRow | Refusal) -> None:
     """The sheet's token, or the host's key; else 403 (401 when nothing was given)."""
     if is_host(request):
         return
@@ -278,7 +278,7 @@ def shown_boxes(game: Game, sheet: SheetRow) -> list[dict[str, Any]]:
 
 def _summary(sheet: SheetRow, boxes: list[dict[str, Any]], name: str) -> dict[str, Any]:
     empty = sum(b["value"] is None for b in boxes)
-    return {"id": sheet.id, "name": name, "hidden": sheet.hidden, "kind": sheet.kind,
+    return {"id": sheet.id, "name": name, "hidden": sheet.hidden, "kind": sheet.kind, "state": sheet.state,
             "flagged": sum(b["flagged"] for b in boxes), "empty": empty, "complete": empty == 0,
             "corrected": sum(b["corrected"] == "player" for b in boxes)}
 
@@ -337,6 +337,25 @@ def state(server: Server, game: Game, sheets: list[SheetRow], host: bool = False
     return out
 
 
+def sheet_key(code: str, sheet_id: int) -> str:
+    """What the phones waiting on one sheet's photo wait on (paperplay.serve.live), beside the game's code."""
+    return f"{code}/{sheet_id}"
+
+
+def refusal_view(game: Game, refusal: Refusal, token: bool = False) -> dict[str, Any]:
+    """A photo the photo workers refused, as its phone is told: "state" "refused", the one line and code of the
+    refusal, and, when the reader refused it, "hint" (what to do, in the game's language) and "overlay" (the
+    photo with what the reader found drawn on it)."""
+    from paperplay.serve.photos import PhotoRefused, retake
+
+    out: dict[str, Any] = {"id": refusal.id, "player": refusal.player, "kind": "photo", "state": "refused",
+                           "error": refusal.error, "code": refusal.code, "created": refusal.created}
+    out |= retake(PhotoRefused(refusal.code, refusal.error, refusal.advice, refusal.overlay), game.lang)
+    if token:
+        out["token"] = refusal.token
+    return out
+
+
 def join_url(server: Server, game: Game) -> str:
     return f"{server.base_url}/join/{display_code(game.code)}"
 
@@ -361,7 +380,7 @@ def sheet_view(server: Server, game: Game, sheet: SheetRow, token: bool = False,
         boxes.append(view)
     out: dict[str, Any] = {"id": sheet.id, "name": shown_name(game, sheet.name, sheet.hidden, not hide),
                            "hidden": sheet.hidden, "player": sheet.player, "kind": sheet.kind,
-                           "printed": sheet.printed, "boxes": boxes,
+                           "state": sheet.state, "printed": sheet.printed, "boxes": boxes,
                            "flagged": [b["box"] for b in boxes if b["flagged"]],
                            "empty": [b["box"] for b in boxes if b["value"] is None],
                            "corrected": [b["box"] for b in boxes if b["corrected"]],

@@ -151,30 +151,78 @@
       P.say(el("handin-status"), error.code === "too_many" ? P.problem(error) : P.tr("retrying"));
     }).then(function (sheet) {
       pending = null;
-      keep(sheet);
       errorAt("handin-error", "");
       P.say(el("handin-status"), "");
-      el("handin").hidden = true;
-      showSheet();
-      if (game) { follow(game); }
-      el("sheet-title").focus();
+      gotSheet(sheet);
+      if (sheet.state !== "refused") { el("sheet-title").focus(); }
     }, function (error) {
       pending = null;
       P.say(el("handin-status"), "");
-      // A photo refused by the reader: its advice (in the game's language) when the server gives one, else
-      // the page's words for the code; and the photo with what the reader found drawn on it.
-      var answer = (error && error.answer) || {};
-      var known = error && (P.data.text["e_" + error.code] !== undefined || error.status !== 400);
-      var advice = typeof answer.hint === "string" && answer.hint ? answer.hint : "";
-      errorAt("handin-error", advice && error.status === 400 ? advice : (known ? P.problem(error) : P.tr("e_bad_photo")));
-      var overlay = answer.overlay || answer.overlay_png || answer.overlay_url;
-      if (typeof overlay === "string" && (overlay.indexOf("data:image/png;base64,") === 0 || overlay.indexOf("/api/") === 0)) {
-        el("overlay").src = overlay;
-        el("overlay-box").hidden = false;
-      }
+      showRefusal(error);
       if (error && error.code === "handed_in") { refreshSheet(); }
       throw error;
     });
+  }
+
+  // A photo refused by the reader (the hand-in's answer, or a photo worker's later: a sheet "refused"): its
+  // advice (in the game's language) when the server gives one, else the page's words for the code; and the
+  // photo with what the reader found drawn on it.
+  function showRefusal(error) {
+    var answer = (error && error.answer) || {};
+    var known = error && (P.data.text["e_" + error.code] !== undefined || error.status !== 400);
+    var advice = typeof answer.hint === "string" && answer.hint ? answer.hint : "";
+    errorAt("handin-error", advice && error.status === 400 ? advice : (known ? P.problem(error) : P.tr("e_bad_photo")));
+    var overlay = answer.overlay || answer.overlay_png || answer.overlay_url;
+    if (typeof overlay === "string" && (overlay.indexOf("data:image/png;base64,") === 0 || overlay.indexOf("/api/") === 0)) {
+      el("overlay").src = overlay;
+      el("overlay-box").hidden = false;
+    }
+  }
+
+  // A sheet as the server answers it: read (its boxes), being read by a photo worker (a PostgreSQL game
+  // night: wait for it), or refused by the worker (hand it in again, as a refused hand-in).
+  var awaiting = null;  // the sheet whose photo is being read and waited for
+  function gotSheet(sheet) {
+    if (sheet.state === "refused") {
+      me.sheet = null;
+      me.boxes = null;
+      me.reading = false;
+      store();
+      el("sheet").hidden = true;
+      el("handin").hidden = false;
+      el("photo").value = "";
+      var refusal = {message: sheet.error || "", status: 400, code: sheet.code || "bad_photo", answer: sheet};
+      showRefusal(refusal);
+      if (game) { follow(game); }
+      el("handin-title").focus();
+      return;
+    }
+    keep(sheet);
+    me.reading = sheet.state === "reading";
+    store();
+    el("handin").hidden = true;
+    showSheet();
+    if (game) { follow(game); }
+    if (me.reading && awaiting !== sheet.id) { awaitRead(sheet.id, sheet.version); }
+  }
+
+  // Asks for the sheet with ?wait= until its photo is read (the server holds the question meanwhile).
+  function awaitRead(id, version) {
+    awaiting = id;
+    var path = P.gamePath(code, "/sheets/" + encodeURIComponent(id));
+    function ask(seen) {
+      if (!me || me.sheet !== id) { awaiting = null; return; }
+      P.api("GET", path + "?wait=" + (seen || 0), undefined, undefined, 35000).then(function (sheet) {
+        if (sheet.state === "reading") { ask(sheet.version); return; }
+        awaiting = null;
+        gotSheet(sheet);
+        if (sheet.state === "read") { el("sheet-title").focus(); }
+      }, function (error) {
+        if (error.code === "no_sheet" || error.status === 404) { awaiting = null; refreshSheet(); return; }
+        window.setTimeout(function () { ask(seen); }, 2000);
+      });
+    }
+    ask(version);
   }
 
   el("photo").addEventListener("change", function (event) {
@@ -235,6 +283,12 @@
     el("hello").textContent = P.tr("hello", {name: me.name || ""});  // the host may have renamed the sheet
     var list = el("read");
     list.textContent = "";
+    el("sheet").classList.toggle("reading", !!me.reading);
+    if (me.reading) {  // a photo worker reads it: its boxes come in a moment
+      P.say(el("sheet-status"), P.tr("queued"));
+      el("flags").textContent = "";
+      return;
+    }
     var locked = done || (game && (game.locked || game.revealed));
     me.boxes.forEach(function (b) {
       var item = document.createElement("li");
@@ -356,8 +410,7 @@
       return Promise.resolve();
     }
     return P.api("GET", path).then(function (sheet) {
-      keep(sheet);
-      showSheet();
+      gotSheet(sheet);
     }, function (error) {
       if (error.code === "no_sheet" || error.status === 404) {
         me.sheet = null;

@@ -3,7 +3,6 @@ docs/reference/api.md."""
 
 from __future__ import annotations
 
-import base64
 import math
 
 import tempfile
@@ -15,18 +14,16 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
-from paperplay.seeds import display_code, full_code
+from paperplay.seeds import display_code
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import ApiError, Code
 from paperplay.serve.guard import client_address
-from paperplay.serve.photos import Full
-from paperplay.handin import (
-    PhotoSheet, Refused, check_complete, check_photo_game, corrected, typed_boxes,
-)
-from paperplay.serve.store import Game, Player
+from paperplay.serve.photos import Full, PhotoRefused, judge, retake
+from paperplay.handin import check_complete, corrected, typed_boxes
+from paperplay.serve.store import Game, Player, Refusal, SheetRow
 from paperplay.serve.web import (
-    FORM_ROOM, MAX_PHOTO, RETRY_AFTER, Json, Server, game_of, has_view, idempotency_key, is_host, json_body, limit,
-    limited, need_host, need_owner, only_fields, sheet_of, sheet_view,
+    FORM_ROOM, MAX_PHOTO, RETRY_AFTER, WAIT_LIMIT, Json, Server, game_of, has_view, idempotency_key, is_host, json_body,
+    limit, limited, need_host, need_owner, only_fields, refusal_view, sheet_key, sheet_of, sheet_view,
 )
 
 def _open(game: Game) -> None:
@@ -96,6 +93,7 @@ async def _hand_in_photo(request: Request, server: Server, game: Game, key: str 
         raise ApiError(Code.BUSY, f"photo: {busy}; send it again in a few seconds",
                        {"Retry-After": str(RETRY_AFTER)}) from None
     path = None
+    queued = getattr(server.store, "kind", "sqlite") == "postgresql"  # read by photo workers (serve.queue)
     try:
         form_request = limited(request, MAX_PHOTO + FORM_ROOM, "photo")
         async with form_request.form(max_files=1, max_fields=2, max_part_size=FORM_ROOM) as form:
@@ -111,6 +109,8 @@ async def _hand_in_photo(request: Request, server: Server, game: Game, key: str 
             await run_in_threadpool(_save, photo.file, handle)
         game = game_of(request)
         _open(game)
+        if queued:
+            return await _queue_photo(server, game, Path(path), player.name if player else name, key, player)
         sent = time.perf_counter()
         try:  # every tile is called: the photo is matched to the draw
             read = await server.photos.read(path, checks.called_tiles(game))
@@ -124,23 +124,26 @@ async def _hand_in_photo(request: Request, server: Server, game: Game, key: str 
     # how long the photo waited for a worker and was read (ms), for the benchmark and the browser's tools
     timing = {"Server-Timing": f"queue;dur={(time.perf_counter() - sent - read['seconds']) * 1000:.0f}, "
                                f"read;dur={read['seconds'] * 1000:.0f}"}
-    if "error" in read:
-        raise ApiError(read.get("refused") or Code.BAD_PHOTO, f"photo: {read['error']}", timing,
-                       extra=_retake(read, game.lang))
-    sheet_read: PhotoSheet = read["sheet"]
-    try:
-        check_photo_game(sheet_read, full_code("streams", game.seed))
-    except Refused as exc:
-        raise ApiError(Code.WRONG_GAME, str(exc), timing) from None
-    printed = sheet_read.sheet or None
-    if player is None and name is None and printed is None:  # no sheet number to name it after
-        raise ApiError(Code.BAD_INPUT, "name: missing; the sheet's QR code could not be read, so the sheet is named "
-                                       "after its player: give the name (or join the game first)", timing)
-    name = player.name if player is not None else name or f"sheet {printed}"
-    sheet, new = await run_in_threadpool(server.store.add_sheet, game.code, name, "photo", sheet_read.boxes,
-                                         printed, key, sheet_read.crops, player, checks.total_turns(game))
+    taken = judge(read, game.seed, player.name if player is not None else name)
+    if isinstance(taken, PhotoRefused):
+        raise ApiError(taken.code, taken.error, timing, extra=retake(taken, game.lang))
+    sheet, new = await run_in_threadpool(server.store.add_sheet, game.code, taken.name, "photo", taken.boxes,
+                                         taken.printed, key, taken.crops, player, checks.total_turns(game))
     server.notify(game.code)
     return Json(sheet_view(server, game, sheet, token=True), status_code=201 if new else 200, headers=timing)
+
+
+async def _queue_photo(server: Server, game: Game, path: Path, name: str | None, key: str | None,
+                       player: Player | None) -> Response:
+    """A photo handed in to a PostgreSQL game: its sheet (state "reading"), its bytes and its job are committed
+    together, and answered at once (202); a photo worker reads it (paperplay.serve.queue)."""
+    photo = await run_in_threadpool(path.read_bytes)
+    store: Any = server.store  # PgStore (paperplay.serve.store_pg)
+    sheet, new = await run_in_threadpool(store.add_photo, game.code, name, photo, key, player,
+                                         checks.total_turns(game))
+    server.notify(game.code)
+    return Json(sheet_view(server, game, sheet, token=True) | {"version": game.version},
+                status_code=202 if new else 200)
 
 
 def _save(source: Any, handle: int) -> None:
@@ -162,11 +165,58 @@ async def list_sheets(request: Request) -> Response:
 
 
 async def get_sheet(request: Request) -> Response:
+    """A sheet for its owner (its token) or the host: with `?wait=VERSION` (the game's version last seen), held
+    while its photo is being read ("reading"), or, once read, until the game changes (at most WAIT_LIMIT s).
+    A photo the photo workers refused is answered as such ("refused", its line, code and advice)."""
     server: Server = request.app.state.server
     game = game_of(request)
-    sheet = sheet_of(request, game)
-    need_owner(request, sheet)
-    return Json(sheet_view(server, game, sheet, token=not is_host(request)))
+    sheet_id = numbers.whole(request.path_params["sheet"], "id", 0, 10**12)
+    found = _sheet_or_refusal(server, game, sheet_id)
+    need_owner(request, found)
+    wait = request.query_params.get("wait")
+    if wait is not None:
+        seen = numbers.whole(wait, "wait", 0, 10**12, what="the version of the state last seen,")
+        reading = isinstance(found, SheetRow) and found.state == "reading"
+        current: list[SheetRow | Refusal | None] = [found]
+
+        def changed() -> bool:
+            current[0] = _looked_up(server, game.code, sheet_id)
+            now = current[0]
+            if isinstance(now, SheetRow) and now.state == "reading":
+                return False
+            return now is None or reading or game_of(request).version != seen
+
+        # a photo read wakes the phones waiting on that sheet alone (paperplay.serve.queue notifies both)
+        await server.live.wait_for(sheet_key(game.code, sheet_id) if reading else game.code, changed, WAIT_LIMIT,
+                                   client_address(request), request.receive)
+        found = _sheet_or_refusal(server, game, sheet_id)
+        game = game_of(request)
+    host = is_host(request)
+    if isinstance(found, Refusal):
+        return Json(refusal_view(game, found, token=not host) | {"version": game.version})
+    return Json(sheet_view(server, game, found, token=not host) | {"version": game.version})
+
+
+def _looked_up(server: Server, code: str, sheet_id: int) -> SheetRow | Refusal | None:
+    sheet = server.store.sheet(code, sheet_id)
+    store: Any = server.store
+    if sheet is None and getattr(store, "kind", "sqlite") == "postgresql":  # PgStore: a refused photo's record
+        refusal: Refusal | None = store.refusal(code, sheet_id)
+        return refusal
+    return sheet
+
+
+def _sheet_or_refusal(server: Server, game: Game, sheet_id: int) -> SheetRow | Refusal:
+    found = _looked_up(server, game.code, sheet_id)
+    if found is None:
+        raise ApiError(Code.NO_SHEET, f"id: no sheet {sheet_id} in game {display_code(game.code)}")
+    return found
+
+
+def _not_reading(sheet: SheetRow) -> None:
+    if sheet.state == "reading":
+        raise ApiError(Code.READING, f"id: sheet {sheet.id}'s photo is still being read; its boxes come in a "
+                                     "moment (GET it with ?wait=)")
 
 
 async def correct_sheet(request: Request) -> Response:
@@ -174,6 +224,7 @@ async def correct_sheet(request: Request) -> Response:
     game = game_of(request)
     sheet = sheet_of(request, game)
     need_owner(request, sheet)
+    _not_reading(sheet)
     data = await json_body(request)
     only_fields(data, ("cells",))
     variant = checks.game_rules(game.variant)
@@ -247,18 +298,3 @@ async def box_image(request: Request) -> Response:
     if png is None:
         raise ApiError(Code.NO_BOX, f"box: sheet {sheet.id} has no image of box {checks.shown(box)}")
     return Response(png, media_type="image/png")
-
-
-def _retake(read: dict[str, Any], lang: str) -> dict[str, Any]:
-    """A refused photo's answer beside its line: "hint", what to do in the game's language, and "overlay", the
-    photo with what the reader found drawn on it (a PNG data address the phone shows)."""
-    if "advice" not in read:
-        return {}
-    from paperplay.i18n import translator
-    from paperplay.scan.refusal import ScanRefusal
-
-    code, values = read["advice"]
-    out: dict[str, Any] = {"hint": ScanRefusal(code, read["error"], **values).hint_in(translator(lang))}
-    if read.get("overlay"):
-        out["overlay"] = "data:image/png;base64," + base64.b64encode(read["overlay"]).decode("ascii")
-    return out

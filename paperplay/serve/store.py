@@ -103,6 +103,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE players ADD COLUMN number INTEGER",
         "UPDATE players SET number=(SELECT count(*) FROM players AS p WHERE p.game=players.game AND p.id<=players.id)",
         "CREATE UNIQUE INDEX IF NOT EXISTS players_number ON players (game, number)",
+        "ALTER TABLE games ADD COLUMN numbered INTEGER NOT NULL DEFAULT 0",
+        "UPDATE games SET numbered=(SELECT count(*) FROM players WHERE players.game=games.code)",
     ),
 }
 """The changes from each version to the next (version 1: the schema above)."""
@@ -490,7 +492,8 @@ class Store:
             if joined + alone >= game.players:
                 raise Conflict(f"code: the game takes {game.players} players and has them all; the host can raise "
                                "the number of players", Code.GAME_FULL)
-            number = db.execute("SELECT coalesce(max(number), 0) + 1 FROM players WHERE game=?", (code,)).fetchone()[0]
+            number = db.execute("UPDATE games SET numbered=numbered+1 WHERE code=? RETURNING numbered",
+                                (code,)).fetchone()[0]  # never given twice, a removed player's neither
             cursor = db.execute("INSERT INTO players (game, name, name_key, token, joined, idempotency, number) "
                                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                                 (code, name, name_key(name), secrets.token_urlsafe(18), time.time(), idempotency,

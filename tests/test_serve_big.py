@@ -267,3 +267,104 @@ def test_a_game_takes_up_to_its_stores_players(running):
     running.store.max_players = 100_000
     assert client.request("PATCH", f"/api/games/{code}", {"players": 100_000}, host=True).status == 200
     assert client.post("/api/games", {"players": 100_001}, host=True).status == 400
+
+
+# --- a player's own sheet ---------------------------------------------------------------------------
+
+def test_a_player_prints_their_own_sheet(running, tmp_path):
+    for module in ("pypdf", "pypdfium2", "zxingcpp"):
+        pytest.importorskip(module, reason=f"reading the PDF back needs {module} (the test extra)")
+    import time
+
+    from pdfcheck import page_texts, qr_texts
+
+    client = running.client
+    code = new_game(client, players=5)
+    ann = client.post(f"/api/games/{code}/players", {"name": "Ann"}).json()
+    bob = client.post(f"/api/games/{code}/players", {"name": "Bob"}).json()
+    started = time.perf_counter()
+    answer = client.get(f"/api/games/{code}/players/{bob['id']}/sheet.pdf?token={bob['token']}")
+    seconds = time.perf_counter() - started
+    assert answer.status == 200 and answer.headers["content-type"] == "application/pdf", answer.body[:200]
+    assert seconds < 2.0  # one page, drawn as the kit draws it (about 0.1 s)
+    path = tmp_path / "bob.pdf"
+    path.write_bytes(answer.body)
+    texts = page_texts(path)
+    assert len(texts) == 1 and "sheet 202" in texts[0] and "Bob" in texts[0]
+    assert answer.headers["content-disposition"] == f'attachment; filename="streams-{CODE}-sheet-202.pdf"'
+    [payload] = qr_texts(path, 0)
+    assert payload.startswith("PAPERPLAY/") and ("sheet=202/100200" in payload or "scan=202/100200" in payload)
+    host = client.get(f"/api/games/{code}/players/{ann['id']}/sheet.pdf", host=True)
+    assert host.status == 200
+    other = client.get(f"/api/games/{code}/players/{ann['id']}/sheet.pdf?token={bob['token']}")
+    assert other.status == 403 and other.json()["code"] == "not_yours" and is_one_line_error(other)
+    nobody = client.get(f"/api/games/{code}/players/{ann['id']}/sheet.pdf")
+    assert nobody.status == 401 and nobody.json()["code"] == "token_missing"
+    wrong = client.get(f"/api/games/{code}/players/{ann['id']}/sheet.pdf?token=not-a-token")
+    assert wrong.status == 403
+    for bad in ("-1", "x", "9" * 30):
+        assert client.get(f"/api/games/{code}/players/{bad}/sheet.pdf", host=True).json()["code"] == "bad_number"
+    assert client.get(f"/api/games/{code}/players/999/sheet.pdf", host=True).json()["code"] == "no_player"
+
+
+@pytest.mark.parametrize("seed", ["7KQ2M9XD", "XDJXK9R68ZS3PKXE"])
+@pytest.mark.parametrize("number", [201, 100_200])
+def test_own_sheet_numbers_beyond_200_keep_the_qr_code_the_scanner_reads(seed, number):
+    """The payload stays a version 4 code (33 modules, what scan reads) for every number, the game's full code
+    where it fits, else its game code, which the server takes for the game as well."""
+    from paperplay.render.model import QR
+    from paperplay.render.pdf import qr_modules
+    from paperplay.scan.reader import check_sheet_fields, parse_payload
+    from paperplay.seeds import full_code
+    from paperplay.streams.scansheet import own_sheet_document
+
+    seed = canonical_seed(seed)
+    code = game_code("streams", seed)
+    doc = own_sheet_document(code, full_code("streams", seed), number, "Ann")
+    [qr] = [item for page in doc.pages for item in page.items if isinstance(item, QR)]
+    assert len(doc.pages) == 1 and len(qr_modules(qr.payload)) == 33
+    fields = parse_payload(qr.payload)
+    check_sheet_fields(fields)
+    assert fields["sheet"] == f"{number}/100200" and fields["code"] in (code, full_code("streams", seed))
+    with pytest.raises(ValueError):
+        own_sheet_document(code, full_code("streams", seed), 100_201)
+
+
+def test_an_own_sheet_scans_back_and_is_handed_in_once(store):
+    """A photo of a player's own sheet, filled in, reads back its game and number; the store takes that printed
+    sheet once."""
+    from pathlib import Path
+
+    from tests.test_serve_process import photos_of
+
+    photos_of(SEED, 0, 1)  # skips without what draws photos
+    import numpy as np
+    import pypdfium2
+
+    from lab.synth import PX_PER_MM, TRAIN_FONTS, fill_sheet, font_files, make_hand, photograph
+    from paperplay.render.pdf import render_bytes
+    from paperplay.scan.pipeline import read_photo
+    from paperplay.seeds import full_code
+    from paperplay.serve.errors import Conflict
+    from paperplay.streams.scansheet import layout, own_sheet_document
+
+    pdf = pypdfium2.PdfDocument(render_bytes(own_sheet_document(CODE, full_code("streams", SEED), 4321, "Ann")))
+    try:
+        image = pdf[0].render(scale=PX_PER_MM * 25.4 / 72, grayscale=True).to_numpy()
+    finally:
+        pdf.close()
+    image = np.ascontiguousarray(image[:, :, 0] if image.ndim == 3 else image)
+    rng = np.random.default_rng([44, 1])
+    drawn = list(draw(SEED))
+    filled, _ = fill_sheet(image, layout("a4").cells, drawn, make_hand(rng, font_files(TRAIN_FONTS), None,
+                                                                      font_share=1.0), rng)
+    path = Path(store.path).with_name("own.jpg")
+    path.write_bytes(photograph(filled, rng)[0])
+    scan = read_photo(path, drawn)
+    assert (scan.code, scan.sheet) == (CODE, "4321/100200")
+    code = _ready(store)
+    store.add_sheet(code, "Ann", "photo", typed_boxes([tile_json(t) for t in drawn]), printed=scan.sheet, turns=20)
+    with pytest.raises(Conflict) as taken:
+        store.add_sheet(code, "Eve", "photo", typed_boxes([tile_json(t) for t in drawn]), printed=scan.sheet,
+                        turns=20)
+    assert "sheet 4321/100200" in str(taken.value)

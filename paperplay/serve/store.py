@@ -506,6 +506,10 @@ class Store:
     def players(self, code: str) -> list[Player]:
         return [_player(row) for row in self._read("SELECT * FROM players WHERE game=? ORDER BY id", (code,))]
 
+    def player(self, code: str, player_id: int) -> Player | None:
+        rows = self._read("SELECT * FROM players WHERE game=? AND id=?", (code, player_id))
+        return _player(rows[0]) if rows else None
+
     def player_by_token(self, code: str, token: str) -> Player | None:
         rows = self._read("SELECT * FROM players WHERE game=? AND token=?", (code, token))
         return _player(rows[0]) if rows else None

@@ -67,6 +67,7 @@ ROUTES = [
     Route("/api/games/{code}/events", games.game_events, methods=["GET"]),
     Route("/api/games/{code}", games.change_game, methods=["PATCH"]),
     Route("/api/games/{code}/players", players.join, methods=["POST"]),
+    Route("/api/games/{code}/players", players.list_players, methods=["GET"]),
     Route("/api/games/{code}/players/{player}", players.remove, methods=["DELETE"]),
     Route("/api/games/{code}/players/{player}", players.hide, methods=["PATCH"]),
     Route("/api/games/{code}/call", games.call_tile, methods=["POST"]),

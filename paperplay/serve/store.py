@@ -22,11 +22,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from paperplay.serve.errors import Code, Conflict
 
-SCHEMA_VERSION = 4
+if TYPE_CHECKING:
+    from paperplay.serve.ranking import Ranked
+
+SCHEMA_VERSION = 5
 """The database's version (kept in meta's 'schema' row and in PRAGMA user_version): an older database is
 migrated in place when it is opened (MIGRATIONS), a newer one is refused."""
 _T = TypeVar("_T")
@@ -97,6 +100,18 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE players ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE sheets ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0",
     ),
+    5: (  # a sheet's standing kept as it is stored (paperplay.serve.ranking); a player's number for their own sheet
+        "ALTER TABLE sheets ADD COLUMN total INTEGER",
+        "ALTER TABLE sheets ADD COLUMN ranked INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE sheets ADD COLUMN flagged INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE sheets ADD COLUMN empty INTEGER NOT NULL DEFAULT 0",
+        "CREATE INDEX IF NOT EXISTS sheets_ranking ON sheets (game, ranked, total DESC, id)",
+        "ALTER TABLE players ADD COLUMN number INTEGER",
+        "UPDATE players SET number=(SELECT count(*) FROM players AS p WHERE p.game=players.game AND p.id<=players.id)",
+        "CREATE UNIQUE INDEX IF NOT EXISTS players_number ON players (game, number)",
+        "ALTER TABLE games ADD COLUMN numbered INTEGER NOT NULL DEFAULT 0",
+        "UPDATE games SET numbered=(SELECT count(*) FROM players WHERE players.game=games.code)",
+    ),
 }
 """The changes from each version to the next (version 1: the schema above)."""
 
@@ -128,6 +143,27 @@ class Player:
     joined: float
     hidden: bool = False
     """The host hid the name from the projector and the other phones (Store.hide)."""
+    number: int = 0
+    """The player's number in the game (1 for the first to join; never given twice in a game): their own sheet's
+    number is paperplay.serve.ranking.OWN_SHEETS above it."""
+
+
+@dataclass(frozen=True)
+class Counts:
+    """A game's counts, as a big game's state shows them (each one indexed query)."""
+
+    joined: int
+    """Players who joined."""
+    handed_in: int
+    """Sheets handed in (by players who joined, and by name alone)."""
+    to_check: int
+    """Sheets with boxes to check (an empty box counts)."""
+    incomplete: int
+    """Sheets with empty boxes."""
+    unsettled: int
+    """Sheets with boxes to check besides their empty ones."""
+    ranked: int
+    """Sheets in the ranking (complete and valid)."""
 
 
 @dataclass(frozen=True)
@@ -254,6 +290,13 @@ class Store(Protocol):
     def delete_sheet(self, code: str, sheet_id: int) -> None: ...
     def crop(self, sheet_id: int, box: int) -> bytes | None: ...
 
+    # big games: counts, pages, the ranking kept as sheets arrive (paperplay.serve.ranking)
+    def counts(self, code: str) -> Counts: ...
+    def players_page(self, code: str, offset: int, limit: int) -> list[tuple[Player, int | None, int]]: ...
+    def sheets_page(self, code: str, offset: int, limit: int) -> list[SheetRow]: ...
+    def ranking(self, code: str, offset: int, limit: int) -> list[Ranked]: ...
+    def place(self, code: str, sheet_id: int) -> tuple[int, int] | None: ...
+
 
 def is_database_url(db: str | Path) -> bool:
     """Whether --db names a PostgreSQL database (postgresql://… or postgres://…) rather than a SQLite file."""
@@ -275,6 +318,7 @@ class SqliteStore:
 
     kind: Literal["sqlite", "postgresql"] = "sqlite"
     max_players = MAX_SHEETS
+    """The most players a game may take (create and PATCH check it)."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
@@ -305,6 +349,9 @@ class SqliteStore:
                 for sql in MIGRATIONS[step]:
                     db.execute(sql)
                 db.execute("UPDATE meta SET value=? WHERE name='schema'", (str(step),))
+            if version < 5:  # the sheets stored before their standing was kept
+                for (sheet_id,) in db.execute("SELECT id FROM sheets").fetchall():
+                    _rescore(db, sheet_id)
             for (code,) in db.execute("SELECT code FROM games WHERE view IS NULL").fetchall():
                 db.execute("UPDATE games SET view=? WHERE code=?", (secrets.token_urlsafe(18), code))
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
@@ -501,7 +548,7 @@ class SqliteStore:
                 _check_name_free(db, code, name)
             count = db.execute("SELECT count(*) FROM sheets WHERE game=?", (code,)).fetchone()[0]
             waiting = _waiting(db, code)
-            if count + waiting - (player is not None) >= min(game.players, MAX_SHEETS):
+            if count + waiting - (player is not None) >= min(game.players, self.max_players):
                 raise Conflict(f"code: the game takes {game.players} sheets and has them all; the host can raise the "
                                "number of players", Code.GAME_FULL)
             now = time.time()
@@ -516,6 +563,7 @@ class SqliteStore:
                            (player.id, sheet_id))
             db.executemany("INSERT INTO crops VALUES (?, ?, ?)",
                            [(sheet_id, box, png) for box, png in enumerate(crops, start=1)])
+            _rescore(db, int(sheet_id or 0))
             _bump(db, code)
             return _sheet(db.execute("SELECT * FROM sheets WHERE id=?", (sheet_id,)).fetchone()), True
 
@@ -540,9 +588,12 @@ class SqliteStore:
             if joined + alone >= game.players:
                 raise Conflict(f"code: the game takes {game.players} players and has them all; the host can raise "
                                "the number of players", Code.GAME_FULL)
-            cursor = db.execute("INSERT INTO players (game, name, name_key, token, joined, idempotency) "
-                                "VALUES (?, ?, ?, ?, ?, ?)",
-                                (code, name, name_key(name), secrets.token_urlsafe(18), time.time(), idempotency))
+            number = db.execute("UPDATE games SET numbered=numbered+1 WHERE code=? RETURNING numbered",
+                                (code,)).fetchone()[0]  # never given twice, a removed player's neither
+            cursor = db.execute("INSERT INTO players (game, name, name_key, token, joined, idempotency, number) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                (code, name, name_key(name), secrets.token_urlsafe(18), time.time(), idempotency,
+                                 number))
             _bump(db, code)
             return _player(db.execute("SELECT * FROM players WHERE id=?", (cursor.lastrowid,)).fetchone()), True
 
@@ -646,6 +697,7 @@ class SqliteStore:
             boxes = change(_existing(db, code, sheet_id).boxes)
             db.execute("UPDATE sheets SET boxes=?, updated=? WHERE game=? AND id=?",
                        (json.dumps(boxes), time.time(), code, sheet_id))
+            _rescore(db, sheet_id)  # the ranking moves in the same transaction as the boxes
             db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
             return _sheet(db.execute("SELECT * FROM sheets WHERE id=?", (sheet_id,)).fetchone())
 
@@ -664,6 +716,51 @@ class SqliteStore:
         rows = self._read("SELECT png FROM crops WHERE sheet=? AND box=?", (sheet_id, box))
         return bytes(rows[0][0]) if rows else None
 
+    # --- big games: counts, pages and the ranking kept as sheets arrive (paperplay.serve.ranking) ---------------
+
+    def counts(self, code: str) -> Counts:
+        row = self._read("SELECT (SELECT count(*) FROM players WHERE game=?), count(*), "
+                         "coalesce(sum(flagged > 0), 0), coalesce(sum(empty > 0), 0), "
+                         "coalesce(sum(flagged > empty), 0), coalesce(sum(ranked), 0) FROM sheets WHERE game=?",
+                         (code, code))[0]
+        return Counts(*(int(v) for v in row))
+
+    def players_page(self, code: str, offset: int, limit: int) -> list[tuple[Player, int | None, int]]:
+        """Players in the order they joined, `limit` from the `offset`-th: each with the id of the sheet they handed
+        in (None: not yet) and its boxes to check."""
+        rows = self._read("SELECT p.*, s.id AS sheet, s.flagged AS sheet_flagged FROM players AS p "
+                          "LEFT JOIN sheets AS s ON s.game=p.game AND s.player=p.id "
+                          "WHERE p.game=? ORDER BY p.id LIMIT ? OFFSET ?",
+                          (code, limit, offset))
+        return [(_player(row), row["sheet"], int(row["sheet_flagged"] or 0)) for row in rows]
+
+    def sheets_page(self, code: str, offset: int, limit: int) -> list[SheetRow]:
+        """Sheets in the order they were handed in, `limit` from the `offset`-th."""
+        return [_sheet(row) for row in self._read("SELECT * FROM sheets WHERE game=? ORDER BY id LIMIT ? OFFSET ?",
+                                                  (code, limit, offset))]
+
+    def ranking(self, code: str, offset: int, limit: int) -> list[Ranked]:
+        """The ranked sheets, highest total first (then in the order they were handed in), `limit` from the
+        `offset`-th, each with its place."""
+        from paperplay.serve.ranking import places
+
+        rows = self._read("SELECT id, name, hidden, player, total FROM sheets WHERE game=? AND ranked=1 "
+                          "ORDER BY total DESC, id LIMIT ? OFFSET ?", (code, limit, offset))
+        if not rows:
+            return []
+        above = self._read("SELECT count(*) FROM sheets WHERE game=? AND ranked=1 AND total>?",
+                           (code, rows[0]["total"]))[0][0]
+        return places([tuple(row) for row in rows], offset, int(above) + 1)
+
+    def place(self, code: str, sheet_id: int) -> tuple[int, int] | None:
+        """A sheet's place in the ranking and the number of ranked sheets (None: it is not ranked)."""
+        row = self._read("SELECT total FROM sheets WHERE game=? AND id=? AND ranked=1", (code, sheet_id))
+        if not row:
+            return None
+        above, of = self._read("SELECT coalesce(sum(total > ?), 0), count(*) FROM sheets WHERE game=? AND ranked=1",
+                               (row[0][0], code))[0]
+        return int(above) + 1, int(of)
+
 
 def _existing(db: sqlite3.Connection, code: str, sheet_id: int) -> SheetRow:
     """The sheet as stored now, or a 404 (removed by the host meanwhile)."""
@@ -671,6 +768,18 @@ def _existing(db: sqlite3.Connection, code: str, sheet_id: int) -> SheetRow:
     if row is None:
         raise Conflict(f"id: no sheet {sheet_id} in game {code[:4]}-{code[4:]} (removed meanwhile)", Code.NO_SHEET)
     return _sheet(row)
+
+
+def _rescore(db: sqlite3.Connection, sheet_id: int) -> None:
+    """Keeps a sheet's standing (total, ranked, flagged, empty) in its columns, refereed as the results referee it
+    (paperplay.serve.ranking.standing), in the transaction that stored its boxes."""
+    from paperplay.serve.ranking import standing
+
+    row = db.execute("SELECT s.kind, s.boxes, s.name, g.seed, g.variant, g.code FROM sheets AS s JOIN games AS g "
+                     "ON g.code=s.game WHERE s.id=?", (sheet_id,)).fetchone()
+    now = standing(row["seed"], row["variant"], row["kind"], json.loads(row["boxes"]), row["code"], row["name"])
+    db.execute("UPDATE sheets SET total=?, ranked=?, flagged=?, empty=? WHERE id=?",
+               (now.total, int(now.ranked), now.flagged, now.empty, sheet_id))
 
 
 def _bump(db: sqlite3.Connection, code: str) -> None:
@@ -728,4 +837,5 @@ def _sheet(row: sqlite3.Row) -> SheetRow:
 
 
 def _player(row: sqlite3.Row) -> Player:
-    return Player(row["id"], row["game"], row["name"], row["token"], row["joined"], bool(row["hidden"]))
+    return Player(row["id"], row["game"], row["name"], row["token"], row["joined"], bool(row["hidden"]),
+                  row["number"] or 0)

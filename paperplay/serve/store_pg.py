@@ -34,10 +34,11 @@ from psycopg_pool import ConnectionPool
 
 from paperplay.serve import store_photos
 from paperplay.serve.errors import Code, Conflict
-from paperplay.serve.store import (MAX_GAMES, MAX_PLAYERS_PG, DatabaseRefused, Game, Player, Refusal, SheetRow,
-                                   StoreUnavailable, _open_for_players, name_key)
+from paperplay.serve.store import (MAX_GAMES, MAX_PLAYERS_PG, Counts, DatabaseRefused, Game, Player, Refusal,
+                                   SheetRow, StoreUnavailable, _open_for_players, name_key)
 
 if TYPE_CHECKING:
+    from paperplay.serve.ranking import Ranked
     from paperplay.serve.photos import PhotoRefused, PhotoTaken
     from paperplay.serve.queue import PhotoJob
 
@@ -86,6 +87,19 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "box INTEGER NOT NULL, png BYTEA NOT NULL, PRIMARY KEY (sheet, box))",
     ),
     2: store_photos.SCHEMA,  # photos read by photo workers: a sheet's state, its photo, the refusals
+    3: (  # a sheet's standing kept as it is stored (paperplay.serve.ranking); a player's number (SQLite's version 5)
+        "ALTER TABLE sheets ADD COLUMN IF NOT EXISTS total INTEGER",
+        "ALTER TABLE sheets ADD COLUMN IF NOT EXISTS ranked BOOLEAN NOT NULL DEFAULT false",
+        "ALTER TABLE sheets ADD COLUMN IF NOT EXISTS flagged INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE sheets ADD COLUMN IF NOT EXISTS empty INTEGER NOT NULL DEFAULT 0",
+        "CREATE INDEX IF NOT EXISTS sheets_ranking ON sheets (game, total DESC, id) WHERE ranked",
+        "ALTER TABLE players ADD COLUMN IF NOT EXISTS number INTEGER",
+        "UPDATE players SET number = n.number FROM (SELECT id, row_number() OVER (PARTITION BY game ORDER BY id) "
+        "AS number FROM players) AS n WHERE n.id = players.id",
+        "CREATE UNIQUE INDEX IF NOT EXISTS players_number ON players (game, number)",
+        "ALTER TABLE games ADD COLUMN IF NOT EXISTS numbered INTEGER NOT NULL DEFAULT 0",
+        "UPDATE games SET numbered = (SELECT count(*) FROM players WHERE players.game = games.code)",
+    ),
 }
 """The changes from each version to the next (version 0: an empty database)."""
 SCHEMA_VERSION = max(MIGRATIONS)
@@ -313,9 +327,11 @@ class PgStore:
             if _taken(cursor, code) >= min(game.players, MAX_PLAYERS_PG):
                 raise Conflict(f"code: the game takes {game.players} players and has them all; the host can raise "
                                "the number of players", Code.GAME_FULL)
-            row = _one(cursor, "INSERT INTO players (game, name, name_key, token, joined, idempotency) "
-                       "VALUES (%s, %s, %s, %s, %s, %s) RETURNING *",
-                       (code, name, name_key(name), secrets.token_urlsafe(18), time.time(), idempotency))
+            number = _count(cursor, "UPDATE games SET numbered = numbered + 1 WHERE code = %s RETURNING numbered AS n",
+                            (code,))  # never given twice, a removed player's neither
+            row = _one(cursor, "INSERT INTO players (game, name, name_key, token, joined, idempotency, number) "
+                       "VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING *",
+                       (code, name, name_key(name), secrets.token_urlsafe(18), time.time(), idempotency, number))
             _bump(cursor, code)
             return _player(row), True
 
@@ -384,7 +400,7 @@ class PgStore:
             cursor.executemany("INSERT INTO crops (sheet, box, png) VALUES (%s, %s, %s)",
                                [(row["id"], box, png) for box, png in enumerate(crops, start=1)])
             _bump(cursor, code)
-            return _sheet(row), True
+            return _sheet(_rescore(cursor, int(row["id"]))), True
 
         return self._change(work)
 
@@ -470,10 +486,10 @@ class PgStore:
             if not host:
                 _open_for_players(game, "only the host can still correct a sheet")
             boxes = change(_existing(cursor, code, sheet_id).boxes)
-            row = _one(cursor, "UPDATE sheets SET boxes = %s, updated = %s WHERE game = %s AND id = %s RETURNING *",
-                       (json.dumps(boxes), time.time(), code, sheet_id))
+            cursor.execute("UPDATE sheets SET boxes = %s, updated = %s WHERE game = %s AND id = %s",
+                           (json.dumps(boxes), time.time(), code, sheet_id))
             _bump(cursor, code)
-            return _sheet(row)
+            return _sheet(_rescore(cursor, sheet_id))  # the ranking moves in the same transaction as the boxes
 
         return self._change(work)
 
@@ -489,6 +505,52 @@ class PgStore:
     def crop(self, sheet_id: int, box: int) -> bytes | None:
         rows = self._read("SELECT png FROM crops WHERE sheet = %s AND box = %s", (sheet_id, box))
         return bytes(rows[0]["png"]) if rows else None
+
+    # --- big games: counts, pages and the ranking kept as sheets arrive (paperplay.serve.ranking) ---------------
+
+    def counts(self, code: str) -> Counts:
+        row = self._read("SELECT (SELECT count(*) FROM players WHERE game = %s) AS joined, count(*) AS handed_in, "
+                         "count(*) FILTER (WHERE flagged > 0) AS to_check, count(*) FILTER (WHERE empty > 0) "
+                         "AS incomplete, count(*) FILTER (WHERE flagged > empty) AS unsettled, "
+                         "count(*) FILTER (WHERE ranked) AS ranked FROM sheets WHERE game = %s", (code, code))[0]
+        return Counts(*(int(row[name]) for name in ("joined", "handed_in", "to_check", "incomplete", "unsettled",
+                                                    "ranked")))
+
+    def players_page(self, code: str, offset: int, limit: int) -> list[tuple[Player, int | None, int]]:
+        """Players in the order they joined, `limit` from the `offset`-th, each with the id of the sheet they
+        handed in (None: not yet) and its boxes to check."""
+        rows = self._read("SELECT p.*, s.id AS sheet, s.flagged AS sheet_flagged FROM players AS p "
+                          "LEFT JOIN sheets AS s ON s.player = p.id WHERE p.game = %s ORDER BY p.id LIMIT %s "
+                          "OFFSET %s", (code, limit, offset))
+        return [(_player(row), None if row["sheet"] is None else int(row["sheet"]), int(row["sheet_flagged"] or 0))
+                for row in rows]
+
+    def sheets_page(self, code: str, offset: int, limit: int) -> list[SheetRow]:
+        """Sheets in the order they were handed in, `limit` from the `offset`-th."""
+        return [_sheet(row) for row in self._read("SELECT * FROM sheets WHERE game = %s ORDER BY id LIMIT %s "
+                                                  "OFFSET %s", (code, limit, offset))]
+
+    def ranking(self, code: str, offset: int, limit: int) -> list[Ranked]:
+        """The ranked sheets, highest total first (then in the order they were handed in), `limit` from the
+        `offset`-th, each with its place."""
+        from paperplay.serve.ranking import places
+
+        with self._connection() as connection, connection.transaction():  # one snapshot for the page and its place
+            rows = connection.execute("SELECT id, name, hidden, player, total FROM sheets WHERE game = %s AND ranked "
+                                      "ORDER BY total DESC, id LIMIT %s OFFSET %s", (code, limit, offset)).fetchall()
+            if not rows:
+                return []
+            above = connection.execute("SELECT count(*) AS n FROM sheets WHERE game = %s AND ranked AND total > %s",
+                                       (code, rows[0]["total"])).fetchone()
+        return places([(int(r["id"]), r["name"], r["hidden"], r["player"], int(r["total"])) for r in rows], offset,
+                      int(above["n"] if above else 0) + 1)
+
+    def place(self, code: str, sheet_id: int) -> tuple[int, int] | None:
+        """A sheet's place in the ranking and the number of ranked sheets (None: it is not ranked)."""
+        rows = self._read("SELECT (SELECT count(*) FROM sheets WHERE game = s.game AND ranked AND total > s.total) "
+                          "AS above, (SELECT count(*) FROM sheets WHERE game = s.game AND ranked) AS of "
+                          "FROM sheets AS s WHERE s.game = %s AND s.id = %s AND s.ranked", (code, sheet_id))
+        return (int(rows[0]["above"]) + 1, int(rows[0]["of"])) if rows else None
 
     # --- photos read by photo workers (paperplay.serve.queue, paperplay.serve.store_photos) --------------------
 
@@ -507,7 +569,7 @@ class PgStore:
                                "reading", token)
             store_photos.keep_photo(cursor.connection, int(row["id"]), photo, player is not None or name is not None)
             _bump(cursor, code)
-            return _sheet(row), True
+            return _sheet(_rescore(cursor, int(row["id"]))), True
 
         return self._change(work)
 
@@ -531,7 +593,10 @@ class PgStore:
             if row is None:
                 return None
             _locked(cursor, str(row["game"]))
-            return store_photos.finish(cursor.connection, sheet_id, taken, _bump_on, _notify_on)
+            outcome = store_photos.finish(cursor.connection, sheet_id, taken, _bump_on, _notify_on)
+            if outcome == "read":
+                _rescore(cursor, sheet_id)
+            return outcome
 
         return self._change(work)
 
@@ -566,6 +631,10 @@ def migrate(connection: psycopg.Connection[Any]) -> int:
         for step in range(version + 1, SCHEMA_VERSION + 1):
             for statement in MIGRATIONS[step]:
                 cursor.execute(statement)
+        if 0 < version < 3:  # the sheets stored before their standing was kept
+            with connection.cursor(row_factory=dict_row) as rows:
+                for (sheet_id,) in cursor.execute("SELECT id FROM sheets").fetchall():
+                    _rescore(rows, int(sheet_id))
         cursor.execute("INSERT INTO meta VALUES ('schema', %s) ON CONFLICT (name) DO UPDATE SET value = "
                        "excluded.value", (str(SCHEMA_VERSION),))
         now = str(time.time())
@@ -625,6 +694,21 @@ def _new_key(cursor: Cursor) -> str:
     cursor.execute("INSERT INTO meta VALUES ('host_key', %s), ('host_key_made', %s) ON CONFLICT (name) DO UPDATE "
                    "SET value = excluded.value", (key, str(time.time())))
     return key
+
+
+def _rescore(cursor: Cursor, sheet_id: int) -> dict[str, Any]:
+    """Keeps a sheet's standing (total, ranked, flagged, empty) in its columns, refereed as the results referee it
+    (paperplay.serve.ranking.standing), in the transaction that stored its boxes; the sheet's row as it is now."""
+    from paperplay.serve.ranking import standing
+
+    row = _one(cursor, "SELECT s.kind, s.boxes, s.name, g.seed, g.variant, g.code FROM sheets AS s JOIN games AS g "
+               "ON g.code = s.game WHERE s.id = %s", (sheet_id,))
+    assert row is not None
+    now = standing(row["seed"], row["variant"], row["kind"], json.loads(row["boxes"]), row["code"], row["name"])
+    stored = _one(cursor, "UPDATE sheets SET total = %s, ranked = %s, flagged = %s, empty = %s WHERE id = %s "
+                  "RETURNING *", (now.total, now.ranked, now.flagged, now.empty, sheet_id))
+    assert stored is not None
+    return stored
 
 
 def _taken(cursor: Cursor, code: str) -> int:
@@ -689,4 +773,5 @@ def _sheet(row: dict[str, Any] | None) -> SheetRow:
 
 def _player(row: dict[str, Any] | None) -> Player:
     assert row is not None
-    return Player(int(row["id"]), row["game"], row["name"], row["token"], float(row["joined"]), bool(row["hidden"]))
+    return Player(int(row["id"]), row["game"], row["name"], row["token"], float(row["joined"]), bool(row["hidden"]),
+                  int(row.get("number") or 0))

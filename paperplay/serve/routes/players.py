@@ -3,6 +3,8 @@ docs/reference/api.md."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
@@ -11,7 +13,27 @@ from paperplay.seeds import display_code
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import ApiError, Code
 from paperplay.serve.store import Game
-from paperplay.serve.web import Json, Server, game_of, idempotency_key, json_body, limit, need_host, only_fields
+from paperplay.serve.web import (
+    Json, Server, game_of, idempotency_key, json_body, limit, need_host, only_fields, page_of, paging,
+)
+
+
+async def list_players(request: Request) -> Response:
+    """The host's roster, a page at a time (?page=, ?per_page=; the first PER_PAGE when neither is given)."""
+    need_host(request)
+    server: Server = request.app.state.server
+    game = game_of(request)
+    asked = paging(request, always=True)
+    assert asked is not None
+    offset, size = asked
+
+    def page() -> dict[str, Any]:
+        rows = [{"id": p.id, "number": p.number, "name": p.name, "hidden": p.hidden, "joined": p.joined,
+                 "handed_in": sheet is not None, "sheet": sheet, "to_check": flagged}
+                for p, sheet, flagged in server.store.players_page(game.code, offset, size)]
+        return page_of(rows, "players", offset, size, server.store.counts(game.code).joined)
+
+    return Json(await run_in_threadpool(page))
 
 
 async def join(request: Request) -> Response:

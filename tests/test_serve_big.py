@@ -24,12 +24,9 @@ CODE = game_code("streams", SEED)
 
 
 @pytest.fixture
-def store(tmp_path):
-    from paperplay.serve.store import Store
-
-    opened = Store(tmp_path / "games.db")
-    yield opened
-    opened.close()
+def store(any_store):
+    """A store of each kind (SQLite and PostgreSQL: tests/conftest.py's any_store): the ranking is kept alike."""
+    return any_store
 
 
 def _ready(store, seed: str = SEED, players: int = 200) -> str:
@@ -152,7 +149,7 @@ def test_an_older_database_gets_its_sheets_scored_when_migrated(tmp_path):
     db.execute("INSERT INTO players (game, name, name_key, token, joined) VALUES (?, 'c', 'c', 't', 0)", (CODE,))
     db.commit()
     db.close()
-    opened = module.Store(path)
+    opened = module.SqliteStore(path)
     try:
         assert opened.migrated_from == 4
         assert [r.place for r in opened.ranking(CODE, 0, 10)] == [1, 1]

@@ -1,4 +1,8 @@
-"""The game night's database: one SQLite file (WAL) holding the host's key, the games and the sheets.
+"""The game night's database: the Store interface every route uses, and its SQLite implementation (SqliteStore:
+one file, WAL, the laptop evening). PostgreSQL's (PgStore, several server processes) is in
+paperplay.serve.store_pg, imported only for a postgresql:// database (open_store picks).
+
+SqliteStore: one SQLite file (WAL) holding the host's key, the games and the sheets.
 
 Every change is committed (synchronous=FULL) before the server answers: a sheet acknowledged to a
 phone is on disk, whatever happens to the server after. Changes that arrive together are committed
@@ -18,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from paperplay.serve.errors import Code, Conflict
 
@@ -33,6 +37,8 @@ MAX_GAMES = 1000
 """Games one database holds (a game night has a few; the bound keeps a stray script from filling the disk)."""
 MAX_SHEETS = 200
 """Sheets a game holds: paperplay prints at most 200 sheets for a game."""
+MAX_PLAYERS_PG = 100_000
+"""Players (and sheets) a game on PostgreSQL holds (PgStore.max_players)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -213,6 +219,15 @@ REFUSAL_KEPT = 3600.0
 question is answered 404, and it offers the hand-in again)."""
 
 
+class DatabaseRefused(Exception):
+    """A database this paperplay cannot use as it is (PgStore: a schema newer than it knows); one line."""
+
+
+class StoreUnavailable(Exception):
+    """The database cannot be reached now (PgStore: the server is down, the network away, every connection of
+    the pool busy): nothing was stored; one line (the server answers 503 with Retry-After)."""
+
+
 def name_key(name: str) -> str:
     """What two names must differ in to be two players (paperplay.serve.names.key)."""
     from paperplay.serve.names import key
@@ -220,10 +235,88 @@ def name_key(name: str) -> str:
     return key(name)
 
 
-class Store:
+class Store(Protocol):
+    """What the server keeps its games in: SqliteStore (one file, one process) or PgStore (PostgreSQL, any number
+    of server processes). Every write is committed before it returns; a refused one raises Conflict (its Code)
+    and changes nothing. Both implement every method alike (tests/test_serve_store.py runs against both).
+    Helpers adding a method add it here and to both implementations."""
+
+    kind: Literal["sqlite", "postgresql"]
+    """Which database: "sqlite" or "postgresql"."""
+    max_players: int
+    """The most players (and sheets) a game may take: 200 on SQLite, 100,000 on PostgreSQL."""
+    migrated_from: int
+    """The schema version the database had when opened (the current one: no migration was needed)."""
+
+    def close(self) -> None: ...
+
+    def listen(self, callback: Callable[[str], None]) -> None:
+        """Calls `callback(key)` (a game's code, or paperplay.serve.web.sheet_key) for every change committed by
+        ANY process, from a thread of its own (PgStore: LISTEN/NOTIFY); SqliteStore's does nothing (one process:
+        the routes notify their own pages)."""
+        ...
+
+    # the host's key
+    def host_key(self) -> str: ...
+    def host_key_made(self) -> float: ...
+    def new_host_key(self) -> str: ...
+
+    # games
+    def create_game(self, code: str, seed: str, variant: str | None, lang: str, players: int) -> Game: ...
+    def game(self, code: str) -> Game | None: ...
+    def games(self) -> list[Game]: ...
+    def call(self, code: str, total: int, expected: int | None = None) -> tuple[Game, bool]: ...
+    def reveal(self, code: str) -> Game: ...
+    def update_game(self, code: str, players: int | None = None, locked: bool | None = None) -> Game: ...
+
+    # players
+    def join(self, code: str, name: str, idempotency: str | None = None) -> tuple[Player, bool]: ...
+    def players(self, code: str) -> list[Player]: ...
+    def player_by_token(self, code: str, token: str) -> Player | None: ...
+    def delete_player(self, code: str, player_id: int) -> bool: ...
+    def hide(self, code: str, hidden: bool, player_id: int | None = None, sheet_id: int | None = None) -> bool: ...
+
+    # sheets
+    def by_idempotency(self, code: str, key: str) -> SheetRow | None: ...
+    def add_sheet(self, code: str, name: str, kind: str, boxes: list[dict[str, Any]], printed: str | None = None,
+                  idempotency: str | None = None, crops: Sequence[bytes] = (), player: Player | None = None,
+                  turns: int = 0) -> tuple[SheetRow, bool]: ...
+    def rename_sheet(self, code: str, sheet_id: int, name: str) -> SheetRow: ...
+    def sheet(self, code: str, sheet_id: int) -> SheetRow | None: ...
+    def sheets(self, code: str) -> list[SheetRow]: ...
+    def update_boxes(self, code: str, sheet_id: int,
+                     change: Callable[[list[dict[str, Any]]], list[dict[str, Any]]],
+                     host: bool = False) -> SheetRow: ...
+    def delete_sheet(self, code: str, sheet_id: int) -> None: ...
+    def crop(self, sheet_id: int, box: int) -> bytes | None: ...
+
+    # big games: counts, pages, the ranking kept as sheets arrive (paperplay.serve.ranking)
+    def counts(self, code: str) -> Counts: ...
+    def players_page(self, code: str, offset: int, limit: int) -> list[tuple[Player, int | None, int]]: ...
+    def sheets_page(self, code: str, offset: int, limit: int) -> list[SheetRow]: ...
+    def ranking(self, code: str, offset: int, limit: int) -> list[Ranked]: ...
+    def place(self, code: str, sheet_id: int) -> tuple[int, int] | None: ...
+
+
+def is_database_url(db: str | Path) -> bool:
+    """Whether --db names a PostgreSQL database (postgresql://… or postgres://…) rather than a SQLite file."""
+    return isinstance(db, str) and db.strip().lower().startswith(("postgresql://", "postgres://"))
+
+
+def open_store(db: str | Path) -> Store:
+    """The store --db names: a postgresql:// (or postgres://) URL opens PgStore (psycopg imported only then),
+    anything else is a SQLite file (SqliteStore)."""
+    if is_database_url(db):
+        from paperplay.serve.store_pg import PgStore
+
+        return PgStore(str(db).strip())
+    return SqliteStore(db)
+
+
+class SqliteStore:
     """The database, used from any thread: one connection writes (group commits), each thread reads on its own."""
 
-    kind = "sqlite"
+    kind: Literal["sqlite", "postgresql"] = "sqlite"
     max_players = MAX_SHEETS
     """The most players a game may take (create and PATCH check it)."""
 
@@ -266,6 +359,9 @@ class Store:
                 self._new_key(db)
             if db.execute("SELECT value FROM meta WHERE name='host_key_made'").fetchone() is None:
                 db.execute("INSERT INTO meta VALUES ('host_key_made', ?)", (str(time.time()),))
+
+    def listen(self, callback: Callable[[str], None]) -> None:
+        """Nothing to listen to: one process writes this file, and its routes notify their own pages."""
 
     def close(self) -> None:
         with self._lock:

@@ -340,6 +340,10 @@ class PgStore:
     def players(self, code: str) -> list[Player]:
         return [_player(row) for row in self._read("SELECT * FROM players WHERE game = %s ORDER BY id", (code,))]
 
+    def player(self, code: str, player_id: int) -> Player | None:
+        rows = self._read("SELECT * FROM players WHERE game = %s AND id = %s", (code, player_id))
+        return _player(rows[0]) if rows else None
+
     def player_by_token(self, code: str, token: str) -> Player | None:
         rows = self._read("SELECT * FROM players WHERE game = %s AND token = %s", (code, token))
         return _player(rows[0]) if rows else None

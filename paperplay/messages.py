@@ -34,6 +34,17 @@ NAME_SHOWN = 60
 """How many characters of a player's name a report shows."""
 
 
+_URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*:/{1,3}[^:/?#@\s]*):\S*@")
+_KEY_PASSWORD = re.compile(r"(?i)\b((?:pg)?password\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s&;]*)")
+
+
+def without_passwords(text: str) -> str:
+    """The text with every password of a URL or a connection string in it written as *** (a database URL's
+    password is never printed): postgresql://ann:***@db.example.org/night, password=***."""
+    text = _URL_PASSWORD.sub(r"\1:***@", text)
+    return _KEY_PASSWORD.sub(r"\1***", text)
+
+
 def shown_name(name: str) -> str:
     """A player's name as a report line shows it: escaped, a long one shortened (only when that makes it
     shorter), one that is blank or has spaces at either end quoted."""

@@ -1206,7 +1206,7 @@ def test_every_command_has_a_whole_line_in_the_help(tmp_path):
     result = subprocess.run([sys.executable, "-m", "paperplay", "--help"], capture_output=True, text=True,
                             env={**os.environ, "COLUMNS": "80"})
     commands = result.stdout.split("Commands:")[1].strip().splitlines()
-    assert len(commands) == 13 and not [line for line in commands if line.rstrip().endswith("...")], commands
+    assert len(commands) == 14 and not [line for line in commands if line.rstrip().endswith("...")], commands
 
 
 @pytest.mark.parametrize("args, option, said", [
@@ -1279,7 +1279,7 @@ def test_a_box_named_twice_in_placements_is_named(tmp_path):
 
 @pytest.mark.parametrize("args, said", [
     (("scroe",), "unknown command 'scroe'; expected one of sheets, kit, draw, call, score, verify, route, schema, "
-                 "advise, simulate, review, scan, serve (did you mean score?)"),
+                 "advise, simulate, review, scan, serve, worker (did you mean score?)"),
     (("version",), "unknown command 'version'; expected one of sheets,"),
     (("schema", "streams-sheet", "extra"),
      "extra: more arguments than this command takes (see: paperplay schema --help)"),

@@ -437,3 +437,43 @@ def test_the_serve_command_wires_the_proxy_the_public_url_and_the_limits(tmp_pat
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=20)
     assert process.returncode == 130 and "Traceback" not in err.decode(), err
+
+
+# --- a database URL's password is never printed -------------------------------------------------------
+
+def test_a_password_in_a_url_or_a_connection_string_is_written_as_stars():
+    from paperplay.messages import without_passwords
+
+    cases = {
+        "postgresql://ann:hunter2@db.example.org:5432/night": "postgresql://ann:***@db.example.org:5432/night",
+        "postgres://a:p@ss@h/db?sslmode=require": "postgres://a:***@h/db?sslmode=require",
+        "postgresql://:hunter2@h/db": "postgresql://:***@h/db",
+        "postgresql:/ann:hunter2@h/db": "postgresql:/ann:***@h/db",  # as a file path writes the URL
+        "postgresql://h/db?password=hunter2&sslmode=require": "postgresql://h/db?password=***&sslmode=require",
+        "host=db password=hunter2 user=ann": "host=db password=*** user=ann",
+        "host=db password='hun ter2' user=ann": "host=db password=*** user=ann",
+        "failed at postgresql://u:hunter2@h/db: refused": "failed at postgresql://u:***@h/db: refused",
+    }
+    for given, shown in cases.items():
+        assert without_passwords(given) == shown
+    for plain in ("postgresql://ann@db.example.org/night", "postgresql:///gamenight", "friday.db",
+                  "https://games.example.org:8443/join/7KQ2-M9XD", "http://[::1]:8000/host?key=abc"):
+        assert without_passwords(plain) == plain
+
+
+@pytest.mark.parametrize("args", [
+    ["worker", "--db", "mysql://ann:hunter2secret@db.example.org/night"],
+    ["worker", "--db", "postgresql://ann:hunter2secret@127.0.0.1:1/night"],
+    ["worker", "--db", "postgresql://ann:hunter2secret@127.0.0.1:1/night?sslmode=bogus"],
+    ["serve", "--port", "0", "--db", "postgresql://ann:hunter2secret@127.0.0.1:1/night"],
+    ["serve", "--port", "0", "--db", "postgres://ann:hunter2secret@127.0.0.1:1/night", "--workers", "99"],
+])
+def test_a_database_urls_password_is_never_printed(tmp_path, args):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-m", "paperplay", *args], capture_output=True, text=True,
+                            cwd=tmp_path, env=env, timeout=60)
+    assert result.returncode != 0 and "hunter2secret" not in result.stdout + result.stderr, result
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    help_text = subprocess.run([sys.executable, "-m", "paperplay", args[0], "--help"], capture_output=True, text=True,
+                               cwd=tmp_path, env=env, timeout=60).stdout
+    assert "password is never printed" in help_text or args[0] == "serve"

@@ -196,7 +196,11 @@ def main(argv: list[str] | None = None) -> None:
         else:
             if debugging():
                 traceback.print_exc()
-            _say(f"internal error: {type(exc).__name__}: {exc} (run with PAPERPLAY_DEBUG=1 for the traceback)")
+            from paperplay.messages import without_passwords
+
+            # a database URL's password never reaches the terminal, even through a bug's line
+            _say(f"internal error: {type(exc).__name__}: {without_passwords(str(exc))} (run with PAPERPLAY_DEBUG=1 "
+                 "for the traceback)")
             code = ExitCode.INTERNAL_ERROR
     finally:
         leaving = stopped and argv is None  # the command line is ending: another signal ends it at once

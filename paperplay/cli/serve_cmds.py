@@ -15,7 +15,7 @@ import typer
 from paperplay.cli import options as opt
 from paperplay.cli.common import SHORT_HELP, guarded
 from paperplay.errors import InputError
-from paperplay.messages import printable
+from paperplay.messages import printable, without_passwords
 from paperplay.serve.internet import HAND_INS, JOINS, Network, rate, trusted_proxies
 from paperplay.serve.internet import public_url as check_public_url
 
@@ -89,25 +89,31 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _shown(path: Path | str) -> str:
+    """A database's file name or URL as printed: its password never."""
+    return printable(without_passwords(str(path)))
+
+
 def _open_store(path: Path) -> object:
     import sqlite3
 
     from paperplay.serve.store import Store
 
+    shown = _shown(path)
     if path.is_dir():
-        raise InputError(f"{printable(str(path))}: is a folder; expected the game database's file name", field="db")
+        raise InputError(f"{shown}: is a folder; expected the game database's file name", field="db")
     if not path.parent.is_dir():
-        raise InputError(f"{printable(str(path))}: its folder {printable(str(path.parent))} does not exist; make it "
+        raise InputError(f"{shown}: its folder {_shown(path.parent)} does not exist; make it "
                          "first, or give another file name", field="db")
     try:
         return Store(path)
     except sqlite3.OperationalError as exc:  # a file it may not read or write, a full disk
-        raise InputError(f"{printable(str(path))}: cannot be used as the game database ({exc})", field="db") from None
+        raise InputError(f"{shown}: cannot be used as the game database ({exc})", field="db") from None
     except sqlite3.DatabaseError as exc:
-        raise InputError(f"{printable(str(path))}: is not a paperplay game database ({exc}); give another file "
+        raise InputError(f"{shown}: is not a paperplay game database ({exc}); give another file "
                          "name (a new one is made)", field="db") from None
     except OSError as exc:
-        raise InputError(f"{printable(str(path))}: cannot be opened ({exc.strerror})", field="db") from None
+        raise InputError(f"{shown}: cannot be opened ({exc.strerror})", field="db") from None
 
 
 def _key_age(made: float, new: bool) -> str:
@@ -228,7 +234,7 @@ def serve(
         typer.echo(f"Requests from {', '.join(str(n).removesuffix('/32').removesuffix('/128') for n in proxies)} come "
                    f"through a proxy: each phone counts as the address its X-Forwarded-For names (at most {joins} "
                    f"joins and {hand_ins} hand-ins each).")
-    typer.echo(f"Games are kept in {printable(str(db))}: Ctrl-C stops; the same command carries on later.")
+    typer.echo(f"Games are kept in {_shown(db)}: Ctrl-C stops; the same command carries on later.")
     sys.stdout.flush()
     try:
         uvicorn.Server(uvicorn_config(build_app(server), proxies)).run(sockets=[sock])
@@ -293,21 +299,17 @@ def worker(
     if concurrency is not None and not 1 <= concurrency <= 64:
         raise InputError(f"is {concurrency}; expected 1-64", field="concurrency")
     if not db.lower().startswith(("postgresql://", "postgres://")):
-        raise InputError(f"is {printable(db)!r}; {NOT_POSTGRESQL}", field="db")
+        raise InputError(f"is {printable(without_passwords(db))!r}; {NOT_POSTGRESQL}", field="db")
     try:
         import procrastinate  # noqa: F401
         import psycopg  # noqa: F401
     except ImportError:
         raise InputError(WORKER_INSTALL) from None
     _need_extra()
-    import importlib
-
     from paperplay.serve.queue import run_worker
 
-    redacted = importlib.import_module("paperplay.serve.store_pg").redacted  # the password never printed
-
     count = concurrency or max(1, min(4, os.cpu_count() or 1))
-    shown = redacted(db)
+    shown = without_passwords(db)  # the password is never printed
 
     def started() -> None:
         typer.echo(f"Reading photos from {shown} with {count} process{'es' if count != 1 else ''}: Ctrl-C stops "
@@ -328,8 +330,24 @@ def worker(
         if not isinstance(exc, psycopg.Error):
             raise
         line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"is {shown}; the database cannot be used ({line.replace(db, shown)})", field="db") from None
+        raise InputError(f"is {shown}; the database cannot be used ({_scrubbed(line, db)})", field="db") from None
     raise KeyboardInterrupt  # a worker ends only when stopped (Ctrl-C, SIGTERM): exit 130
+
+
+def _scrubbed(line: str, url: str) -> str:
+    """A database's error line without the URL's password: the URL redacted, and the password itself wherever the
+    line quotes it (as written, or decoded)."""
+    from urllib.parse import unquote
+
+    line = without_passwords(line.replace(url, without_passwords(url)))
+    try:
+        password = urlsplit(url).password or ""
+    except ValueError:
+        password = ""
+    for secret in {password, unquote(password)}:
+        if len(secret) >= 3:
+            line = line.replace(secret, "***")
+    return line
 
 
 def register(app: typer.Typer) -> None:

@@ -473,7 +473,7 @@ class Guard:
 
     def _log_error(self, scope: Scope, exc: BaseException) -> None:
         from paperplay.errors import debugging
-        from paperplay.messages import one_line
+        from paperplay.messages import one_line, without_passwords
 
         where = ""
         trace = exc.__traceback__
@@ -482,7 +482,7 @@ class Guard:
         if trace is not None:
             where = f" at {Path(trace.tb_frame.f_code.co_filename).name}:{trace.tb_lineno}"
         LOG.error("paperplay: %s: internal error %s: %s%s%s", _request(scope), type(exc).__name__,
-                  one_line(str(exc)), where,
+                  one_line(without_passwords(str(exc))), where,
                   "" if debugging() else " (PAPERPLAY_DEBUG=1 shows the traceback)", exc_info=exc if debugging()
                   else None)
 

@@ -355,7 +355,9 @@ def serve_pg_lines(r: dict[str, Any]) -> list[str]:
               + " " + ", ".join(f"{i['rss'] / 2**20:.0f} / {h['rss'] / 2**20:.0f} MB" for i, h in zip(idle, held)),
               "    per 1,000 waiting phones".ljust(52) + " " + ", ".join(f"{p:.1f} MB" for p in per),
               "  database connections a server (idle, most held)".ljust(52)
-              + " " + ", ".join(f"{a} / {b}" for a, b in zip(r["connections_idle"], r["connections_peak"]))]
+              + " " + ", ".join(f"{a} / {b}" for a, b in zip(r["connections_idle"], r["connections_peak"])),
+              "  database connections a worker (most held)".ljust(52)
+              + f" {max((r[k]['worker_connections'] for k in ('photos_one', 'photos_two') if k in r), default=0)}"]
     db = r["database"]
     lines.append("  database size per 10,000 typed sheets".ljust(52)
                  + f" {(db['after'] - db['before']) / max(1, db['sheets']) * 10_000 / 2**20:.1f} MB "

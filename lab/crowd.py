@@ -535,7 +535,15 @@ def _drain(url: str, served: Served, code: str, photos: Sequence[bytes], workers
     running = [start_worker(url, *WORKER) for _ in range(workers)]
     killed: list[int] = []
 
+    worker_connections = [0]
+    port = db_port(url)
+
     def progress(read: int) -> None:
+        for worker in running:
+            try:
+                worker_connections[0] = max(worker_connections[0], database_connections(worker.pid, port))
+            except OSError:
+                pass
         if kill_after is not None and not killed and read >= kill_after:
             running[0].kill()
             running[0].communicate(timeout=10)
@@ -565,6 +573,7 @@ def _drain(url: str, served: Served, code: str, photos: Sequence[bytes], workers
             "killed_after": killed[0] if killed else None,
             "stored_once": len(ids) == len(set(ids)) and len(printed) == len(set(printed)) and set(ids) <= queued,
             "stored": len(ids), "refused": len(queued) - len(ids), "refusals": refusals,
+            "worker_connections": worker_connections[0],
             "tracebacks": sum(log.count("Traceback") for log in logs), "wall": time.perf_counter() - started}
 
 

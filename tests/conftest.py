@@ -155,3 +155,71 @@ def page(browser):
     yield tab
     context.close()
     assert errors == [], "the page logged errors (a CSP violation?)"
+
+
+# PostgreSQL (the serve-pg extra): a database of the test session's own in the cluster PAPERPLAY_TEST_POSTGRES
+# names (.ci/run starts a throwaway cluster and sets it), dropped at the end; each store test gets a schema of
+# its own in it (pg_fresh_url), so tests never see each other's games.
+POSTGRES = "PAPERPLAY_TEST_POSTGRES"
+
+
+@pytest.fixture(scope="session")
+def pg_url():
+    """The URL of a fresh database made for this test session (skips with one line without a cluster)."""
+    admin = os.environ.get(POSTGRES)
+    if not admin:
+        pytest.skip(f"PostgreSQL: set {POSTGRES}=postgresql://USER@HOST:PORT/postgres (a cluster the tests may make "
+                    "databases in; .ci/run starts one)")
+    if not has_modules("psycopg", "psycopg_pool"):
+        pytest.skip("PostgreSQL: needs the serve-pg extra (pip install '.[serve-pg]')")
+    import uuid
+
+    import psycopg
+
+    from lab.pgcluster import with_database
+
+    try:
+        psycopg.connect(admin, connect_timeout=5).close()
+    except psycopg.OperationalError as exc:
+        pytest.skip(f"PostgreSQL: {POSTGRES} cannot be reached ({str(exc).strip().splitlines()[0]})")
+    name = f"paperplay_test_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield with_database(admin, name)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def pg_fresh_url(pg_url):
+    """A URL of the session's database whose search_path is a new, empty schema: a database of the test's own
+    (two stores opened on it are two servers on one database)."""
+    import uuid
+    from urllib.parse import quote
+
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(pg_url, autocommit=True) as connection:
+        connection.execute(f'CREATE SCHEMA "{schema}"')
+    joiner = "&" if "?" in pg_url else "?"
+    return f"{pg_url}{joiner}options={quote(f'-c search_path={schema}')}"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_store(request, tmp_path):
+    """An open Store of each kind (SqliteStore on a new file, PgStore on a new schema): the store contract's
+    tests run against both."""
+    if request.param == "sqlite":
+        from paperplay.serve.store import SqliteStore
+
+        store = SqliteStore(tmp_path / "games.db")
+    else:
+        url = request.getfixturevalue("pg_fresh_url")
+        from paperplay.serve.store import open_store
+
+        store = open_store(url)
+    yield store
+    store.close()

@@ -37,13 +37,13 @@ class Running:
         from paperplay.serve.app import Server, build_app
         from paperplay.serve.guard import protocol
         from paperplay.serve.photos import PhotoReader
-        from paperplay.serve.store import Store
+        from paperplay.serve.store import SqliteStore
 
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(64)
         self.base = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.store = Store(db)
+        self.store = SqliteStore(db)
         self.server = Server(self.store, PhotoReader(workers, limit), self.base)
         config = uvicorn.Config(build_app(self.server), log_level="warning", access_log=False, lifespan="off",
                                 http=protocol(head_seconds))  # as paperplay serve runs it
@@ -556,7 +556,7 @@ def test_everything_is_where_it_was_after_a_restart(tmp_path):
 
 
 def test_a_database_of_another_kind_is_refused(tmp_path):
-    from paperplay.serve.store import Store
+    from paperplay.serve.store import SqliteStore
 
     other = tmp_path / "other.db"
     import sqlite3
@@ -565,13 +565,13 @@ def test_a_database_of_another_kind_is_refused(tmp_path):
         db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
         db.execute("INSERT INTO meta VALUES ('schema', '99')")
     with pytest.raises(sqlite3.DatabaseError, match="schema version 99"):
-        Store(other)
+        SqliteStore(other)
 
 
 def test_writes_that_arrive_together_are_committed_together_each_on_its_own_terms(tmp_path):
-    from paperplay.serve.store import Conflict, Store
+    from paperplay.serve.store import Conflict, SqliteStore
 
-    store = Store(tmp_path / "games.db")
+    store = SqliteStore(tmp_path / "games.db")
     code = game_code("streams", canonical_seed(SEED))
     store.create_game(code, canonical_seed(SEED), None, "en", 40)
     batches = []
@@ -599,7 +599,7 @@ def test_writes_that_arrive_together_are_committed_together_each_on_its_own_term
     assert sorted(s.name.lower() for s in store.sheets(code)) == sorted(f"p{i}" for i in range(24))
     assert sum(batches) == len(names)
     store.close()
-    reopened = Store(tmp_path / "games.db")
+    reopened = SqliteStore(tmp_path / "games.db")
     assert len(reopened.sheets(code)) == 24
     reopened.close()
 

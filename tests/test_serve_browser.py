@@ -276,6 +276,7 @@ def call_all(host: Any, projector: Any | None = None, phones: tuple[Any, ...] = 
     """The host calls the 20 tiles on the host page (turn 2 from the projector's keyboard); the projector and
     the phones follow."""
     called = 0.0  # when the host page last called: it calls one tile at most every 0.7 s
+    host.bring_to_front()  # a page behind another tab gets about one animation frame a second: each click waited
     for turn in range(1, 21):
         if turn == 2 and projector is not None:
             projector.keyboard.press("Space")  # the host page handed the projector its key

@@ -174,14 +174,14 @@ class Edge(Running):
         from paperplay.serve.app import Server, build_app
         from paperplay.serve.guard import Door, Hosts
         from paperplay.serve.photos import PhotoReader
-        from paperplay.serve.store import Store
+        from paperplay.serve.store import SqliteStore
         from paperplay.serve.web import paced
 
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(64)
         self.base = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.store = Store(db)
+        self.store = SqliteStore(db)
         networks = trusted_proxies(proxies)
         door = Door(Hosts(["games.example.org"] if public else []), public_url=public or "", proxies=networks)
         self.server = Server(self.store, PhotoReader(1, 8), public or self.base, door=door,

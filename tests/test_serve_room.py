@@ -321,7 +321,7 @@ CREATE TABLE crops (sheet INTEGER NOT NULL REFERENCES sheets(id) ON DELETE CASCA
 def test_a_database_from_before_is_migrated_in_place(tmp_path):
     import json
 
-    from paperplay.serve.store import SCHEMA_VERSION, Store
+    from paperplay.serve.store import SCHEMA_VERSION, SqliteStore
 
     path = tmp_path / "old.db"
     boxes = [{"value": t, "flagged": False, "why": None} for t in TILES]
@@ -332,7 +332,7 @@ def test_a_database_from_before_is_migrated_in_place(tmp_path):
         db.execute("INSERT INTO games VALUES ('P2QPHGPH', '7KQ2M9XD', NULL, 'en', 4, 20, 0, 5, 1.7e9)")
         db.execute("INSERT INTO sheets (game, name, name_key, token, kind, boxes, created, updated) VALUES "
                    "('P2QPHGPH', 'Ann', 'ann', 'tok-ann', 'typed', ?, 1.7e9, 1.7e9)", (json.dumps(boxes),))
-    store = Store(path)
+    store = SqliteStore(path)
     try:
         assert store.migrated_from == 1 and store.host_key() == "old-key-0123456789"
         game = store.game("P2QPHGPH")
@@ -349,13 +349,13 @@ def test_a_database_from_before_is_migrated_in_place(tmp_path):
         assert served.client.typed(CODE, "Bob", TILES).status == 201
     finally:
         served.stop()
-    again = Store(path)
+    again = SqliteStore(path)
     assert again.migrated_from == SCHEMA_VERSION
     again.close()
 
 
 def test_a_database_from_a_newer_paperplay_is_refused(tmp_path):
-    from paperplay.serve.store import SCHEMA_VERSION, Store
+    from paperplay.serve.store import SCHEMA_VERSION, SqliteStore
 
     path = tmp_path / "new.db"
     with sqlite3.connect(path) as db:
@@ -363,7 +363,7 @@ def test_a_database_from_a_newer_paperplay_is_refused(tmp_path):
         db.execute("INSERT INTO meta VALUES ('schema', '99')")
     newest = f"schema version 99; this paperplay reads versions 1-{SCHEMA_VERSION}"
     with pytest.raises(sqlite3.DatabaseError, match=newest):
-        Store(path)
+        SqliteStore(path)
 
 
 # --- the hand-in core ----------------------------------------------------------------------------------

@@ -156,6 +156,22 @@ FILE = FileName()
 """The type of every option naming a file to write (click_type=FILE)."""
 
 
+class DatabaseName(FileName):
+    """serve's --db: a SQLite file (checked as a file to write), or a PostgreSQL URL (postgresql://… or
+    postgres://…), taken as given: its checks (and its password, never printed) are the store's."""
+
+    name = "database"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, str) and value.strip().lower().startswith(("postgresql://", "postgres://")):
+            return value.strip()
+        return super().convert(value, param, ctx)
+
+
+DATABASE = DatabaseName()
+"""The type of serve's --db (click_type=DATABASE)."""
+
+
 def choice(values: Sequence[str]) -> Callable[[str | None], str | None]:
     """A check that an option's value is one of `values` (the choices come from data, not code), in
     any case (A4 is a4), with the closest choice suggested for a typo."""

@@ -22,6 +22,10 @@ from paperplay.serve.internet import public_url as check_public_url
 if TYPE_CHECKING:
     import uvicorn
 
+    from paperplay.serve.store import Store
+
+SERVE_PG_INSTALL = ("paperplay serve --db postgresql://… needs the serve-pg extra (psycopg with its pool, "
+                    "procrastinate): in paperplay's folder, pip install '.[serve,serve-pg]'")
 INSTALL = ("paperplay serve needs the serve extra (Starlette, uvicorn, python-multipart, and the scan extra for "
            "photos): in paperplay's folder, pip install '.[serve]' (or pip install 'paperplay[serve]' where it "
            "comes from a package index)")
@@ -94,11 +98,17 @@ def _shown(path: Path | str) -> str:
     return printable(without_passwords(str(path)))
 
 
-def _open_store(path: Path) -> object:
+def _open_store(db: str) -> Store:
+    """The store --db names: a PostgreSQL URL (PgStore), else a SQLite file (made if missing)."""
+    from paperplay.serve.store import is_database_url
+
+    if is_database_url(db):
+        return _open_postgresql(db)
     import sqlite3
 
-    from paperplay.serve.store import Store
+    from paperplay.serve.store import SqliteStore
 
+    path = Path(db)
     shown = _shown(path)
     if path.is_dir():
         raise InputError(f"{shown}: is a folder; expected the game database's file name", field="db")
@@ -106,7 +116,7 @@ def _open_store(path: Path) -> object:
         raise InputError(f"{shown}: its folder {_shown(path.parent)} does not exist; make it "
                          "first, or give another file name", field="db")
     try:
-        return Store(path)
+        return SqliteStore(path)
     except sqlite3.OperationalError as exc:  # a file it may not read or write, a full disk
         raise InputError(f"{shown}: cannot be used as the game database ({exc})", field="db") from None
     except sqlite3.DatabaseError as exc:
@@ -114,6 +124,30 @@ def _open_store(path: Path) -> object:
                          "name (a new one is made)", field="db") from None
     except OSError as exc:
         raise InputError(f"{shown}: cannot be opened ({exc.strerror})", field="db") from None
+
+
+def _open_postgresql(url: str) -> Store:
+    """PgStore on the database at `url`: psycopg missing, a URL it cannot parse, a database it cannot reach or
+    use, a schema newer than this paperplay's: one line on --db, the password never in it."""
+    try:
+        import psycopg
+        import psycopg_pool  # noqa: F401
+    except ImportError:
+        raise InputError(SERVE_PG_INSTALL) from None
+    from paperplay.serve.store import DatabaseRefused, StoreUnavailable
+    from paperplay.serve.store_pg import PgStore
+
+    shown = _shown(url)
+    try:
+        return PgStore(url)
+    except DatabaseRefused as exc:
+        raise InputError(f"is {shown}; {_scrubbed(str(exc), url)}", field="db") from None
+    except StoreUnavailable as exc:
+        raise InputError(f"is {shown}; the database cannot be reached ({_scrubbed(str(exc), url)})",
+                         field="db") from None
+    except (psycopg.Error, ValueError) as exc:  # ValueError: a URL it cannot parse (a port that is no number)
+        line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"is {shown}; the database cannot be used ({_scrubbed(line, url)})", field="db") from None
 
 
 def _key_age(made: float, new: bool) -> str:
@@ -131,9 +165,11 @@ def serve(
                                       "computer only).")] = False,
     port: Annotated[int, typer.Option("--port", "-p", click_type=opt.WHOLE, help="The port to listen on, "
                                       "1024-65535 (0: any free one).")] = DEFAULT_PORT,
-    db: Annotated[Path, typer.Option("--db", metavar="FILE", click_type=opt.FILE,
-                                     help="The game database (SQLite), made if missing; give the same one again "
-                                          "to carry on after a restart.")] = DEFAULT_DB,
+    db: Annotated[str, typer.Option("--db", metavar="FILE|URL", click_type=opt.DATABASE,
+                                    help="The game database: a SQLite file, made if missing (give the same one "
+                                         "again to carry on after a restart), or a PostgreSQL database, "
+                                         "postgresql://USER[:PASSWORD]@HOST[:PORT]/NAME, which any number of "
+                                         "servers share (its password is never printed).")] = str(DEFAULT_DB),
     workers: Annotated[int | None, typer.Option("--workers", click_type=opt.WHOLE, help="Processes that read "
                                                 "photos, 1-16 (default: one a core, at most 4).",
                                                 show_default=False)] = None,
@@ -175,11 +211,15 @@ def serve(
       paperplay serve --lan --db friday.db --new-key
       paperplay serve --public-url https://games.example.org --trusted-proxy 127.0.0.1
       paperplay serve --lan --limit-joins 1000/h --limit-hand-ins 2000/h
+      paperplay serve --db postgresql://paperplay@db.example.org/gamenight --port 8001
 
     The host key lasts until --new-key makes a new one: the link printed says how old it is.
     On the internet, behind a reverse proxy: --public-url names the address players open, and
     --trusted-proxy the proxy, so that each phone is limited on its own address (without it, every
     phone counts as the proxy's). The limits are each server process's own.
+    With --db postgresql://…, any number of servers (on one machine or several) share the games:
+    a change made through one reaches the phones of every other; photos are read by paperplay
+    worker processes.
     """
     if not 0 <= port <= 65535:
         raise InputError(f"is {port}; expected a port 1024-65535 (or 0: any free one)", field="port")
@@ -199,10 +239,8 @@ def serve(
     from paperplay.serve.web import paced
     from paperplay.serve.live import raise_open_files
     from paperplay.serve.photos import PhotoReader
-    from paperplay.serve.store import Store
 
     store = _open_store(db)
-    assert isinstance(store, Store)
     sock = _listen("0.0.0.0" if lan else "127.0.0.1", port)
     port = sock.getsockname()[1]
     address = lan_address() if lan else "127.0.0.1"
@@ -234,7 +272,8 @@ def serve(
         typer.echo(f"Requests from {', '.join(str(n).removesuffix('/32').removesuffix('/128') for n in proxies)} come "
                    f"through a proxy: each phone counts as the address its X-Forwarded-For names (at most {joins} "
                    f"joins and {hand_ins} hand-ins each).")
-    typer.echo(f"Games are kept in {_shown(db)}: Ctrl-C stops; the same command carries on later.")
+    kept = f"the PostgreSQL database {_shown(db)}" if store.kind == "postgresql" else _shown(db)
+    typer.echo(f"Games are kept in {kept}: Ctrl-C stops; the same command carries on later.")
     sys.stdout.flush()
     try:
         uvicorn.Server(uvicorn_config(build_app(server), proxies)).run(sockets=[sock])

@@ -30,7 +30,7 @@ CHECK_PX = 1.5
 """Pixels per mm of the rectified page compared with the layout to find the sheet's turn and paper."""
 QR_MODULES = 33
 """Modules across a scannable sheet's QR code (version 4: every `PAPERPLAY/1 streams code=… sheet=n/N
-scan=1` payload, sheet 1/1 to 200/200)."""
+scan=1` payload, sheet 1/1 to 200/200, and a player's own sheet up to 100200/100200 with the game code)."""
 QR_PX = 8
 """Pixels per module of the rectified QR code."""
 MAX_CANDIDATES = 30

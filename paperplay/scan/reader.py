@@ -26,7 +26,7 @@ from paperplay.messages import shorten
 from paperplay.scan.glyphs import glyph_features, ink_mask
 from paperplay.scan.refusal import CORNERS, ScanError, ScanRefusal, Seen
 from paperplay.seeds import ALPHABET, CODE_LENGTH, FULL_CODE_LENGTH, read_payload
-from paperplay.streams.api import MAX_PLAYERS
+from paperplay.streams.api import MAX_SHEET_NUMBER
 from paperplay.streams.scansheet import MARK, Layout, layout
 
 RECT_PX = 8.0
@@ -286,14 +286,15 @@ def find_qr(gray: Any, quick: bool = False) -> tuple[str, Any]:
 QR_NOT_FOUND = "no paperplay QR code found (is the whole sheet in the photo, sharp and evenly lit?)"
 
 
-SHEET_FIELD = re.compile(r"([1-9][0-9]{0,2})/([1-9][0-9]{0,2})")
-"""A score sheet's `sheet=n/N` in its QR code: sheet n of N (paperplay prints at most MAX_PLAYERS)."""
+SHEET_FIELD = re.compile(r"([1-9][0-9]{0,5})/([1-9][0-9]{0,5})")
+"""A score sheet's `sheet=n/N` in its QR code: sheet n of N (a kit prints at most MAX_PLAYERS; a player's own sheet
+printed from a server's phone page is numbered up to MAX_SHEET_NUMBER)."""
 
 
 def check_sheet_fields(fields: dict[str, str]) -> None:
     """A Streams sheet's QR fields as paperplay prints them: `code=` a game code (8 characters of
     seeds.ALPHABET, read in any case; in a payload of version 2 the full code of 27) and `sheet=n/N` with
-    1 <= n <= N <= MAX_PLAYERS. The code is put in capitals; anything else is a code another program
+    1 <= n <= N <= MAX_SHEET_NUMBER. The code is put in capitals; anything else is a code another program
     made (or a damaged one): ScanError."""
     code = fields.get("code", "").upper()
     length = FULL_CODE_LENGTH if fields.get("version") == "2" else CODE_LENGTH
@@ -302,9 +303,9 @@ def check_sheet_fields(fields: dict[str, str]) -> None:
                           f"game code of {length} characters of {ALPHABET} (a sheet paperplay printed)")
     fields["code"] = code
     sheet = SHEET_FIELD.fullmatch(fields.get("sheet", ""))
-    if sheet is None or not int(sheet[1]) <= int(sheet[2]) <= MAX_PLAYERS:
+    if sheet is None or not int(sheet[1]) <= int(sheet[2]) <= MAX_SHEET_NUMBER:
         raise ScanRefusal("not_score_sheet", f"its QR code's field sheet is {fields.get('sheet', '')!r}; expected "
-                          f"sheet n of N as n/N, 1 <= n <= N <= {MAX_PLAYERS} (a sheet paperplay printed)")
+                          f"sheet n of N as n/N, 1 <= n <= N <= {MAX_SHEET_NUMBER} (a sheet paperplay printed)")
 
 
 def parse_payload(text: str) -> dict[str, str]:

@@ -9,6 +9,7 @@ here. docs/reference/api.md is the API: every endpoint, field and error code.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 
 from starlette.applications import Starlette
@@ -23,6 +24,7 @@ from paperplay.serve import checks
 from paperplay.serve.errors import ApiError, Code, Conflict
 from paperplay.serve.guard import LOG, Guard
 from paperplay.serve.routes import files, games, players, sheets, views
+from paperplay.serve.store import StoreUnavailable
 from paperplay.serve.web import Server, error
 
 __all__ = ["Server", "build_app"]
@@ -65,6 +67,8 @@ ROUTES = [
     Route("/api/games/{code}/events", games.game_events, methods=["GET"]),
     Route("/api/games/{code}", games.change_game, methods=["PATCH"]),
     Route("/api/games/{code}/players", players.join, methods=["POST"]),
+    Route("/api/games/{code}/players", players.list_players, methods=["GET"]),
+    Route("/api/games/{code}/players/{player}/sheet.pdf", players.own_sheet, methods=["GET"]),
     Route("/api/games/{code}/players/{player}", players.remove, methods=["DELETE"]),
     Route("/api/games/{code}/players/{player}", players.hide, methods=["PATCH"]),
     Route("/api/games/{code}/call", games.call_tile, methods=["POST"]),
@@ -128,10 +132,46 @@ async def _database_trouble(request: Request, exc: Exception) -> Response:
                             "few seconds", {"Retry-After": "5"})
 
 
+async def _unavailable(request: Request, exc: Exception) -> Response:
+    """The database cannot be reached now (PostgreSQL away, every connection busy): 503 with Retry-After."""
+    LOG.error("paperplay: %s %s: the game database cannot be reached (%s); nothing was stored", request.method,
+              checks.shown(request.url.path)[1:-1], exc)
+    return error(Code.BUSY, "database: cannot be reached now; nothing was stored: send it again in a few seconds",
+                 {"Retry-After": "5"})
+
+
 async def _crashed(request: Request, exc: Exception) -> Response:
     LOG.error("paperplay serve: internal error on %s %s: %s: %s", request.method, request.url.path,
               type(exc).__name__, exc)
     return error(Code.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
+
+
+class Wakeups:
+    """Ties the database's notifications to the waiting phones, on the first request (the server's event loop
+    runs by then): a change committed by any server process (or photo worker) wakes this process's phones
+    (Store.listen: PgStore's LISTEN/NOTIFY). Only for a store shared by several processes (PostgreSQL); a
+    laptop's SQLite store is written by this process alone, whose routes wake their own phones."""
+
+    def __init__(self, app: ASGIApp, server: Server) -> None:
+        self.app = app
+        self.server = server
+        self.listening: asyncio.Future[None] | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.listening is None:
+            loop = asyncio.get_running_loop()
+            live = self.server.live
+
+            def woken(key: str) -> None:
+                try:
+                    loop.call_soon_threadsafe(live.notify, key)
+                except RuntimeError:  # the server is stopping: its loop is closed
+                    pass
+
+            self.listening = asyncio.ensure_future(asyncio.to_thread(self.server.store.listen, woken))
+        if not self.listening.done():
+            await asyncio.shield(self.listening)
+        await self.app(scope, receive, send)
 
 
 def build_app(server: Server) -> Starlette:
@@ -145,8 +185,11 @@ def build_app(server: Server) -> Starlette:
     logging.getLogger("multipart").setLevel(logging.ERROR)
     app = Starlette(routes=ROUTES, exception_handlers={
         ApiError: _api_error, Conflict: _conflict, InputError: _input_error, HTTPException: _http_error,
-        sqlite3.OperationalError: _database_trouble, Exception: _crashed})
+        sqlite3.OperationalError: _database_trouble, StoreUnavailable: _unavailable,
+        Exception: _crashed})
     app.state.server = server
+    if server.store.kind != "sqlite":
+        app.add_middleware(Wakeups, server=server)
     app.add_middleware(Guard, door=server.door, spool=str(server.spool))
     app.add_middleware(Headers)
     return app

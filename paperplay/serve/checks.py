@@ -50,9 +50,12 @@ def check_lang(value: Any) -> str:
     return value
 
 
-def check_players(value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_PLAYERS:
-        raise input_error("players", f"is {shown(value)}; expected a whole number 1-{MAX_PLAYERS}")
+def check_players(value: Any, most: int = MAX_PLAYERS) -> int:
+    """A game's number of players: 1 to the store's most (`Store.max_players`: 200 in a SQLite file, 100,000 on
+    PostgreSQL)."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
+        raise input_error("players", f"is {shown(value)}; expected a whole number 1-{most}"
+                          + ("" if most > MAX_PLAYERS else " (a game on PostgreSQL takes more: serve --db postgresql://…)"))
     return value
 
 

@@ -261,7 +261,7 @@ _HOST_WORDS: Words = {
     "creating": N_("Starting the game…"), "calling": N_("Calling…"), "called_all": N_("All 20 tiles are called."),
     "first": N_("Press “Next tile” for the first tile."), "none_in": N_("No sheet handed in yet."),
     "nobody": N_("Nobody has joined yet: the players scan the QR code on the projector."),
-    "in": N_("{n} of {players}"),
+    "in": N_("{n} of {players}"), "page_of": N_("page {page} of {pages}"),
     "flagged": ngettext("{n} box to check", "{n} boxes to check"),
     "empty_n": ngettext("{n} empty box", "{n} empty boxes"),
     "corrected_n": ngettext("{n} box changed by the player", "{n} boxes changed by the player"),
@@ -325,6 +325,7 @@ def host_page(key: str = "", lang: str | None = None, variants: list[str] | None
                             "results."),
         "caller": _("Caller"), "next": _("Next tile"), "called": _("Called so far"),
         "room": _("Players"), "handed": _("Sheets handed in"), "reveal": _("Reveal the results"),
+        "page_back": _("Previous page"), "page_on": _("Next page"),
         "reveal_hint": _("When every sheet is in, reveal the results on the projector and the phones."),
         "ranking": _("Ranking"), "another": _("New game…"), "games": _("Or open a game of this server"),
         "count": _("Sheets the game takes"), "set": _("Set"),
@@ -427,6 +428,8 @@ def _host_game(w: dict[str, str]) -> str:
 <h2 id="handed-title">{w["handed"]} <span id="count" class="muted"></span></h2>
 <p class="status" id="sheet-status" role="status"></p>
 <ul class="handed sheets" id="handed"></ul>
+<p class="pager" id="pager" hidden><button type="button" id="page-back">{w["page_back"]}</button>
+<span id="page-of" class="muted"></span> <button type="button" id="page-on">{w["page_on"]}</button></p>
 </section>
 <p><button type="button" id="another">{w["another"]}</button></p>
 <p class="error" id="game-error" role="alert"></p>
@@ -488,6 +491,8 @@ def player_page(code: str, lang: str | None = None) -> str:
         "good": _("Like this: from straight above, the whole sheet filling the photo."),
         "bad": _("Not like this: at an angle, or from far away."),
         "foot": _("Your name and sheet are kept in this browser: reload the page and they are still here."),
+        "own_sheet": _("Print or save my sheet"),
+        "own_hint": _("A scannable score sheet with your own number: print it, or write on a copy of it."),
     }.items()}
     body = f"""{STAR_SYMBOL}{boxes_symbol(BOXES)}
 <header class="top">
@@ -516,11 +521,14 @@ def player_page(code: str, lang: str | None = None) -> str:
 </div>
 <h2 class="small">{w["called"]}</h2>
 <ol class="order" id="order"></ol>
+<p class="own" id="own" hidden><a class="button" id="own-link" href="#" download>{w["own_sheet"]}</a>
+<small>{w["own_hint"]}</small></p>
 </section>
 {_player_handin(w, boxes)}
 <section class="card" id="sheet" hidden aria-labelledby="sheet-title">
 <h2 id="sheet-title" tabindex="-1">{w["sheet"]}</h2>
 <ol class="read" id="read"></ol>
+<p class="place" id="my-place" hidden></p>
 <p class="status" id="sheet-status" role="status" tabindex="-1"></p>
 <div id="flags"></div>
 <p class="error" id="sheet-error" role="alert"></p>
@@ -643,9 +651,11 @@ def projector_page(code: str, view: str = "", join_url: str = "", lang: str | No
 <section class="results" id="results" hidden aria-labelledby="results-title" tabindex="0">
 <h2 id="results-title">{w["ranking"]}</h2>
 <ol class="ranking big" id="ranking"></ol>
+<div id="all-sheets">
 <h2>{w["sheets"]}</h2>
 <p class="legend">{w["legend"]}</p>
 <div id="trains"></div>
+</div>
 </section>
 <aside class="join" aria-labelledby="join-title" id="join">
 <h2 id="join-title">{w["join"]}</h2>

@@ -1,4 +1,8 @@
-"""The game night's database: one SQLite file (WAL) holding the host's key, the games and the sheets.
+"""The game night's database: the Store interface every route uses, and its SQLite implementation (SqliteStore:
+one file, WAL, the laptop evening). PostgreSQL's (PgStore, several server processes) is in
+paperplay.serve.store_pg, imported only for a postgresql:// database (open_store picks).
+
+SqliteStore: one SQLite file (WAL) holding the host's key, the games and the sheets.
 
 Every change is committed (synchronous=FULL) before the server answers: a sheet acknowledged to a
 phone is on disk, whatever happens to the server after. Changes that arrive together are committed
@@ -18,11 +22,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from paperplay.serve.errors import Code, Conflict
 
-SCHEMA_VERSION = 4
+if TYPE_CHECKING:
+    from paperplay.serve.ranking import Ranked
+
+SCHEMA_VERSION = 5
 """The database's version (kept in meta's 'schema' row and in PRAGMA user_version): an older database is
 migrated in place when it is opened (MIGRATIONS), a newer one is refused."""
 _T = TypeVar("_T")
@@ -30,6 +37,8 @@ MAX_GAMES = 1000
 """Games one database holds (a game night has a few; the bound keeps a stray script from filling the disk)."""
 MAX_SHEETS = 200
 """Sheets a game holds: paperplay prints at most 200 sheets for a game."""
+MAX_PLAYERS_PG = 100_000
+"""Players (and sheets) a game on PostgreSQL holds (PgStore.max_players)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -91,6 +100,18 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE players ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE sheets ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0",
     ),
+    5: (  # a sheet's standing kept as it is stored (paperplay.serve.ranking); a player's number for their own sheet
+        "ALTER TABLE sheets ADD COLUMN total INTEGER",
+        "ALTER TABLE sheets ADD COLUMN ranked INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE sheets ADD COLUMN flagged INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE sheets ADD COLUMN empty INTEGER NOT NULL DEFAULT 0",
+        "CREATE INDEX IF NOT EXISTS sheets_ranking ON sheets (game, ranked, total DESC, id)",
+        "ALTER TABLE players ADD COLUMN number INTEGER",
+        "UPDATE players SET number=(SELECT count(*) FROM players AS p WHERE p.game=players.game AND p.id<=players.id)",
+        "CREATE UNIQUE INDEX IF NOT EXISTS players_number ON players (game, number)",
+        "ALTER TABLE games ADD COLUMN numbered INTEGER NOT NULL DEFAULT 0",
+        "UPDATE games SET numbered=(SELECT count(*) FROM players WHERE players.game=games.code)",
+    ),
 }
 """The changes from each version to the next (version 1: the schema above)."""
 
@@ -122,6 +143,27 @@ class Player:
     joined: float
     hidden: bool = False
     """The host hid the name from the projector and the other phones (Store.hide)."""
+    number: int = 0
+    """The player's number in the game (1 for the first to join; never given twice in a game): their own sheet's
+    number is paperplay.serve.ranking.OWN_SHEETS above it."""
+
+
+@dataclass(frozen=True)
+class Counts:
+    """A game's counts, as a big game's state shows them (each one indexed query)."""
+
+    joined: int
+    """Players who joined."""
+    handed_in: int
+    """Sheets handed in (by players who joined, and by name alone)."""
+    to_check: int
+    """Sheets with boxes to check (an empty box counts)."""
+    incomplete: int
+    """Sheets with empty boxes."""
+    unsettled: int
+    """Sheets with boxes to check besides their empty ones."""
+    ranked: int
+    """Sheets in the ranking (complete and valid)."""
 
 
 @dataclass(frozen=True)
@@ -177,6 +219,15 @@ REFUSAL_KEPT = 3600.0
 question is answered 404, and it offers the hand-in again)."""
 
 
+class DatabaseRefused(Exception):
+    """A database this paperplay cannot use as it is (PgStore: a schema newer than it knows); one line."""
+
+
+class StoreUnavailable(Exception):
+    """The database cannot be reached now (PgStore: the server is down, the network away, every connection of
+    the pool busy): nothing was stored; one line (the server answers 503 with Retry-After)."""
+
+
 def name_key(name: str) -> str:
     """What two names must differ in to be two players (paperplay.serve.names.key)."""
     from paperplay.serve.names import key
@@ -184,8 +235,91 @@ def name_key(name: str) -> str:
     return key(name)
 
 
-class Store:
+class Store(Protocol):
+    """What the server keeps its games in: SqliteStore (one file, one process) or PgStore (PostgreSQL, any number
+    of server processes). Every write is committed before it returns; a refused one raises Conflict (its Code)
+    and changes nothing. Both implement every method alike (tests/test_serve_store.py runs against both).
+    Helpers adding a method add it here and to both implementations."""
+
+    kind: Literal["sqlite", "postgresql"]
+    """Which database: "sqlite" or "postgresql"."""
+    max_players: int
+    """The most players (and sheets) a game may take: 200 on SQLite, 100,000 on PostgreSQL."""
+    migrated_from: int
+    """The schema version the database had when opened (the current one: no migration was needed)."""
+
+    def close(self) -> None: ...
+
+    def listen(self, callback: Callable[[str], None]) -> None:
+        """Calls `callback(key)` (a game's code, or paperplay.serve.web.sheet_key) for every change committed by
+        ANY process, from a thread of its own (PgStore: LISTEN/NOTIFY); SqliteStore's does nothing (one process:
+        the routes notify their own pages)."""
+        ...
+
+    # the host's key
+    def host_key(self) -> str: ...
+    def host_key_made(self) -> float: ...
+    def new_host_key(self) -> str: ...
+
+    # games
+    def create_game(self, code: str, seed: str, variant: str | None, lang: str, players: int) -> Game: ...
+    def game(self, code: str) -> Game | None: ...
+    def games(self) -> list[Game]: ...
+    def call(self, code: str, total: int, expected: int | None = None) -> tuple[Game, bool]: ...
+    def reveal(self, code: str) -> Game: ...
+    def update_game(self, code: str, players: int | None = None, locked: bool | None = None) -> Game: ...
+
+    # players
+    def join(self, code: str, name: str, idempotency: str | None = None) -> tuple[Player, bool]: ...
+    def players(self, code: str) -> list[Player]: ...
+    def player(self, code: str, player_id: int) -> Player | None: ...
+    def player_by_token(self, code: str, token: str) -> Player | None: ...
+    def delete_player(self, code: str, player_id: int) -> bool: ...
+    def hide(self, code: str, hidden: bool, player_id: int | None = None, sheet_id: int | None = None) -> bool: ...
+
+    # sheets
+    def by_idempotency(self, code: str, key: str) -> SheetRow | None: ...
+    def add_sheet(self, code: str, name: str, kind: str, boxes: list[dict[str, Any]], printed: str | None = None,
+                  idempotency: str | None = None, crops: Sequence[bytes] = (), player: Player | None = None,
+                  turns: int = 0) -> tuple[SheetRow, bool]: ...
+    def rename_sheet(self, code: str, sheet_id: int, name: str) -> SheetRow: ...
+    def sheet(self, code: str, sheet_id: int) -> SheetRow | None: ...
+    def sheets(self, code: str) -> list[SheetRow]: ...
+    def update_boxes(self, code: str, sheet_id: int,
+                     change: Callable[[list[dict[str, Any]]], list[dict[str, Any]]],
+                     host: bool = False) -> SheetRow: ...
+    def delete_sheet(self, code: str, sheet_id: int) -> None: ...
+    def crop(self, sheet_id: int, box: int) -> bytes | None: ...
+
+    # big games: counts, pages, the ranking kept as sheets arrive (paperplay.serve.ranking)
+    def counts(self, code: str) -> Counts: ...
+    def players_page(self, code: str, offset: int, limit: int) -> list[tuple[Player, int | None, int]]: ...
+    def sheets_page(self, code: str, offset: int, limit: int) -> list[SheetRow]: ...
+    def ranking(self, code: str, offset: int, limit: int) -> list[Ranked]: ...
+    def place(self, code: str, sheet_id: int) -> tuple[int, int] | None: ...
+
+
+def is_database_url(db: str | Path) -> bool:
+    """Whether --db names a PostgreSQL database (postgresql://… or postgres://…) rather than a SQLite file."""
+    return isinstance(db, str) and db.strip().lower().startswith(("postgresql://", "postgres://"))
+
+
+def open_store(db: str | Path) -> Store:
+    """The store --db names: a postgresql:// (or postgres://) URL opens PgStore (psycopg imported only then),
+    anything else is a SQLite file (SqliteStore)."""
+    if is_database_url(db):
+        from paperplay.serve.store_pg import PgStore
+
+        return PgStore(str(db).strip())
+    return SqliteStore(db)
+
+
+class SqliteStore:
     """The database, used from any thread: one connection writes (group commits), each thread reads on its own."""
+
+    kind: Literal["sqlite", "postgresql"] = "sqlite"
+    max_players = MAX_SHEETS
+    """The most players a game may take (create and PATCH check it)."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
@@ -216,6 +350,9 @@ class Store:
                 for sql in MIGRATIONS[step]:
                     db.execute(sql)
                 db.execute("UPDATE meta SET value=? WHERE name='schema'", (str(step),))
+            if version < 5:  # the sheets stored before their standing was kept
+                for (sheet_id,) in db.execute("SELECT id FROM sheets").fetchall():
+                    _rescore(db, sheet_id)
             for (code,) in db.execute("SELECT code FROM games WHERE view IS NULL").fetchall():
                 db.execute("UPDATE games SET view=? WHERE code=?", (secrets.token_urlsafe(18), code))
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
@@ -223,6 +360,9 @@ class Store:
                 self._new_key(db)
             if db.execute("SELECT value FROM meta WHERE name='host_key_made'").fetchone() is None:
                 db.execute("INSERT INTO meta VALUES ('host_key_made', ?)", (str(time.time()),))
+
+    def listen(self, callback: Callable[[str], None]) -> None:
+        """Nothing to listen to: one process writes this file, and its routes notify their own pages."""
 
     def close(self) -> None:
         with self._lock:
@@ -409,7 +549,7 @@ class Store:
                 _check_name_free(db, code, name)
             count = db.execute("SELECT count(*) FROM sheets WHERE game=?", (code,)).fetchone()[0]
             waiting = _waiting(db, code)
-            if count + waiting - (player is not None) >= min(game.players, MAX_SHEETS):
+            if count + waiting - (player is not None) >= min(game.players, self.max_players):
                 raise Conflict(f"code: the game takes {game.players} sheets and has them all; the host can raise the "
                                "number of players", Code.GAME_FULL)
             now = time.time()
@@ -424,6 +564,7 @@ class Store:
                            (player.id, sheet_id))
             db.executemany("INSERT INTO crops VALUES (?, ?, ?)",
                            [(sheet_id, box, png) for box, png in enumerate(crops, start=1)])
+            _rescore(db, int(sheet_id or 0))
             _bump(db, code)
             return _sheet(db.execute("SELECT * FROM sheets WHERE id=?", (sheet_id,)).fetchone()), True
 
@@ -448,9 +589,12 @@ class Store:
             if joined + alone >= game.players:
                 raise Conflict(f"code: the game takes {game.players} players and has them all; the host can raise "
                                "the number of players", Code.GAME_FULL)
-            cursor = db.execute("INSERT INTO players (game, name, name_key, token, joined, idempotency) "
-                                "VALUES (?, ?, ?, ?, ?, ?)",
-                                (code, name, name_key(name), secrets.token_urlsafe(18), time.time(), idempotency))
+            number = db.execute("UPDATE games SET numbered=numbered+1 WHERE code=? RETURNING numbered",
+                                (code,)).fetchone()[0]  # never given twice, a removed player's neither
+            cursor = db.execute("INSERT INTO players (game, name, name_key, token, joined, idempotency, number) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                (code, name, name_key(name), secrets.token_urlsafe(18), time.time(), idempotency,
+                                 number))
             _bump(db, code)
             return _player(db.execute("SELECT * FROM players WHERE id=?", (cursor.lastrowid,)).fetchone()), True
 
@@ -458,6 +602,10 @@ class Store:
 
     def players(self, code: str) -> list[Player]:
         return [_player(row) for row in self._read("SELECT * FROM players WHERE game=? ORDER BY id", (code,))]
+
+    def player(self, code: str, player_id: int) -> Player | None:
+        rows = self._read("SELECT * FROM players WHERE game=? AND id=?", (code, player_id))
+        return _player(rows[0]) if rows else None
 
     def player_by_token(self, code: str, token: str) -> Player | None:
         rows = self._read("SELECT * FROM players WHERE game=? AND token=?", (code, token))
@@ -554,6 +702,7 @@ class Store:
             boxes = change(_existing(db, code, sheet_id).boxes)
             db.execute("UPDATE sheets SET boxes=?, updated=? WHERE game=? AND id=?",
                        (json.dumps(boxes), time.time(), code, sheet_id))
+            _rescore(db, sheet_id)  # the ranking moves in the same transaction as the boxes
             db.execute("UPDATE games SET version=version+1 WHERE code=?", (code,))
             return _sheet(db.execute("SELECT * FROM sheets WHERE id=?", (sheet_id,)).fetchone())
 
@@ -572,6 +721,51 @@ class Store:
         rows = self._read("SELECT png FROM crops WHERE sheet=? AND box=?", (sheet_id, box))
         return bytes(rows[0][0]) if rows else None
 
+    # --- big games: counts, pages and the ranking kept as sheets arrive (paperplay.serve.ranking) ---------------
+
+    def counts(self, code: str) -> Counts:
+        row = self._read("SELECT (SELECT count(*) FROM players WHERE game=?), count(*), "
+                         "coalesce(sum(flagged > 0), 0), coalesce(sum(empty > 0), 0), "
+                         "coalesce(sum(flagged > empty), 0), coalesce(sum(ranked), 0) FROM sheets WHERE game=?",
+                         (code, code))[0]
+        return Counts(*(int(v) for v in row))
+
+    def players_page(self, code: str, offset: int, limit: int) -> list[tuple[Player, int | None, int]]:
+        """Players in the order they joined, `limit` from the `offset`-th: each with the id of the sheet they handed
+        in (None: not yet) and its boxes to check."""
+        rows = self._read("SELECT p.*, s.id AS sheet, s.flagged AS sheet_flagged FROM players AS p "
+                          "LEFT JOIN sheets AS s ON s.game=p.game AND s.player=p.id "
+                          "WHERE p.game=? ORDER BY p.id LIMIT ? OFFSET ?",
+                          (code, limit, offset))
+        return [(_player(row), row["sheet"], int(row["sheet_flagged"] or 0)) for row in rows]
+
+    def sheets_page(self, code: str, offset: int, limit: int) -> list[SheetRow]:
+        """Sheets in the order they were handed in, `limit` from the `offset`-th."""
+        return [_sheet(row) for row in self._read("SELECT * FROM sheets WHERE game=? ORDER BY id LIMIT ? OFFSET ?",
+                                                  (code, limit, offset))]
+
+    def ranking(self, code: str, offset: int, limit: int) -> list[Ranked]:
+        """The ranked sheets, highest total first (then in the order they were handed in), `limit` from the
+        `offset`-th, each with its place."""
+        from paperplay.serve.ranking import places
+
+        rows = self._read("SELECT id, name, hidden, player, total FROM sheets WHERE game=? AND ranked=1 "
+                          "ORDER BY total DESC, id LIMIT ? OFFSET ?", (code, limit, offset))
+        if not rows:
+            return []
+        above = self._read("SELECT count(*) FROM sheets WHERE game=? AND ranked=1 AND total>?",
+                           (code, rows[0]["total"]))[0][0]
+        return places([tuple(row) for row in rows], offset, int(above) + 1)
+
+    def place(self, code: str, sheet_id: int) -> tuple[int, int] | None:
+        """A sheet's place in the ranking and the number of ranked sheets (None: it is not ranked)."""
+        row = self._read("SELECT total FROM sheets WHERE game=? AND id=? AND ranked=1", (code, sheet_id))
+        if not row:
+            return None
+        above, of = self._read("SELECT coalesce(sum(total > ?), 0), count(*) FROM sheets WHERE game=? AND ranked=1",
+                               (row[0][0], code))[0]
+        return int(above) + 1, int(of)
+
 
 def _existing(db: sqlite3.Connection, code: str, sheet_id: int) -> SheetRow:
     """The sheet as stored now, or a 404 (removed by the host meanwhile)."""
@@ -579,6 +773,18 @@ def _existing(db: sqlite3.Connection, code: str, sheet_id: int) -> SheetRow:
     if row is None:
         raise Conflict(f"id: no sheet {sheet_id} in game {code[:4]}-{code[4:]} (removed meanwhile)", Code.NO_SHEET)
     return _sheet(row)
+
+
+def _rescore(db: sqlite3.Connection, sheet_id: int) -> None:
+    """Keeps a sheet's standing (total, ranked, flagged, empty) in its columns, refereed as the results referee it
+    (paperplay.serve.ranking.standing), in the transaction that stored its boxes."""
+    from paperplay.serve.ranking import standing
+
+    row = db.execute("SELECT s.kind, s.boxes, s.name, g.seed, g.variant, g.code FROM sheets AS s JOIN games AS g "
+                     "ON g.code=s.game WHERE s.id=?", (sheet_id,)).fetchone()
+    now = standing(row["seed"], row["variant"], row["kind"], json.loads(row["boxes"]), row["code"], row["name"])
+    db.execute("UPDATE sheets SET total=?, ranked=?, flagged=?, empty=? WHERE id=?",
+               (now.total, int(now.ranked), now.flagged, now.empty, sheet_id))
 
 
 def _bump(db: sqlite3.Connection, code: str) -> None:
@@ -636,4 +842,5 @@ def _sheet(row: sqlite3.Row) -> SheetRow:
 
 
 def _player(row: sqlite3.Row) -> Player:
-    return Player(row["id"], row["game"], row["name"], row["token"], row["joined"], bool(row["hidden"]))
+    return Player(row["id"], row["game"], row["name"], row["token"], row["joined"], bool(row["hidden"]),
+                  row["number"] or 0)

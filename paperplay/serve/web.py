@@ -232,6 +232,25 @@ async def json_body(request: Request, optional: bool = False) -> dict[str, Any]:
     return data
 
 
+def paging(request: Request, always: bool = False) -> tuple[int, int] | None:
+    """The page a list call asks for: (offset, per_page) from `?page=` (1 and up) and `?per_page=` (1-MAX_PER_PAGE,
+    PER_PAGE when left out); None when neither is given and not `always` (the whole list, as a small game's)."""
+    from paperplay.serve.ranking import MAX_PER_PAGE, PER_PAGE
+
+    page, per_page = request.query_params.get("page"), request.query_params.get("per_page")
+    if page is None and per_page is None and not always:
+        return None
+    number = 1 if page is None else numbers.whole(page, "page", 1, 10**9, what="a page number")
+    size = PER_PAGE if per_page is None else numbers.whole(per_page, "per_page", 1, MAX_PER_PAGE,
+                                                           what="a number of rows a page")
+    return (number - 1) * size, size
+
+
+def page_of(rows: list[dict[str, Any]], key: str, offset: int, size: int, of: int) -> dict[str, Any]:
+    """A page of a list as the API answers it: the rows under `key`, the page, its size and the rows in all."""
+    return {key: rows, "page": offset // size + 1, "per_page": size, "of": of}
+
+
 def only_fields(data: dict[str, Any], allowed: tuple[str, ...]) -> None:
     for name in data:
         if name not in allowed:
@@ -302,15 +321,39 @@ def names_shown(game: Game, sheets: list[SheetRow], host: bool = False) -> list[
     return [dataclasses.replace(s, name=shown_name(game, s.name, s.hidden, host)) if s.hidden else s for s in sheets]
 
 
+def big(game: Game) -> bool:
+    """Whether the game is too big for whole lists in its state (paperplay.serve.ranking.FULL_LISTS)."""
+    from paperplay.serve.ranking import FULL_LISTS
+
+    return game.players > FULL_LISTS
+
+
+def game_state(server: Server, game: Game, host: bool = False) -> dict[str, Any]:
+    """The game's state as the pages follow it: whole lists for a game of up to FULL_LISTS players, counts and the
+    top of the ranking beyond (its sheets are never all read)."""
+    return state(server, game, [] if big(game) else server.store.sheets(game.code), host)
+
+
+def top_of_ranking(server: Server, game: Game, host: bool = False) -> list[dict[str, Any]]:
+    """The first TOP sheets of the ranking kept as sheets arrive (paperplay.serve.ranking)."""
+    from paperplay.serve.ranking import TOP, ranked_json
+
+    return [ranked_json(row, shown_name(game, row.name, row.hidden, host))
+            for row in server.store.ranking(game.code, 0, TOP)]
+
+
 def state(server: Server, game: Game, sheets: list[SheetRow], host: bool = False) -> dict[str, Any]:
     """The game's state (docs/reference/api.md): what every page follows. The names the host hid are "hidden
-    name" but for the `host`."""
+    name" but for the `host`. A big game's (game_state) has empty roster and handed_in lists ("paged": the pages
+    page through GET …/players and …/sheets) and its counts and the top of its ranking instead."""
     called = checks.called_tiles(game)
     turns = checks.total_turns(game)
+    paged = big(game)
+    counts = server.store.counts(game.code)
     summaries = [_summary(s, shown_boxes(game, s), shown_name(game, s.name, s.hidden, host)) for s in sheets]
     by_player = {s.player: summary for s, summary in zip(sheets, summaries) if s.player is not None}
     roster = []
-    for player in server.store.players(game.code):
+    for player in [] if paged else server.store.players(game.code):
         mine = by_player.get(player.id)
         roster.append({"id": player.id, "name": shown_name(game, player.name, player.hidden, host),
                        "hidden": player.hidden, "joined": player.joined, "handed_in": mine is not None,
@@ -327,14 +370,25 @@ def state(server: Server, game: Game, sheets: list[SheetRow], host: bool = False
         "locked": game.locked, "revealed": game.revealed, "created": game.created, "version": game.version,
         "join_url": join_url(server, game), "roster": roster, "handed_in": summaries,
         "full_code": full_code("streams", game.seed),
-        "missing": {"sheets": max(0, game.players - len(sheets)),
+        "missing": {"sheets": max(0, game.players - counts.handed_in),
                     "incomplete": [s["id"] for s in summaries if not s["complete"]],
                     "unsettled": [s["id"] for s in summaries if s["flagged"] > s["empty"]]},
+        "paged": paged,
+        "counts": {"joined": counts.joined, "handed_in": counts.handed_in, "to_check": counts.to_check,
+                   "incomplete": counts.incomplete, "unsettled": counts.unsettled, "ranked": counts.ranked},
+        "top": top_of_ranking(server, game, host),
     }
     if game.revealed:
         out["seed"] = display_code(game.seed)
         out["draw"] = [tile_json(t) for t in called]
     return out
+
+
+def placed(server: Server, game: Game, sheet_id: int) -> dict[str, Any]:
+    """A sheet's place in the ranking kept as sheets arrive: "place" (equal totals share one) and "of" (the ranked
+    sheets); both None for a sheet not ranked (empty boxes, or not valid)."""
+    where = server.store.place(game.code, sheet_id)
+    return {"place": where[0] if where else None, "of": where[1] if where else server.store.counts(game.code).ranked}
 
 
 def sheet_key(code: str, sheet_id: int) -> str:

@@ -18,6 +18,9 @@ from paperplay.streams import referee, rules
 from paperplay.streams.rules import WILD, StreamsRules, Tile, load_rules, tile_json
 
 MAX_PLAYERS = 200
+MAX_SHEET_NUMBER = 100_200
+"""The highest sheet number a scannable sheet may carry: a kit prints sheets 1-MAX_PLAYERS; a game of up to
+100,000 players on a server (paperplay serve --db postgresql://…) numbers its players' own sheets above them."""
 KIT_PLAYERS = 4
 
 

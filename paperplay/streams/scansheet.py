@@ -152,3 +152,30 @@ def scan_kit_document(seed: str, code: str, drawn: Sequence[Tile], players: int,
     return Document(title=f"Streams kit, game {display_code(code)}", pages=tuple(all_pages), forms=forms,
                     subject=f"Streams kit for {players} players, game code {display_code(code)}, scannable sheets")
 
+
+
+def own_sheet_document(code: str, full: str, number: int, name: str = "", paper: str = "a4") -> Document:
+    """A player's own scannable sheet, printed from their phone (`paperplay serve`): one page, the sheet number
+    `number` (above the MAX_PLAYERS a kit prints, so the two never share a number) and the player's name. Its QR
+    code says `sheet=number/MAX_SHEET_NUMBER`, the same for every print of that number (a printed sheet is handed
+    in once), with the game's full code `full` where the code stays at 33 modules, else its game code `code`
+    (what the server takes as well)."""
+    from paperplay.render.pdf import qr_modules
+    from paperplay.streams.api import MAX_SHEET_NUMBER
+
+    if not 1 <= number <= MAX_SHEET_NUMBER:
+        raise ValueError(f"sheet number {number}; expected 1-{MAX_SHEET_NUMBER}")
+    geo = layout(paper)
+    qx, qy, qs = geo.qr
+    payload = qr_payload("streams", code=full, sheet=f"{number}/{MAX_SHEET_NUMBER}", scan="1")
+    if len(qr_modules(payload)) != 33:  # scan reads a version 4 code (paperplay.scan.marks.QR_MODULES)
+        payload = qr_payload("streams", code=code, sheet=f"{number}/{MAX_SHEET_NUMBER}", scan="1")
+    items: list[Item] = [UseForm(SCAN_FORM)]
+    if name:
+        items.append(name_text(geo.width, name))
+    items.append(Text(qx - 3, qy + qs - 1, f"sheet {number}", size=9, align="right"))
+    items.append(QR(qx, qy, qs, payload))
+    page = Page(geo.width, geo.height, tuple(items), role="player", label=f"sheet {number}")
+    return Document(title=f"Streams score sheet {number} (scannable), game {display_code(code)}", pages=(page,),
+                    forms={SCAN_FORM: scan_form(paper, code)},
+                    subject=f"Streams, game code {display_code(code)}, sheet {number}, scannable")

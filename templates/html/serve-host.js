@@ -103,10 +103,17 @@
     roster(next);
     controls(next);
     var summaries = next.handed_in || [];
-    el("count").textContent = "· " + P.tr("in", {n: summaries.length, players: next.players});
+    var count = next.paged ? next.counts.handed_in : summaries.length;
+    el("count").textContent = "· " + P.tr("in", {n: count, players: next.players});
     var work = [];
     var shape = JSON.stringify(summaries) + next.version;
-    if (shape !== seen.sheets) {
+    el("pager").hidden = !next.paged;
+    if (next.paged) {  // a big game: its sheets a page at a time
+      if (shape + sheetPage !== seen.sheets) {
+        seen.sheets = shape + sheetPage;
+        work.push(showPage(count));
+      }
+    } else if (shape !== seen.sheets) {
       seen.sheets = shape;
       // The boxes of each sheet (to check and fix them) come with the host's key.
       work.push(summaries.length ? P.api("GET", P.gamePath(game.code, "/sheets")).then(function (answer) {
@@ -127,6 +134,28 @@
     }
     return Promise.all(work).then(function () { return false; });  // keep following after the reveal too
   }
+
+  // A big game's sheets, PER_PAGE at a time, in the order they were handed in.
+  var sheetPage = 1;
+  var PER_PAGE = 50;
+  function showPage(count) {
+    var pages = Math.max(1, Math.ceil(count / PER_PAGE));
+    sheetPage = Math.min(sheetPage, pages);
+    el("page-of").textContent = P.tr("page_of", {page: sheetPage, pages: pages});
+    el("page-back").disabled = sheetPage <= 1;
+    el("page-on").disabled = sheetPage >= pages;
+    return P.api("GET", P.gamePath(game.code, "/sheets?page=" + sheetPage + "&per_page=" + PER_PAGE)).then(function (answer) {
+      sheets = {};
+      answer.sheets.forEach(function (s) { sheets[s.id] = s; });
+      handed(answer.sheets);
+    });
+  }
+  function turnPage(by) {
+    sheetPage = Math.max(1, sheetPage + by);
+    if (state) { seen.sheets = ""; update(state); }
+  }
+  el("page-back").addEventListener("click", function () { turnPage(-1); });
+  el("page-on").addEventListener("click", function () { turnPage(1); });
 
   // Who has joined, who has handed in, who has boxes to check; a player who has not handed in can be removed.
   function roster(next) {

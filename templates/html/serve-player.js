@@ -130,6 +130,12 @@
     }
     el("live-note").textContent = note;
     el("live").classList.toggle("compact", !!hasSheet || state.revealed === true);  // the sheet comes first now
+    // the player's own scannable sheet (the published game's): until they hand in
+    el("own").hidden = !(me && !hasSheet && !state.revealed && state.variant === null);
+    if (me && !el("own").hidden) {
+      el("own-link").href = P.gamePath(code, "/players/" + encodeURIComponent(me.player) + "/sheet.pdf?token="
+                                       + encodeURIComponent(me.token));
+    }
     var wasHidden = el("handin").hidden;
     el("handin").hidden = !(me && !hasSheet && state.open && !state.revealed);
     if (wasHidden && !el("handin").hidden && document.activeElement === document.body) { el("handin-title").focus(); }
@@ -199,6 +205,10 @@
     }
     keep(sheet);
     me.reading = sheet.state === "reading";
+    // a big game's phone shows its place in the ranking kept as sheets arrive
+    var placed = game && game.paged && typeof sheet.place === "number";
+    el("my-place").hidden = !placed;
+    el("my-place").textContent = placed ? P.tr("place", {place: sheet.place, n: sheet.of}) : "";
     store();
     el("handin").hidden = true;
     showSheet();
@@ -488,7 +498,7 @@
   function update(state) {
     game = state;
     called = state.called;
-    if (me && state.roster && me.player !== null) {
+    if (me && state.roster && !state.paged && me.player !== null) {  // a big game's state has no roster
       var entry = state.roster.filter(function (p) { return p.id === me.player; })[0];
       if (entry) { seenInRoster = true; }
       // (a state sent before the join had landed does not hold this player yet: not a removal)
@@ -498,7 +508,7 @@
         P.setToken("");
         P.save(storeKey, null);
         showJoin(P.tr("removed_player"));
-      } else if (entry.sheet !== null && entry.sheet !== undefined && entry.sheet !== me.sheet) {
+      } else if (entry && entry.sheet !== null && entry.sheet !== undefined && entry.sheet !== me.sheet) {
         me.sheet = entry.sheet;  // handed in from another tab, or the answer was lost
         store();
       }
@@ -509,7 +519,9 @@
       sheetVersion = state.version;
       work.push(refreshSheet());
     }
-    if (state.revealed) {
+    if (state.revealed && state.paged) {  // a big game: the top of the ranking, and this sheet's place
+      showResults({ranking: state.top.map(function (row) { return {place: row.place, player: row.name, total: row.total}; })});
+    } else if (state.revealed) {
       work.push(P.api("GET", P.gamePath(code, "/results")).then(function (results) {
         var key = JSON.stringify(results);
         if (key !== shownResults) {

@@ -115,7 +115,8 @@
     }
     roster(game);
     var sheets = game.handed_in || [];
-    el("in").textContent = P.tr("in", {n: sheets.length, players: game.players});
+    // a big game's state carries its counts, not every sheet (the count is the same for a small one)
+    el("in").textContent = P.tr("in", {n: game.paged ? game.counts.handed_in : sheets.length, players: game.players});
     if (game.revealed) {
       return results(game).then(function () { return false; });  // a host's correction still shows
     }
@@ -143,7 +144,7 @@
         list.appendChild(item);
       });
     });
-    el("joined-count").textContent = "· " + P.plural(people.length, "joined_n");
+    el("joined-count").textContent = "· " + P.plural(game.paged ? game.counts.joined : people.length, "joined_n");
     if (before !== null) {
       var known = {};
       before.forEach(function (p) { known[p.name] = p.handed; });
@@ -156,6 +157,22 @@
   }
 
   function results(game) {
+    if (game.paged) {  // a big game: the top of the ranking kept as sheets arrive, from the state itself
+      var top = {ranking: game.top.map(function (row) { return {place: row.place, player: row.name, total: row.total}; })};
+      if (JSON.stringify(top) !== shown.results) {
+        shown.results = JSON.stringify(top);
+        reveal(top);
+      }
+      if (!shown.revealed) {
+        shown.revealed = true;
+        el("turn").textContent = P.tr("results");
+        document.body.classList.add("revealed", "paged");  // the count handed in stays in the bar
+        el("all-sheets").hidden = true;  // the top of the ranking only: not every sheet's train
+        el("results").hidden = false;
+        el("stage").hidden = true;
+      }
+      return Promise.resolve();
+    }
     // The boxes of every sheet, once revealed, come with the projector's view token (or the host's key).
     var boxes = P.api("GET", P.gamePath(code, "/sheets")).then(null, function () { return {sheets: []}; });
     return Promise.all([P.api("GET", P.gamePath(code, "/results")), boxes]).then(function (answers) {

@@ -13,7 +13,9 @@ from paperplay.seeds import display_code
 from paperplay.serve import checks
 from paperplay.serve.errors import ApiError, Code
 from paperplay.serve.store import Game
-from paperplay.serve.web import CSP, Json, Server, game_of, is_host, join_url, names_shown, need_host
+from paperplay.serve.web import (
+    CSP, Json, Server, big, game_of, is_host, join_url, names_shown, need_host, page_of, paging, shown_name,
+)
 
 
 def _revealed(game: Game) -> None:
@@ -28,11 +30,26 @@ async def results(request: Request) -> Response:
     server: Server = request.app.state.server
     game = game_of(request)
     _revealed(game)
+    asked = paging(request, always=big(game))
+    if asked is not None:  # a page of the ranking kept as sheets arrive (paperplay.serve.ranking)
+        return Json(await run_in_threadpool(ranking_page, server, game, *asked, is_host(request)))
     if is_host(request):
         return Json(await run_in_threadpool(checks.results, game, server.store.sheets(game.code)))
     data = await server.live.made_once(f"{game.code}/results", game.version, lambda: bytes(Json(
         checks.results(game, names_shown(game, server.store.sheets(game.code)))).body))
     return Response(data, media_type="application/json")
+
+
+def ranking_page(server: Server, game: Game, offset: int, size: int, host: bool) -> dict[str, Any]:
+    """A page of the ranking: "ranking" (place, id, player, name, hidden, total), "page", "per_page", "of" (the
+    ranked sheets) and the game's "counts"."""
+    from paperplay.serve.ranking import ranked_json
+
+    counts = server.store.counts(game.code)
+    rows = [ranked_json(row, shown_name(game, row.name, row.hidden, host))
+            for row in server.store.ranking(game.code, offset, size)]
+    return page_of(rows, "ranking", offset, size, counts.ranked) | {"counts": {
+        "handed_in": counts.handed_in, "incomplete": counts.incomplete, "unsettled": counts.unsettled}}
 
 
 async def results_page(request: Request) -> Response:
@@ -57,7 +74,7 @@ def kit_document(game: Game) -> Any:
     the seed and the draw (the server calls the tiles)."""
     from paperplay.games import find_game
 
-    doc = find_game("streams").module().kit(game.seed, {"players": game.players, "variant": game.variant,
+    doc = find_game("streams").module().kit(game.seed, {"players": printed(game), "variant": game.variant,
                                                          "lang": game.lang})
     return doc if game.revealed else type(doc)(doc.title, doc.pages[1:], doc.forms, doc.subject)
 
@@ -83,8 +100,16 @@ def _scannable_sheets(game: Game) -> bytes:
     from paperplay.games import find_game
     from paperplay.render.pdf import render_bytes
 
-    return render_bytes(find_game("streams").module().sheets(game.seed, {"players": game.players,
+    return render_bytes(find_game("streams").module().sheets(game.seed, {"players": printed(game),
                                                                           "scannable": True}))
+
+
+def printed(game: Game) -> int:
+    """The sheets a kit or the scannable sheets' PDF holds: one a player, at most MAX_PLAYERS (a bigger game's
+    players print their own from the phone: player_sheet)."""
+    from paperplay.streams.api import MAX_PLAYERS
+
+    return min(game.players, MAX_PLAYERS)
 
 
 def _pdf(data: bytes, name: str) -> Response:

@@ -15,7 +15,7 @@ from paperplay.serve.errors import ApiError, Code, Conflict
 from paperplay.serve.guard import client_address
 from paperplay.serve.store import Game
 from paperplay.serve.web import (
-    WAIT_LIMIT, Json, Server, game_of, is_host, join_url, json_body, need_host, only_fields, state,
+    WAIT_LIMIT, Json, Server, game_of, game_state, is_host, join_url, json_body, need_host, only_fields,
 )
 from paperplay.streams.rules import tile_json
 
@@ -24,7 +24,8 @@ async def create_game(request: Request) -> Response:
     need_host(request)
     data = await json_body(request)
     only_fields(data, ("players", "seed", "variant", "lang"))
-    players = checks.check_players(data.get("players"))
+    server: Server = request.app.state.server
+    players = checks.check_players(data.get("players"), server.store.max_players)
     variant = checks.check_variant(data.get("variant"))
     lang = checks.check_lang(data.get("lang"))
     seed = data.get("seed")
@@ -35,7 +36,6 @@ async def create_game(request: Request) -> Response:
             seed = canonical_seed(seed)
         except InputError as exc:
             raise ApiError(Code.BAD_INPUT, f"seed: {exc}") from None
-    server: Server = request.app.state.server
     for attempt in range(5):  # a fresh seed's game code is new but for a one-in-a-trillion collision
         chosen = seed or generate_seed()
         try:
@@ -58,7 +58,7 @@ async def list_games(request: Request) -> Response:
     def listed() -> list[dict[str, Any]]:
         out = []
         for game in server.store.games():
-            one = state(server, game, server.store.sheets(game.code), host=True)
+            one = game_state(server, game, host=True)
             one["players_names"] = [p["name"] for p in one["roster"]]
             one["projector_url"] = projector_url(server, game)
             # the host's answers only: whether players could find the draw (never the seed before the reveal)
@@ -78,13 +78,13 @@ async def change_game(request: Request) -> Response:
     only_fields(data, ("players", "locked"))
     if not data:
         raise ApiError(Code.BAD_INPUT, "body: is empty; expected players, locked or both")
-    players = checks.check_players(data["players"]) if "players" in data else None
+    players = checks.check_players(data["players"], server.store.max_players) if "players" in data else None
     locked = data.get("locked")
     if locked is not None and not isinstance(locked, bool):
         raise ApiError(Code.BAD_INPUT, f"locked: is {checks.shown(locked)}; expected true or false")
     game = await run_in_threadpool(server.store.update_game, game.code, players, locked)
     server.notify(game.code)
-    return Json(state(server, game, server.store.sheets(game.code), host=True))
+    return Json(game_state(server, game, host=True))
 
 
 async def get_game(request: Request) -> Response:
@@ -103,7 +103,7 @@ async def get_game(request: Request) -> Response:
                                    request.receive)
         game = current[0]
     if is_host(request):  # the host's page: the projector's address too (never cached: one caller)
-        return Json({**state(server, game, server.store.sheets(game.code), host=True),
+        return Json({**game_state(server, game, host=True),
                      "projector_url": projector_url(server, game)})
     return Response(rendered_state(server, game), media_type="application/json")
 
@@ -112,7 +112,7 @@ def rendered_state(server: Server, game: Game) -> bytes:
     """The game's state as JSON, rendered once a version whatever the number of phones asking
     (paperplay.serve.live)."""
     return server.live.rendered(game.code, game.version,
-                                lambda: bytes(Json(state(server, game, server.store.sheets(game.code))).body))
+                                lambda: bytes(Json(game_state(server, game)).body))
 
 
 async def game_events(request: Request) -> Response:
@@ -161,13 +161,13 @@ async def reveal(request: Request) -> Response:
     if not isinstance(force, bool):
         raise ApiError(Code.BAD_INPUT, f"force: is {checks.shown(force)}; expected true or false")
     if not game.revealed and not force:
-        missing = what_is_missing(state(server, game, server.store.sheets(game.code), host=True))
+        missing = what_is_missing(game_state(server, game, host=True))
         if missing:
             raise ApiError(Code.NOT_READY, f"reveal: {missing}; reveal with {{\"force\": true}} to score the "
                                            "sheets as they are (incomplete sheets stay out of the ranking)")
     game = await run_in_threadpool(server.store.reveal, game.code)
     server.notify(game.code)
-    return Json(state(server, game, server.store.sheets(game.code), host=True))
+    return Json(game_state(server, game, host=True))
 
 
 def what_is_missing(now: dict[str, Any]) -> str:
@@ -182,6 +182,12 @@ def what_is_missing(now: dict[str, Any]) -> str:
         said.append(f"{counted(missing['sheets'], 'sheet')} of {now['players']} "
                     f"{'is' if missing['sheets'] == 1 else 'are'} not handed in")
     names = {s["id"]: s["name"] for s in now["handed_in"]}
+    if now["paged"]:  # a big game: its counts (the control room pages through the sheets)
+        counts = now["counts"]
+        if counts["incomplete"]:
+            said.append(f"{counted(counts['incomplete'], 'sheet')} incomplete (empty boxes)")
+        if counts["unsettled"]:
+            said.append(f"{counted(counts['unsettled'], 'sheet')} with boxes to check")
     if missing["incomplete"]:
         said.append("incomplete (empty boxes): " + ", ".join(f"{names[i]!r}" for i in missing["incomplete"]))
     if missing["unsettled"]:

@@ -22,8 +22,9 @@ from paperplay.serve.photos import Full, PhotoRefused, judge, retake
 from paperplay.handin import check_complete, corrected, typed_boxes
 from paperplay.serve.store import Game, Player, Refusal, SheetRow
 from paperplay.serve.web import (
-    FORM_ROOM, MAX_PHOTO, RETRY_AFTER, WAIT_LIMIT, Json, Server, game_of, has_view, idempotency_key, is_host, json_body,
-    limit, limited, need_host, need_owner, only_fields, refusal_view, sheet_key, sheet_of, sheet_view,
+    FORM_ROOM, MAX_PHOTO, RETRY_AFTER, WAIT_LIMIT, Json, Server, big, game_of, has_view, idempotency_key, is_host,
+    json_body, limit, limited, need_host, need_owner, only_fields, page_of, paging, placed, refusal_view, sheet_key,
+    sheet_of, sheet_view,
 )
 
 def _open(game: Game) -> None:
@@ -161,7 +162,17 @@ async def list_sheets(request: Request) -> Response:
     if not (game.revealed and has_view(request, game)):
         need_host(request)
     hide = not is_host(request)
-    return Json({"sheets": [sheet_view(server, game, s, hide=hide) for s in server.store.sheets(game.code)]})
+    asked = paging(request, always=big(game))
+    if asked is None:
+        return Json({"sheets": [sheet_view(server, game, s, hide=hide) for s in server.store.sheets(game.code)]})
+    offset, size = asked
+
+    def page() -> dict[str, Any]:
+        rows = server.store.sheets_page(game.code, offset, size)
+        return page_of([sheet_view(server, game, s, hide=hide) for s in rows], "sheets", offset, size,
+                       server.store.counts(game.code).handed_in)
+
+    return Json(await run_in_threadpool(page))
 
 
 async def get_sheet(request: Request) -> Response:
@@ -194,7 +205,8 @@ async def get_sheet(request: Request) -> Response:
     host = is_host(request)
     if isinstance(found, Refusal):
         return Json(refusal_view(game, found, token=not host) | {"version": game.version})
-    return Json(sheet_view(server, game, found, token=not host) | {"version": game.version})
+    return Json(sheet_view(server, game, found, token=not host) | {"version": game.version}
+                | placed(server, game, found.id))
 
 
 def _looked_up(server: Server, code: str, sheet_id: int) -> SheetRow | Refusal | None:
@@ -244,7 +256,7 @@ async def correct_sheet(request: Request) -> Response:
 
     sheet = await run_in_threadpool(server.store.update_boxes, game.code, sheet.id, change, host)
     server.notify(game.code)
-    return Json(sheet_view(server, game, sheet, token=not host))
+    return Json(sheet_view(server, game, sheet, token=not host) | placed(server, game, sheet.id))
 
 
 async def rename_sheet(request: Request) -> Response:

@@ -669,6 +669,21 @@ def test_a_change_through_one_server_wakes_the_phones_of_another(pg_fresh_url):
         other.stop()
 
 
+def test_a_database_out_of_reach_is_a_503_with_retry_after(pg_fresh_url):
+    """PostgreSQL away (here: the server's pool closed under it): 503 busy with Retry-After, one line, never a
+    500; nothing is stored."""
+    server = Running(pg_fresh_url)
+    try:
+        code = new_game(server.client)
+        server.store._pool.close()
+        for answer in (server.client.get(f"/api/games/{code}"),
+                       server.client.post(f"/api/games/{code}/players", {"name": "Ann"})):
+            assert answer.status == 503 and answer.json()["code"] == "busy", answer.body
+            assert answer.headers["retry-after"] == "5" and is_one_line_error(answer)
+    finally:
+        server.stop()
+
+
 def test_the_serve_command_on_postgresql_never_prints_the_password(pg_url, tmp_path):
     import os
     import signal

@@ -258,6 +258,30 @@ def two_servers(pg_fresh_url):
     other.close()
 
 
+def test_a_unique_index_is_the_backstop_and_answers_as_the_check_would(pg_fresh_url):
+    """Were two writes ever to pass the checks together, the unique indexes refuse the second: the same Conflict
+    (name_taken, sheet_used, handed_in), nothing half-stored."""
+    from paperplay.serve.store_pg import PgStore
+
+    store = PgStore(pg_fresh_url, size=2)
+    try:
+        code = _game(store)
+        ann, _ = store.join(code, "Ann")
+        store.add_sheet(code, "Bob", "typed", _boxes(), printed="3/40", turns=TURNS)
+        store.add_sheet(code, "Ann", "typed", _boxes(), player=ann, turns=TURNS)
+        for sql, args, code_wanted in (
+                ("INSERT INTO players (game, name, name_key, token, joined) VALUES (%s, 'ann', 'ann', 't', 0)", (code,),
+                 Code.NAME_TAKEN),
+                ("INSERT INTO sheets (game, name, name_key, token, kind, printed, boxes, created, updated) VALUES "
+                 "(%s, 'Cy', 'cy', 't', 'photo', '3/40', '[]', 0, 0)", (code,), Code.SHEET_USED),
+                ("INSERT INTO sheets (game, name, name_key, token, kind, boxes, created, updated, player) VALUES "
+                 "(%s, 'Di', 'di', 't', 'typed', '[]', 0, 0, %s)", (code, ann.id), Code.HANDED_IN)):
+            _refused(code_wanted, store._change, lambda cursor, q=sql, a=args: cursor.execute(q, a))
+        assert [p.name for p in store.players(code)] == ["Ann"] and len(store.sheets(code)) == 2
+    finally:
+        store.close()
+
+
 def test_a_join_through_one_server_is_seen_by_the_other(two_servers):
     one, other = two_servers
     code = _game(one)

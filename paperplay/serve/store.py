@@ -308,13 +308,13 @@ def is_database_url(db: str | Path) -> bool:
     return isinstance(db, str) and db.strip().lower().startswith(("postgresql://", "postgres://"))
 
 
-def open_store(db: str | Path) -> Store:
-    """The store --db names: a postgresql:// (or postgres://) URL opens PgStore (psycopg imported only then),
-    anything else is a SQLite file (SqliteStore)."""
+def open_store(db: str | Path, pool: int | None = None) -> Store:
+    """The store --db names: a postgresql:// (or postgres://) URL opens PgStore (psycopg imported only then) with
+    a pool of `pool` connections at most (None: PgStore's default), anything else is a SQLite file (SqliteStore)."""
     if is_database_url(db):
         from paperplay.serve.store_pg import PgStore
 
-        return PgStore(str(db).strip())
+        return PgStore(str(db).strip(), pool)
     return SqliteStore(db)
 
 

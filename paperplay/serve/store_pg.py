@@ -12,14 +12,14 @@ postgresql://…`). The serve-pg extra: imported only for a postgresql:// databa
   at commit); `listen()` hands every committed change of ANY process to the server's waiting phones.
 - The schema is migrated on start (MIGRATIONS, its version in meta's 'schema' row) under an advisory lock:
   servers and workers starting together migrate once; a database migrated by a newer paperplay is refused.
-- A connection pool (psycopg_pool) of POOL_SIZE connections a process (PAPERPLAY_DB_POOL sets another).
+- A connection pool (psycopg_pool) of POOL_SIZE connections at most a process (serve's --db-pool), POOL_MIN at least,
+  and one more connection for LISTEN.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import secrets
 import threading
 import time
@@ -49,7 +49,7 @@ CHANNEL = "paperplay"
 """The LISTEN/NOTIFY channel: each notification's payload is a game's code (or a sheet's key,
 paperplay.serve.web.sheet_key)."""
 POOL_SIZE = 10
-"""Connections a server process keeps open at most (PAPERPLAY_DB_POOL: another number, 2-100)."""
+"""Connections a server process keeps open at most (`paperplay serve --db-pool`, 2-100)."""
 POOL_MIN = 2
 """Connections a server process keeps open at least."""
 CONNECT_SECONDS = 10
@@ -121,17 +121,6 @@ _CONFLICTS = {
 logger = logging.getLogger("paperplay.store")
 
 
-def pool_size() -> int:
-    """The pool's largest size: PAPERPLAY_DB_POOL, else POOL_SIZE."""
-    given = os.environ.get("PAPERPLAY_DB_POOL", "").strip()
-    if not given:
-        return POOL_SIZE
-    if not given.isdigit() or not 2 <= int(given) <= 100:
-        raise DatabaseRefused(f"PAPERPLAY_DB_POOL is {given[:20]!r}; expected the connections a server keeps "
-                              "open, 2-100")
-    return int(given)
-
-
 class PgStore:
     """The games in a PostgreSQL database, shared by any number of server processes; used from any thread."""
 
@@ -140,7 +129,7 @@ class PgStore:
 
     def __init__(self, url: str, size: int | None = None) -> None:
         self.url = url
-        size = size or pool_size()
+        size = size or POOL_SIZE
         try:
             with psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_SECONDS) as connection:
                 self.migrated_from = migrate(connection)

@@ -256,6 +256,10 @@ def test_a_big_game_state_is_bounded_and_its_lists_are_paged(running):
     client.post(f"/api/games/{code}/reveal", {"force": True}, host=True)
     results = client.get(f"/api/games/{code}/results?per_page=3").json()
     assert [r["place"] for r in results["ranking"]] == [1, 1, 3] and results["of"] == 15
+    whole = client.get(f"/api/games/{code}/results").json()  # a big game's results: always a page
+    assert (whole["page"], whole["per_page"], len(whole["ranking"])) == (1, 100, 15)
+    page = client.get(f"/api/games/{code}/results.html")
+    assert page.status == 200 and b"star" in page.body
 
 
 HOSTILE_PAGES = ["page=0", "page=-1", "page=1e3", "per_page=0", "per_page=501", "per_page=%C2%B2",
@@ -328,6 +332,10 @@ def test_a_player_prints_their_own_sheet(running, tmp_path):
     assert payload.startswith("PAPERPLAY/") and ("sheet=202/100200" in payload or "scan=202/100200" in payload)
     host = client.get(f"/api/games/{code}/players/{ann['id']}/sheet.pdf", host=True)
     assert host.status == 200
+    for _ in range(5):  # asked again and again: 5 at once, then one every 10 s (the host is never paced)
+        again = client.get(f"/api/games/{code}/players/{bob['id']}/sheet.pdf?token={bob['token']}")
+    assert again.status == 429 and again.json()["code"] == "too_fast" and int(again.headers["retry-after"]) >= 1
+    assert client.get(f"/api/games/{code}/players/{bob['id']}/sheet.pdf", host=True).status == 200
     other = client.get(f"/api/games/{code}/players/{ann['id']}/sheet.pdf?token={bob['token']}")
     assert other.status == 403 and other.json()["code"] == "not_yours" and is_one_line_error(other)
     nobody = client.get(f"/api/games/{code}/players/{ann['id']}/sheet.pdf")

@@ -112,6 +112,8 @@ class Server:
     """The server's own names, the limits on requests' bodies and the bytes they hold (paperplay.serve.guard)."""
     pace: Pace = field(default_factory=lambda: Pace())
     """How fast a player may change a sheet (one player's stream of changes would wake every phone each time)."""
+    prints: Pace = field(default_factory=lambda: Pace(burst=5, per_second=0.1))
+    """How often a player may have their own sheet drawn (5 at once, then one every 10 s; the host is never paced)."""
     joins: Pace = field(default_factory=lambda: paced(rate(JOINS, "limit-joins")))
     """How many joins one client may make (`paperplay serve --limit-joins`)."""
     hand_ins: Pace = field(default_factory=lambda: paced(rate(HAND_INS, "limit-hand-ins")))

@@ -253,11 +253,14 @@ def test_a_big_game_state_is_bounded_and_its_lists_are_paged(running):
     assert [fixed["total"], 1] in after["places"] and after["places"][0] == [fixed["total"], 1]
     top = client.get(f"/api/games/{code}").json()["top"]  # equal totals: in the order handed in
     assert [(r["id"], r["place"]) for r in top[:3]] == [(sheets[0]["id"], 1), (star["id"], 1), (sheets[1]["id"], 3)]
+    client.request("PUT", f"/api/games/{code}/sheets/{sheets[2]['id']}", {"cells": {"2": drawn[0]}}, host=True)  # twice
+    refused = client.post(f"/api/games/{code}/reveal", host=True)
+    assert refused.status == 409 and "585 sheets of 600 are not handed in" in refused.json()["error"]
     client.post(f"/api/games/{code}/reveal", {"force": True}, host=True)
     results = client.get(f"/api/games/{code}/results?per_page=3").json()
-    assert [r["place"] for r in results["ranking"]] == [1, 1, 3] and results["of"] == 15
+    assert [r["place"] for r in results["ranking"]] == [1, 1, 3] and results["of"] == 14
     whole = client.get(f"/api/games/{code}/results").json()  # a big game's results: always a page
-    assert (whole["page"], whole["per_page"], len(whole["ranking"])) == (1, 100, 15)
+    assert (whole["page"], whole["per_page"], len(whole["ranking"])) == (1, 100, 14)
     page = client.get(f"/api/games/{code}/results.html")
     assert page.status == 200 and b"star" in page.body
 

@@ -67,7 +67,7 @@ class Running:
 def running(request, tmp_path):
     """A server over a SQLite file, and (tests marked postgres, their own .ci/run step) over a PostgreSQL database:
     the API answers alike on both. A test of the laptop's own ways (photos read in the server) uses `laptop`."""
-    server = Running(tmp_path / "games.db" if request.param == "sqlite" else request.getfixturevalue("pg_fresh_url"))
+    server = Running(tmp_path / "games.db" if request.param == "sqlite" else request.getfixturevalue("pg_clean_url"))
     yield server
     server.stop()
 
@@ -642,12 +642,12 @@ def test_every_refusal_of_the_photo_reader_is_in_the_api_reference():
 
 # --- several servers on one PostgreSQL database ------------------------------------------------------
 
-def test_a_change_through_one_server_wakes_the_phones_of_another(pg_fresh_url):
+def test_a_change_through_one_server_wakes_the_phones_of_another(pg_clean_url):
     """Two servers over one PostgreSQL database: a phone waiting on one is answered within 2 s of a join made
     through the other (LISTEN/NOTIFY, wired at the first request), and both serve the same host key and game."""
     import time
 
-    one, other = Running(pg_fresh_url), Running(pg_fresh_url)
+    one, other = Running(pg_clean_url), Running(pg_clean_url)
     try:
         assert one.client.key == other.client.key
         code = new_game(one.client)
@@ -669,10 +669,10 @@ def test_a_change_through_one_server_wakes_the_phones_of_another(pg_fresh_url):
         other.stop()
 
 
-def test_a_database_out_of_reach_is_a_503_with_retry_after(pg_fresh_url):
+def test_a_database_out_of_reach_is_a_503_with_retry_after(pg_clean_url):
     """PostgreSQL away (here: the server's pool closed under it): 503 busy with Retry-After, one line, never a
     500; nothing is stored."""
-    server = Running(pg_fresh_url)
+    server = Running(pg_clean_url)
     try:
         code = new_game(server.client)
         server.store._pool.close()

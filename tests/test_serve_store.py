@@ -249,21 +249,21 @@ def test_servers_started_together_migrate_once(pg_fresh_url):
 
 
 @pytest.fixture
-def two_servers(pg_fresh_url):
+def two_servers(pg_clean_url):
     from paperplay.serve.store_pg import PgStore
 
-    one, other = PgStore(pg_fresh_url, size=4), PgStore(pg_fresh_url, size=4)
+    one, other = PgStore(pg_clean_url, size=4), PgStore(pg_clean_url, size=4)
     yield one, other
     one.close()
     other.close()
 
 
-def test_a_unique_index_is_the_backstop_and_answers_as_the_check_would(pg_fresh_url):
+def test_a_unique_index_is_the_backstop_and_answers_as_the_check_would(pg_clean_url):
     """Were two writes ever to pass the checks together, the unique indexes refuse the second: the same Conflict
     (name_taken, sheet_used, handed_in), nothing half-stored."""
     from paperplay.serve.store_pg import PgStore
 
-    store = PgStore(pg_fresh_url, size=2)
+    store = PgStore(pg_clean_url, size=2)
     try:
         code = _game(store)
         ann, _ = store.join(code, "Ann")
@@ -278,6 +278,36 @@ def test_a_unique_index_is_the_backstop_and_answers_as_the_check_would(pg_fresh_
                  "(%s, 'Di', 'di', 't', 'typed', '[]', 0, 0, %s)", (code, ann.id), Code.HANDED_IN)):
             _refused(code_wanted, store._change, lambda cursor, q=sql, a=args: cursor.execute(q, a))
         assert [p.name for p in store.players(code)] == ["Ann"] and len(store.sheets(code)) == 2
+    finally:
+        store.close()
+
+
+def test_a_games_places_are_counted_as_they_come_and_go(pg_clean_url):
+    """PgStore keeps a game's players and sheets by name alone counted in its row (a join at 100,000 players
+    counts no rows): the counts stay the rows' through joins, removals and hand-ins, and the last place is
+    refused and freed as on SQLite."""
+    import psycopg
+
+    from paperplay.serve.store_pg import PgStore
+
+    store = PgStore(pg_clean_url, size=2)
+    try:
+        code = _game(store, players=4)
+        ann, _ = store.join(code, "Ann")
+        bob, _ = store.join(code, "Bob")
+        store.add_sheet(code, "Ann", "typed", _boxes(), player=ann, turns=TURNS)
+        cy, _ = store.add_sheet(code, "Cy", "typed", _boxes(), turns=TURNS)
+        store.add_sheet(code, "Di", "typed", _boxes(), turns=TURNS)
+        _refused(Code.GAME_FULL, store.join, code, "Ed")
+        store.delete_sheet(code, cy.id)
+        store.delete_player(code, bob.id)
+        store.join(code, "Ed")
+        with psycopg.connect(pg_clean_url) as connection:
+            kept = connection.execute("SELECT joined, alone FROM games WHERE code = %s", (code,)).fetchone()
+            rows = connection.execute("SELECT (SELECT count(*) FROM players WHERE game = %s), (SELECT count(*) FROM "
+                                      "sheets WHERE game = %s AND player IS NULL)", (code, code)).fetchone()
+        assert kept == rows == (2, 1)
+        assert store.counts(code).joined == 2
     finally:
         store.close()
 
@@ -363,7 +393,7 @@ def test_a_change_through_one_server_wakes_the_other_within_two_seconds(two_serv
     assert heard == []
 
 
-def test_the_listener_connects_again_and_wakes_every_game(two_servers, pg_fresh_url):
+def test_the_listener_connects_again_and_wakes_every_game(two_servers, pg_clean_url):
     import psycopg
 
     from paperplay.serve import store_pg
@@ -372,9 +402,9 @@ def test_the_listener_connects_again_and_wakes_every_game(two_servers, pg_fresh_
     code = _game(one)
     heard: list[str] = []
     other.listen(heard.append)
-    with psycopg.connect(pg_fresh_url, autocommit=True) as admin:
-        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = %s",
-                      (f"LISTEN {store_pg.CHANNEL}",))
+    with psycopg.connect(pg_clean_url, autocommit=True) as admin:  # this database's listeners alone
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = %s AND datname = "
+                      "current_database()", (f"LISTEN {store_pg.CHANNEL}",))
     deadline = time.monotonic() + 5
     while code not in heard and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -100,6 +100,38 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE games ADD COLUMN IF NOT EXISTS numbered INTEGER NOT NULL DEFAULT 0",
         "UPDATE games SET numbered = (SELECT count(*) FROM players WHERE players.game = games.code)",
     ),
+    4: (  # a game's places taken, counted as players join and leave and sheets come and go (no count of 100,000 rows)
+        "ALTER TABLE games ADD COLUMN IF NOT EXISTS joined INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE games ADD COLUMN IF NOT EXISTS alone INTEGER NOT NULL DEFAULT 0",
+        "UPDATE games SET joined = (SELECT count(*) FROM players WHERE players.game = games.code), "
+        "alone = (SELECT count(*) FROM sheets WHERE sheets.game = games.code AND sheets.player IS NULL)",
+        """CREATE OR REPLACE FUNCTION paperplay_joined() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                UPDATE games SET joined = joined + 1 WHERE code = NEW.game;
+                RETURN NEW;
+            END IF;
+            UPDATE games SET joined = joined - 1 WHERE code = OLD.game;
+            RETURN OLD;
+        END $$""",
+        """CREATE OR REPLACE FUNCTION paperplay_alone() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                UPDATE games SET alone = alone + 1 WHERE code = NEW.game AND NEW.player IS NULL;
+                RETURN NEW;
+            END IF;
+            UPDATE games SET alone = alone - 1 WHERE code = OLD.game AND OLD.player IS NULL;
+            RETURN OLD;
+        END $$""",
+        "DROP TRIGGER IF EXISTS players_joined ON players",
+        "CREATE TRIGGER players_joined AFTER INSERT OR DELETE ON players FOR EACH ROW EXECUTE FUNCTION "
+        "paperplay_joined()",
+        "DROP TRIGGER IF EXISTS sheets_alone ON sheets",
+        "CREATE TRIGGER sheets_alone AFTER INSERT OR DELETE ON sheets FOR EACH ROW EXECUTE FUNCTION paperplay_alone()",
+    ),
+    5: (  # a big game's phones learn from the state which sheets changed last (paperplay.serve.web.state)
+        "CREATE INDEX IF NOT EXISTS sheets_updated ON sheets (game, updated DESC, id DESC)",
+    ),
 }
 """The changes from each version to the next (version 0: an empty database)."""
 SCHEMA_VERSION = max(MIGRATIONS)
@@ -502,7 +534,8 @@ class PgStore:
     # --- big games: counts, pages and the ranking kept as sheets arrive (paperplay.serve.ranking) ---------------
 
     def counts(self, code: str) -> Counts:
-        row = self._read("SELECT (SELECT count(*) FROM players WHERE game = %s) AS joined, count(*) AS handed_in, "
+        row = self._read("SELECT coalesce((SELECT joined FROM games WHERE code = %s), 0) AS joined, "
+                         "count(*) AS handed_in, "
                          "count(*) FILTER (WHERE flagged > 0) AS to_check, count(*) FILTER (WHERE empty > 0) "
                          "AS incomplete, count(*) FILTER (WHERE flagged > empty) AS unsettled, "
                          "count(*) FILTER (WHERE ranked) AS ranked FROM sheets WHERE game = %s", (code, code))[0]
@@ -544,6 +577,18 @@ class PgStore:
                           "AS above, (SELECT count(*) FROM sheets WHERE game = s.game AND ranked) AS of "
                           "FROM sheets AS s WHERE s.game = %s AND s.id = %s AND s.ranked", (code, sheet_id))
         return (int(rows[0]["above"]) + 1, int(rows[0]["of"])) if rows else None
+
+    def standings(self, code: str) -> list[tuple[int, int]]:
+        """Each total of the ranked sheets with how many have it, highest first (one pass over the ranking's
+        index)."""
+        return [(int(r["total"]), int(r["n"])) for r in self._read(
+            "SELECT total, count(*) AS n FROM sheets WHERE game = %s AND ranked GROUP BY total ORDER BY total DESC",
+            (code,))]
+
+    def recent(self, code: str, limit: int) -> list[tuple[int, float]]:
+        """The `limit` sheets changed last (id, when)."""
+        return [(int(r["id"]), float(r["updated"])) for r in self._read(
+            "SELECT id, updated FROM sheets WHERE game = %s ORDER BY updated DESC, id DESC LIMIT %s", (code, limit))]
 
     # --- photos read by photo workers (paperplay.serve.queue, paperplay.serve.store_photos) --------------------
 
@@ -705,9 +750,9 @@ def _rescore(cursor: Cursor, sheet_id: int) -> dict[str, Any]:
 
 
 def _taken(cursor: Cursor, code: str) -> int:
-    """The places of a game taken: its players (handed in or not) and its sheets handed in by name alone."""
-    return _count(cursor, "SELECT (SELECT count(*) FROM players WHERE game = %s) + (SELECT count(*) FROM sheets "
-                          "WHERE game = %s AND player IS NULL) AS n", (code, code))
+    """The places of a game taken: its players (handed in or not) and its sheets handed in by name alone (kept
+    counted in its row by the triggers of migration 4)."""
+    return _count(cursor, "SELECT joined + alone AS n FROM games WHERE code = %s", (code,))
 
 
 def _waiting(cursor: Cursor, code: str) -> int:
@@ -761,7 +806,7 @@ def _sheet(row: dict[str, Any] | None) -> SheetRow:
     return SheetRow(int(row["id"]), row["game"], row["name"], row["token"], row["idempotency"], row["kind"],
                     row["printed"], json.loads(row["boxes"]), float(row["created"]), float(row["updated"]),
                     None if row["player"] is None else int(row["player"]), bool(row["hidden"]),
-                    str(row.get("state") or "read"))
+                    str(row.get("state") or "read"), int(row["total"]) if row.get("ranked") else None)
 
 
 def _player(row: dict[str, Any] | None) -> Player:

@@ -451,3 +451,26 @@ def test_the_laptop_evening_never_imports_psycopg(tmp_path):
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "sqlite []"
+
+
+def test_a_postgresql_url_without_the_extra_names_the_extra(tmp_path):
+    """Without psycopg (the serve-pg extra), serve --db postgresql://… says which extra to install: one line,
+    exit 2, the password not in it."""
+    import subprocess
+    import sys
+
+    program = ("import sys\n"
+               "sys.modules['psycopg'] = None  # not installed\n"
+               "sys.argv = ['paperplay', 'serve', '--port', '0', '--db', 'postgresql://ann:S3cretPw@127.0.0.1/night']\n"
+               "from paperplay.cli.entry import main\n"
+               "main()\n")
+    import os
+    from pathlib import Path
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-W", "ignore", "-c", program], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path, env=env)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "needs the serve-pg extra" in lines[0] and "pip install '.[serve,serve-pg]'" in lines[0]
+    assert "S3cretPw" not in done.stdout + done.stderr

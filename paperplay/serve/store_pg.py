@@ -129,6 +129,9 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "DROP TRIGGER IF EXISTS sheets_alone ON sheets",
         "CREATE TRIGGER sheets_alone AFTER INSERT OR DELETE ON sheets FOR EACH ROW EXECUTE FUNCTION paperplay_alone()",
     ),
+    5: (  # a big game's phones learn from the state which sheets changed last (paperplay.serve.web.state)
+        "CREATE INDEX IF NOT EXISTS sheets_updated ON sheets (game, updated DESC, id DESC)",
+    ),
 }
 """The changes from each version to the next (version 0: an empty database)."""
 SCHEMA_VERSION = max(MIGRATIONS)
@@ -575,6 +578,18 @@ class PgStore:
                           "FROM sheets AS s WHERE s.game = %s AND s.id = %s AND s.ranked", (code, sheet_id))
         return (int(rows[0]["above"]) + 1, int(rows[0]["of"])) if rows else None
 
+    def standings(self, code: str) -> list[tuple[int, int]]:
+        """Each total of the ranked sheets with how many have it, highest first (one pass over the ranking's
+        index)."""
+        return [(int(r["total"]), int(r["n"])) for r in self._read(
+            "SELECT total, count(*) AS n FROM sheets WHERE game = %s AND ranked GROUP BY total ORDER BY total DESC",
+            (code,))]
+
+    def recent(self, code: str, limit: int) -> list[tuple[int, float]]:
+        """The `limit` sheets changed last (id, when)."""
+        return [(int(r["id"]), float(r["updated"])) for r in self._read(
+            "SELECT id, updated FROM sheets WHERE game = %s ORDER BY updated DESC, id DESC LIMIT %s", (code, limit))]
+
     # --- photos read by photo workers (paperplay.serve.queue, paperplay.serve.store_photos) --------------------
 
     def add_photo(self, code: str, name: str | None, photo: bytes, idempotency: str | None = None,
@@ -791,7 +806,7 @@ def _sheet(row: dict[str, Any] | None) -> SheetRow:
     return SheetRow(int(row["id"]), row["game"], row["name"], row["token"], row["idempotency"], row["kind"],
                     row["printed"], json.loads(row["boxes"]), float(row["created"]), float(row["updated"]),
                     None if row["player"] is None else int(row["player"]), bool(row["hidden"]),
-                    str(row.get("state") or "read"))
+                    str(row.get("state") or "read"), int(row["total"]) if row.get("ranked") else None)
 
 
 def _player(row: dict[str, Any] | None) -> Player:

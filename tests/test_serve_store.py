@@ -223,6 +223,48 @@ def test_a_new_database_is_migrated_and_a_newer_one_refused(pg_fresh_url):
         PgStore(pg_fresh_url)
 
 
+def test_a_database_of_an_older_version_is_migrated_in_place(pg_fresh_url):
+    """A database made by an earlier paperplay (schema version 2: no standings, player numbers or counts) is
+    brought up to date on start: its sheets are scored, its players numbered, its places counted."""
+    import json
+
+    import psycopg
+
+    from paperplay.serve import store_pg
+    from paperplay.streams.rules import draw, tile_json
+
+    with psycopg.connect(pg_fresh_url, autocommit=True) as connection:
+        connection.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        for step in (1, 2):
+            for statement in store_pg.MIGRATIONS[step]:
+                connection.execute(statement)
+        connection.execute("INSERT INTO meta VALUES ('schema', '2'), ('host_key', 'old-key-0123456789'), "
+                           "('host_key_made', '1.7e9')")
+        connection.execute("INSERT INTO games (code, seed, lang, players, turn, created, view) VALUES "
+                           "(%s, %s, 'en', 4, 20, 1.7e9, 'v')", (CODE, SEED))
+        cells = json.dumps(_boxes_of([tile_json(t) for t in draw(SEED)]))
+        for name in ("Ann", "Bob"):
+            connection.execute("INSERT INTO sheets (game, name, name_key, token, kind, boxes, created, updated) "
+                               "VALUES (%s, %s, %s, 't', 'typed', %s, 0, 0)", (CODE, name, name.lower(), cells))
+        connection.execute("INSERT INTO players (game, name, name_key, token, joined) VALUES (%s, 'Cy', 'cy', 't', 0)",
+                           (CODE,))
+    store = store_pg.PgStore(pg_fresh_url, 2)
+    try:
+        assert store.migrated_from == 2 and store.host_key() == "old-key-0123456789"
+        assert [r.place for r in store.ranking(CODE, 0, 10)] == [1, 1]
+        assert store.players(CODE)[0].number == 1 and store.counts(CODE).joined == 1
+        store.add_sheet(CODE, "Di", "typed", _boxes(), turns=TURNS)  # the 4th place of 4: 2 sheets, Cy, Di
+        _refused(Code.GAME_FULL, store.join, CODE, "Ed")
+    finally:
+        store.close()
+
+
+def _boxes_of(cells: list) -> list[dict]:
+    from paperplay.handin import typed_boxes
+
+    return typed_boxes(cells)
+
+
 def test_servers_started_together_migrate_once(pg_fresh_url):
     from paperplay.serve.store_pg import PgStore
 
@@ -451,3 +493,26 @@ def test_the_laptop_evening_never_imports_psycopg(tmp_path):
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "sqlite []"
+
+
+def test_a_postgresql_url_without_the_extra_names_the_extra(tmp_path):
+    """Without psycopg (the serve-pg extra), serve --db postgresql://… says which extra to install: one line,
+    exit 2, the password not in it."""
+    import subprocess
+    import sys
+
+    program = ("import sys\n"
+               "sys.modules['psycopg'] = None  # not installed\n"
+               "sys.argv = ['paperplay', 'serve', '--port', '0', '--db', 'postgresql://ann:S3cretPw@127.0.0.1/night']\n"
+               "from paperplay.cli.entry import main\n"
+               "main()\n")
+    import os
+    from pathlib import Path
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-W", "ignore", "-c", program], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path, env=env)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "needs the serve-pg extra" in lines[0] and "pip install '.[serve,serve-pg]'" in lines[0]
+    assert "S3cretPw" not in done.stdout + done.stderr

@@ -362,6 +362,12 @@ def serve_pg_lines(r: dict[str, Any]) -> list[str]:
     lines.append("  database size per 10,000 typed sheets".ljust(52)
                  + f" {(db['after'] - db['before']) / max(1, db['sheets']) * 10_000 / 2**20:.1f} MB "
                    f"({db['sheets']:,} sheets: {db['before'] / 2**20:.1f} -> {db['after'] / 2**20:.1f} MB)")
+    photo = r.get("photos_two") or r.get("photos_one")
+    if photo:
+        d = photo["database"]
+        lines.append("  database size per 10,000 photo sheets, once read".ljust(52)
+                     + f" {(d['after'] - d['before']) / max(1, photo['stored']) * 10_000 / 2**20:.1f} MB "
+                       f"(while queued: {(d['queued'] - d['before']) / max(1, photo['queued']) / 2**10:.0f} KB each)")
     lines.append(f"  tracebacks in the servers' logs  {r['tracebacks']}   ({r['cores']} cores, load average "
                  f"{r['typed_load_average'][1]:.1f} after the hand-ins)")
     return lines

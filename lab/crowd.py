@@ -526,7 +526,10 @@ def _drain(url: str, served: Served, code: str, photos: Sequence[bytes], workers
     """Hands in the photos at once with no worker running (all queued), then starts `workers` photo workers
     and waits until every photo is read. With `kill_after`, one worker is killed (kill -9) once that many are
     read, and a new one started in its place (as systemd's Restart= would)."""
+    vacuumed(url)
+    size_before = database_size(url)
     answers = asyncio.run(upload_photos([served.base], code, photos, tag))
+    size_queued = database_size(url)
     statuses: dict[int, int] = {}
     for answer in answers:
         statuses[answer.status] = statuses.get(answer.status, 0) + 1
@@ -566,6 +569,8 @@ def _drain(url: str, served: Served, code: str, photos: Sequence[bytes], workers
         told = looked.get(f"/api/games/{code}/sheets/{sheet_id}", headers={"X-Paperplay-Token": tokens[sheet_id]})
         reason = told.json().get("code", str(told.status)) if told.status == 200 else str(told.status)
         refusals[reason] = refusals.get(reason, 0) + 1
+    vacuumed(url)
+    size_after = database_size(url)
     steady = (len(done["times"]) - 1) / (done["times"][-1] - done["times"][0]) if len(done["times"]) > 1 else 0.0
     return {"photos": len(photos), "statuses": statuses, "queued": len(queued), "workers": workers,
             "read": done["read"], "seconds": done["seconds"], "first": done["first"],
@@ -574,6 +579,7 @@ def _drain(url: str, served: Served, code: str, photos: Sequence[bytes], workers
             "stored_once": len(ids) == len(set(ids)) and len(printed) == len(set(printed)) and set(ids) <= queued,
             "stored": len(ids), "refused": len(queued) - len(ids), "refusals": refusals,
             "worker_connections": worker_connections[0],
+            "database": {"before": size_before, "queued": size_queued, "after": size_after},
             "tracebacks": sum(log.count("Traceback") for log in logs), "wall": time.perf_counter() - started}
 
 

@@ -132,6 +132,44 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     5: (  # a big game's phones learn from the state which sheets changed last (paperplay.serve.web.state)
         "CREATE INDEX IF NOT EXISTS sheets_updated ON sheets (game, updated DESC, id DESC)",
     ),
+    6: (  # the places counted once a statement, not once a row (many rows at once, a game's removal: one update)
+        "DROP TRIGGER IF EXISTS players_joined ON players",
+        "DROP TRIGGER IF EXISTS sheets_alone ON sheets",
+        "DROP FUNCTION IF EXISTS paperplay_joined()",
+        "DROP FUNCTION IF EXISTS paperplay_alone()",
+        """CREATE OR REPLACE FUNCTION paperplay_joined_in() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE games SET joined = joined + c.n FROM (SELECT game, count(*) AS n FROM added
+                GROUP BY game) AS c WHERE games.code = c.game;
+            RETURN NULL;
+        END $$""",
+        """CREATE OR REPLACE FUNCTION paperplay_joined_out() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE games SET joined = joined - c.n FROM (SELECT game, count(*) AS n FROM gone
+                GROUP BY game) AS c WHERE games.code = c.game;
+            RETURN NULL;
+        END $$""",
+        """CREATE OR REPLACE FUNCTION paperplay_alone_in() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE games SET alone = alone + c.n FROM (SELECT game, count(*) AS n FROM added WHERE player IS NULL
+                GROUP BY game) AS c WHERE games.code = c.game;
+            RETURN NULL;
+        END $$""",
+        """CREATE OR REPLACE FUNCTION paperplay_alone_out() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE games SET alone = alone - c.n FROM (SELECT game, count(*) AS n FROM gone WHERE player IS NULL
+                GROUP BY game) AS c WHERE games.code = c.game;
+            RETURN NULL;
+        END $$""",
+        "CREATE TRIGGER players_joined_in AFTER INSERT ON players REFERENCING NEW TABLE AS added FOR EACH STATEMENT "
+        "EXECUTE FUNCTION paperplay_joined_in()",
+        "CREATE TRIGGER players_joined_out AFTER DELETE ON players REFERENCING OLD TABLE AS gone FOR EACH STATEMENT "
+        "EXECUTE FUNCTION paperplay_joined_out()",
+        "CREATE TRIGGER sheets_alone_in AFTER INSERT ON sheets REFERENCING NEW TABLE AS added FOR EACH STATEMENT "
+        "EXECUTE FUNCTION paperplay_alone_in()",
+        "CREATE TRIGGER sheets_alone_out AFTER DELETE ON sheets REFERENCING OLD TABLE AS gone FOR EACH STATEMENT "
+        "EXECUTE FUNCTION paperplay_alone_out()",
+    ),
 }
 """The changes from each version to the next (version 0: an empty database)."""
 SCHEMA_VERSION = max(MIGRATIONS)
@@ -751,7 +789,7 @@ def _rescore(cursor: Cursor, sheet_id: int) -> dict[str, Any]:
 
 def _taken(cursor: Cursor, code: str) -> int:
     """The places of a game taken: its players (handed in or not) and its sheets handed in by name alone (kept
-    counted in its row by the triggers of migration 4)."""
+    counted in its row by the triggers of migrations 4 and 6)."""
     return _count(cursor, "SELECT joined + alone AS n FROM games WHERE code = %s", (code,))
 
 

@@ -347,19 +347,27 @@ def serve_pg_lines(r: dict[str, Any]) -> list[str]:
         lines.append(f"  {p['photos']} photos queued at once, {what}".ljust(52)
                      + f" {p['read']} read in {p['seconds']:.1f} s: {p['per_second']:.2f}/s "
                        f"({p['per_second'] / p['workers']:.2f}/s a worker)".ljust(45)
-                     + f" read once: {'yes' if p['stored_once'] and p['read'] == p['queued'] else 'NO'}")
+                     + f" read once: {'yes' if p['stored_once'] else 'NO'}"
+                     + (f" (refused: {p['refusals']})" if p["refusals"] else ""))
     idle, held = r["memory_idle"], w["memory_held"]
     per = [(h["rss"] - i["rss"]) / max(1, n) * 1000 / 2**20 for i, h, n in zip(idle, held, w["wanted"])]
     lines += ["  server memory (RSS) idle / with its phones held".ljust(52)
               + " " + ", ".join(f"{i['rss'] / 2**20:.0f} / {h['rss'] / 2**20:.0f} MB" for i, h in zip(idle, held)),
               "    per 1,000 waiting phones".ljust(52) + " " + ", ".join(f"{p:.1f} MB" for p in per),
-              "  database connections a server (idle, phones, burst)".ljust(52)
-              + " " + ", ".join(f"{a}/{b}/{c}" for a, b, c in zip(r["connections_idle"], r["connections_waiting"],
-                                                                     r["connections_after_burst"]))]
+              "  database connections a server (idle, most held)".ljust(52)
+              + " " + ", ".join(f"{a} / {b}" for a, b in zip(r["connections_idle"], r["connections_peak"])),
+              "  database connections a worker (most held)".ljust(52)
+              + f" {max((r[k]['worker_connections'] for k in ('photos_one', 'photos_two') if k in r), default=0)}"]
     db = r["database"]
     lines.append("  database size per 10,000 typed sheets".ljust(52)
                  + f" {(db['after'] - db['before']) / max(1, db['sheets']) * 10_000 / 2**20:.1f} MB "
                    f"({db['sheets']:,} sheets: {db['before'] / 2**20:.1f} -> {db['after'] / 2**20:.1f} MB)")
+    photo = r.get("photos_two") or r.get("photos_one")
+    if photo:
+        d = photo["database"]
+        lines.append("  database size per 10,000 photo sheets, once read".ljust(52)
+                     + f" {(d['after'] - d['before']) / max(1, photo['stored']) * 10_000 / 2**20:.1f} MB "
+                       f"(while queued: {(d['queued'] - d['before']) / max(1, photo['queued']) / 2**10:.0f} KB each)")
     lines.append(f"  tracebacks in the servers' logs  {r['tracebacks']}   ({r['cores']} cores, load average "
                  f"{r['typed_load_average'][1]:.1f} after the hand-ins)")
     return lines

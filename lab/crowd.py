@@ -526,7 +526,10 @@ def _drain(url: str, served: Served, code: str, photos: Sequence[bytes], workers
     """Hands in the photos at once with no worker running (all queued), then starts `workers` photo workers
     and waits until every photo is read. With `kill_after`, one worker is killed (kill -9) once that many are
     read, and a new one started in its place (as systemd's Restart= would)."""
+    vacuumed(url)
+    size_before = database_size(url)
     answers = asyncio.run(upload_photos([served.base], code, photos, tag))
+    size_queued = database_size(url)
     statuses: dict[int, int] = {}
     for answer in answers:
         statuses[answer.status] = statuses.get(answer.status, 0) + 1
@@ -535,7 +538,15 @@ def _drain(url: str, served: Served, code: str, photos: Sequence[bytes], workers
     running = [start_worker(url, *WORKER) for _ in range(workers)]
     killed: list[int] = []
 
+    worker_connections = [0]
+    port = db_port(url)
+
     def progress(read: int) -> None:
+        for worker in running:
+            try:
+                worker_connections[0] = max(worker_connections[0], database_connections(worker.pid, port))
+            except OSError:
+                pass
         if kill_after is not None and not killed and read >= kill_after:
             running[0].kill()
             running[0].communicate(timeout=10)
@@ -549,13 +560,26 @@ def _drain(url: str, served: Served, code: str, photos: Sequence[bytes], workers
     sheets = [s for s in all_sheets(served.base, served.key, code) if s.get("kind") == "photo"]
     ids = [int(s["id"]) for s in sheets]
     printed = [s.get("printed") for s in sheets]
+    tokens = {int(a.json()["id"]): a.json()["token"] for a in answers if a.status in (200, 202)}
+    from lab.loadtest import Client
+
+    looked = Client(served.base, timeout=30)
+    refusals: dict[str, int] = {}
+    for sheet_id in sorted(queued - set(ids)):  # a photo refused: its phone is told why
+        told = looked.get(f"/api/games/{code}/sheets/{sheet_id}", headers={"X-Paperplay-Token": tokens[sheet_id]})
+        reason = told.json().get("code", str(told.status)) if told.status == 200 else str(told.status)
+        refusals[reason] = refusals.get(reason, 0) + 1
+    vacuumed(url)
+    size_after = database_size(url)
     steady = (len(done["times"]) - 1) / (done["times"][-1] - done["times"][0]) if len(done["times"]) > 1 else 0.0
     return {"photos": len(photos), "statuses": statuses, "queued": len(queued), "workers": workers,
             "read": done["read"], "seconds": done["seconds"], "first": done["first"],
             "per_second": done["read"] / done["seconds"] if done["read"] else 0.0, "steady_per_second": steady,
             "killed_after": killed[0] if killed else None,
             "stored_once": len(ids) == len(set(ids)) and len(printed) == len(set(printed)) and set(ids) <= queued,
-            "stored": len(ids), "refused": len(queued) - len(ids),
+            "stored": len(ids), "refused": len(queued) - len(ids), "refusals": refusals,
+            "worker_connections": worker_connections[0],
+            "database": {"before": size_before, "queued": size_queued, "after": size_after},
             "tracebacks": sum(log.count("Traceback") for log in logs), "wall": time.perf_counter() - started}
 
 
@@ -569,9 +593,24 @@ def big_room(url: str, photo_sets: dict[str, Sequence[bytes]], phones: int = 500
     from lab.loadtest import Client
     from paperplay.streams.rules import draw, tile_json
 
+    import threading
+
     port = db_port(url)
     out: dict[str, Any] = {"cores": os.cpu_count(), "phones": phones, "typed": typed, "seconds": seconds}
     servers = start_servers(url, 2)
+    peak_connections = [0, 0]
+    sampling = threading.Event()
+
+    def sample() -> None:  # the most connections each server held, every 0.2 s
+        while not sampling.wait(0.2):
+            for i, served in enumerate(servers[:2]):
+                try:
+                    peak_connections[i] = max(peak_connections[i], database_connections(served.pid, port))
+                except OSError:
+                    pass
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     try:
         a, b = servers
         client = Client(a.base, a.key, timeout=120)
@@ -622,6 +661,7 @@ def big_room(url: str, photo_sets: dict[str, Sequence[bytes]], phones: int = 500
                               "retried": sum(1 for t in killed.tries.values() if t > 1),
                               "check": stored_once(all_sheets(a.base, a.key, code2), killed.acknowledged, "kill")}
         servers[1] = start_servers(url, 1)[0]
+        out["connections_peak"] = list(peak_connections)
 
         for label, seed_, workers, kill_after in (("one", "BENCHPGA", 1, None), ("two", "BENCHPGB", 2, None),
                                                   ("kill", "BENCHPGC", 2, 20)):
@@ -635,6 +675,7 @@ def big_room(url: str, photo_sets: dict[str, Sequence[bytes]], phones: int = 500
                 f"{', one killed (kill -9)' if kill_after else ''} …")
             out[f"photos_{label}"] = _drain(url, a, game, photos, workers, f"bench-{label}", kill_after)
     finally:
+        sampling.set()
         out["server_logs"] = [s.stop()[-3000:] for s in servers]
     out["tracebacks"] = sum(log.count("Traceback") for log in out["server_logs"])
     return out

@@ -158,8 +158,9 @@ def page(browser):
 
 
 # PostgreSQL (the serve-pg extra): a database of the test session's own in the cluster PAPERPLAY_TEST_POSTGRES
-# names (.ci/run starts a throwaway cluster and sets it), dropped at the end; each store test gets a schema of
-# its own in it (pg_fresh_url), so tests never see each other's games.
+# names (.ci/run starts a throwaway cluster and sets it), dropped at the end. A test gets a schema of its own in
+# it (pg_fresh_url: migrations) or one migrated once and emptied before it (pg_clean_url): tests never see each
+# other's games.
 POSTGRES = "PAPERPLAY_TEST_POSTGRES"
 
 
@@ -208,16 +209,44 @@ def pg_fresh_url(pg_url):
     return f"{pg_url}{joiner}options={quote(f'-c search_path={schema}')}"
 
 
+@pytest.fixture(scope="session")
+def _pg_shared_url(pg_url):
+    """A schema of the session's database migrated once, for the tests that need no schema of their own."""
+    from urllib.parse import quote
+
+    import psycopg
+
+    from paperplay.serve.store_pg import PgStore
+
+    with psycopg.connect(pg_url, autocommit=True) as connection:
+        connection.execute('CREATE SCHEMA IF NOT EXISTS "shared"')
+    joiner = "&" if "?" in pg_url else "?"
+    url = f"{pg_url}{joiner}options={quote('-c search_path=shared')}"
+    PgStore(url, 2).close()  # migrated
+    return url
+
+
+@pytest.fixture
+def pg_clean_url(_pg_shared_url):
+    """A URL of a migrated schema with no games, players, sheets or photo jobs in it (emptied before the test:
+    quicker than a new schema, which makes every table and the photo queue's anew)."""
+    import psycopg
+
+    with psycopg.connect(_pg_shared_url, autocommit=True) as connection:
+        connection.execute("TRUNCATE games, procrastinate_jobs RESTART IDENTITY CASCADE")
+    return _pg_shared_url
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def any_store(request, tmp_path):
-    """An open Store of each kind (SqliteStore on a new file, PgStore on a new schema): the store contract's
+    """An open Store of each kind (SqliteStore on a new file, PgStore on an emptied schema): the store contract's
     tests run against both."""
     if request.param == "sqlite":
         from paperplay.serve.store import SqliteStore
 
         store = SqliteStore(tmp_path / "games.db")
     else:
-        url = request.getfixturevalue("pg_fresh_url")
+        url = request.getfixturevalue("pg_clean_url")
         from paperplay.serve.store import open_store
 
         store = open_store(url)

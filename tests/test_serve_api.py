@@ -31,19 +31,19 @@ ROOT = Path(__file__).resolve().parents[1]
 class Running:
     """A server in this process (uvicorn in a thread) over a database in a temporary folder."""
 
-    def __init__(self, db: Path, workers: int = 1, limit: int = 8, head_seconds: float = 30.0) -> None:
+    def __init__(self, db: Path | str, workers: int = 1, limit: int = 8, head_seconds: float = 30.0) -> None:
         import uvicorn
 
         from paperplay.serve.app import Server, build_app
         from paperplay.serve.guard import protocol
         from paperplay.serve.photos import PhotoReader
-        from paperplay.serve.store import SqliteStore
+        from paperplay.serve.store import open_store
 
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(64)
         self.base = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.store = SqliteStore(db)
+        self.store = open_store(db)  # a SQLite file, or a PostgreSQL URL
         self.server = Server(self.store, PhotoReader(workers, limit), self.base)
         config = uvicorn.Config(build_app(self.server), log_level="warning", access_log=False, lifespan="off",
                                 http=protocol(head_seconds))  # as paperplay serve runs it
@@ -63,8 +63,18 @@ class Running:
         self.sock.close()
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def running(request, tmp_path):
+    """A server over a SQLite file, and (tests marked postgres, their own .ci/run step) over a PostgreSQL database:
+    the API answers alike on both. A test of the laptop's own ways (photos read in the server) uses `laptop`."""
+    server = Running(tmp_path / "games.db" if request.param == "sqlite" else request.getfixturevalue("pg_clean_url"))
+    yield server
+    server.stop()
+
+
 @pytest.fixture
-def running(tmp_path):
+def laptop(tmp_path):
+    """A server over a SQLite file: the laptop evening (photos read in the server itself)."""
     server = Running(tmp_path / "games.db")
     yield server
     server.stop()
@@ -344,8 +354,8 @@ def test_the_key_is_compared_in_constant_time():
 # --- bad input --------------------------------------------------------------------------------------
 
 BAD_GAMES = [
-    ({"players": 0}, "players: is 0; expected a whole number 1-200"),
-    ({"players": "4"}, "players: is '4'; expected a whole number 1-200"),
+    ({"players": 0}, "players: is 0; expected a whole number 1-{most}"),
+    ({"players": "4"}, "players: is '4'; expected a whole number 1-{most}"),
     ({"players": True}, "players: is True"),
     ({}, "players: is None"),
     ({"players": 2, "seed": "!!"}, "seed: seed '!!' has no ASCII letters or digits"),
@@ -360,6 +370,7 @@ BAD_GAMES = [
 @pytest.mark.parametrize(("request_body", "message"), BAD_GAMES)
 def test_a_bad_new_game_is_a_400_naming_the_field(running, request_body, message):
     answer = running.client.post("/api/games", request_body, host=True)
+    message = message.replace("{most}", str(running.store.max_players))  # 200 in a SQLite file, 100000 on PostgreSQL
     assert answer.status == 400 and is_one_line_error(answer) and answer.json()["error"].startswith(message)
 
 
@@ -444,8 +455,8 @@ def test_uploads_over_10_mb_are_refused_while_they_arrive(running):
     assert running.server.photos.waiting == 0
 
 
-def test_photos_that_are_no_photos_are_a_one_line_400(running):
-    client = running.client
+def test_photos_that_are_no_photos_are_a_one_line_400(laptop):
+    client = laptop.client
     new_game(client)
     call_all(client, CODE)
     for data, message in ((b"hello, not an image", "photo: is not an image that can be read"),
@@ -627,3 +638,71 @@ def test_every_refusal_of_the_photo_reader_is_in_the_api_reference():
     document = (ROOT / "docs" / "reference" / "api.md").read_text(encoding="utf-8")
     section = document.split("### A refused photo", 1)[1]
     assert {code for code in CODES if f"`{code}`" not in section} == set()
+
+
+# --- several servers on one PostgreSQL database ------------------------------------------------------
+
+def test_a_change_through_one_server_wakes_the_phones_of_another(pg_clean_url):
+    """Two servers over one PostgreSQL database: a phone waiting on one is answered within 2 s of a join made
+    through the other (LISTEN/NOTIFY, wired at the first request), and both serve the same host key and game."""
+    import time
+
+    one, other = Running(pg_clean_url), Running(pg_clean_url)
+    try:
+        assert one.client.key == other.client.key
+        code = new_game(one.client)
+        version = other.client.get(f"/api/games/{code}").json()["version"]
+        answers: list = []
+        waiting = threading.Thread(target=lambda: answers.append(
+            (other.client.get(f"/api/games/{code}?wait={version}"), time.monotonic())))
+        waiting.start()
+        time.sleep(0.3)  # the phone is held
+        assert answers == []
+        joined_at = time.monotonic()
+        assert one.client.post(f"/api/games/{code}/players", {"name": "Ann"}).status == 201
+        waiting.join(5)
+        answer, when = answers[0]
+        assert answer.status == 200 and answer.json()["version"] > version and when - joined_at < 2.0
+        assert b'"Ann"' in answer.body
+    finally:
+        one.stop()
+        other.stop()
+
+
+def test_a_database_out_of_reach_is_a_503_with_retry_after(pg_clean_url):
+    """PostgreSQL away (here: the server's pool closed under it): 503 busy with Retry-After, one line, never a
+    500; nothing is stored."""
+    server = Running(pg_clean_url)
+    try:
+        code = new_game(server.client)
+        server.store._pool.close()
+        for answer in (server.client.get(f"/api/games/{code}"),
+                       server.client.post(f"/api/games/{code}/players", {"name": "Ann"})):
+            assert answer.status == 503 and answer.json()["code"] == "busy", answer.body
+            assert answer.headers["retry-after"] == "5" and is_one_line_error(answer)
+    finally:
+        server.stop()
+
+
+def test_the_serve_command_on_postgresql_never_prints_the_password(pg_url, tmp_path):
+    import os
+    import signal
+
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(pg_url)
+    url = urlunsplit(parts._replace(netloc=f"{parts.username}:S3cretPw@{parts.hostname}:{parts.port}"))
+    process = subprocess.Popen([sys.executable, "-m", "paperplay", "serve", "--port", "0", "--workers", "1", "--db",
+                                url], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        lines = [process.stdout.readline()]
+        while lines[-1] and not lines[-1].startswith("Games are kept"):
+            lines.append(process.stdout.readline())
+        assert lines[0].startswith("Host page: http://127.0.0.1:"), lines
+        assert f"Games are kept in the PostgreSQL database postgresql://{parts.username}:***@" in lines[-1], lines
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=20)
+    assert process.returncode == 130 and "Traceback" not in err, err
+    assert "S3cretPw" not in "".join(lines) + out + err

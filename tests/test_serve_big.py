@@ -92,6 +92,14 @@ def test_the_kept_ranking_is_the_results_ranking(store, seed):
     assert [(r.id, r.place) for r in paged] == [(r.id, r.place) for r in kept]
     ranked = {r.id for r in kept}
     assert all(store.place(code, i) is None for i in {s.id for s in store.sheets(code)} - ranked)
+    # a phone's place from its own total and the state's places is the same place
+    from paperplay.serve.ranking import places_by_total
+
+    by_total = dict(map(tuple, places_by_total(store.standings(code))))
+    for sheet in store.sheets(code):
+        assert (sheet.total is None) == (sheet.id not in ranked)
+        if sheet.total is not None:
+            assert by_total[sheet.total] == store.place(code, sheet.id)[0]
 
 
 def test_ties_share_a_place_and_the_next_is_skipped(store):
@@ -238,24 +246,46 @@ def test_a_big_game_state_is_bounded_and_its_lists_are_paged(running):
     mine = client.get(f"/api/games/{code}/sheets/{sheets[0]['id']}", headers={"X-Paperplay-Token": sheets[0]["token"]})
     assert (mine.json()["place"], mine.json()["of"]) == (2, 15)
     fixed = client.request("PUT", f"/api/games/{code}/sheets/{sheets[0]['id']}", {"cells": best}, host=True).json()
-    assert (fixed["place"], fixed["of"]) == (1, 15)
+    best_total = client.get(f"/api/games/{code}/sheets/{star['id']}", host=True).json()["total"]
+    assert (fixed["place"], fixed["of"], fixed["total"]) == (1, 15, best_total) and best_total > mine.json()["total"]
+    after = client.get(f"/api/games/{code}").json()
+    assert after["recent"][0][0] == sheets[0]["id"] and len(after["recent"]) == 15
+    assert [fixed["total"], 1] in after["places"] and after["places"][0] == [fixed["total"], 1]
     top = client.get(f"/api/games/{code}").json()["top"]  # equal totals: in the order handed in
     assert [(r["id"], r["place"]) for r in top[:3]] == [(sheets[0]["id"], 1), (star["id"], 1), (sheets[1]["id"], 3)]
+    client.request("PUT", f"/api/games/{code}/sheets/{sheets[2]['id']}", {"cells": {"2": drawn[0]}}, host=True)  # twice
+    refused = client.post(f"/api/games/{code}/reveal", host=True)
+    assert refused.status == 409 and "585 sheets of 600 are not handed in" in refused.json()["error"]
     client.post(f"/api/games/{code}/reveal", {"force": True}, host=True)
     results = client.get(f"/api/games/{code}/results?per_page=3").json()
-    assert [r["place"] for r in results["ranking"]] == [1, 1, 3] and results["of"] == 15
+    assert [r["place"] for r in results["ranking"]] == [1, 1, 3] and results["of"] == 14
+    whole = client.get(f"/api/games/{code}/results").json()  # a big game's results: always a page
+    assert (whole["page"], whole["per_page"], len(whole["ranking"])) == (1, 100, 14)
+    page = client.get(f"/api/games/{code}/results.html")
+    assert page.status == 200 and b"star" in page.body
 
 
-@pytest.mark.parametrize("query", ["page=0", "page=-1", "page=1e3", "per_page=0", "per_page=501", "per_page=%C2%B2",
-                                   "page=" + "9" * 40, "per_page=", "page=1.5"])
-def test_hostile_page_numbers_are_refused(running, query):
+HOSTILE_PAGES = ["page=0", "page=-1", "page=1e3", "per_page=0", "per_page=501", "per_page=%C2%B2",
+                 "page=" + "9" * 40, "per_page=", "page=1.5", "page=%D9%A3"]
+
+
+def test_hostile_page_numbers_are_refused(running):
     client = running.client
     code = new_game(client, players=5)
-    for path in ("sheets", "players"):
-        answer = client.get(f"/api/games/{code}/{path}?{query}", host=True)
-        assert answer.status == 400 and answer.json()["code"] == "bad_number" and is_one_line_error(answer)
-        field = query.split("=")[0]
-        assert answer.json()["error"].startswith(f"{field}: ")
+    for query in HOSTILE_PAGES:
+        for path in ("sheets", "players", "results"):
+            answer = client.get(f"/api/games/{code}/{path}?{query}", host=True)
+            if path == "results":  # before the reveal the results are refused first
+                assert answer.status == 409 and answer.json()["code"] == "not_revealed"
+                continue
+            assert answer.status == 400 and answer.json()["code"] == "bad_number" and is_one_line_error(answer), query
+            assert answer.json()["error"].startswith(query.split("=")[0] + ": ")
+    client.post(f"/api/games/{code}/reveal", {"force": True}, host=True)
+    for query in HOSTILE_PAGES:
+        answer = client.get(f"/api/games/{code}/results?{query}")
+        assert answer.status == 400 and answer.json()["code"] == "bad_number", query
+    legal = client.get(f"/api/games/{code}/results?page=1&per_page=500").json()
+    assert (legal["ranking"], legal["page"], legal["per_page"], legal["of"]) == ([], 1, 500, 0)
 
 
 def test_the_roster_is_the_hosts(running):
@@ -305,6 +335,10 @@ def test_a_player_prints_their_own_sheet(running, tmp_path):
     assert payload.startswith("PAPERPLAY/") and ("sheet=202/100200" in payload or "scan=202/100200" in payload)
     host = client.get(f"/api/games/{code}/players/{ann['id']}/sheet.pdf", host=True)
     assert host.status == 200
+    for _ in range(5):  # asked again and again: 5 at once, then one every 10 s (the host is never paced)
+        again = client.get(f"/api/games/{code}/players/{bob['id']}/sheet.pdf?token={bob['token']}")
+    assert again.status == 429 and again.json()["code"] == "too_fast" and int(again.headers["retry-after"]) >= 1
+    assert client.get(f"/api/games/{code}/players/{bob['id']}/sheet.pdf", host=True).status == 200
     other = client.get(f"/api/games/{code}/players/{ann['id']}/sheet.pdf?token={bob['token']}")
     assert other.status == 403 and other.json()["code"] == "not_yours" and is_one_line_error(other)
     nobody = client.get(f"/api/games/{code}/players/{ann['id']}/sheet.pdf")
@@ -339,9 +373,9 @@ def test_own_sheet_numbers_beyond_200_keep_the_qr_code_the_scanner_reads(seed, n
         own_sheet_document(code, full_code("streams", seed), 100_201)
 
 
-def test_an_own_sheet_scans_back_and_is_handed_in_once(store, tmp_path):
-    """A photo of a player's own sheet, filled in, reads back its game and number; the store takes that printed
-    sheet once."""
+@pytest.fixture(scope="module")
+def own_scan(tmp_path_factory):
+    """A photo of a player's own sheet (number 4321), filled in, read back by the scanner: its Scan."""
     from tests.test_serve_process import photos_of
 
     photos_of(SEED, 0, 1)  # skips without what draws photos
@@ -352,7 +386,6 @@ def test_an_own_sheet_scans_back_and_is_handed_in_once(store, tmp_path):
     from paperplay.render.pdf import render_bytes
     from paperplay.scan.pipeline import read_photo
     from paperplay.seeds import full_code
-    from paperplay.serve.errors import Conflict
     from paperplay.streams.scansheet import layout, own_sheet_document
 
     pdf = pypdfium2.PdfDocument(render_bytes(own_sheet_document(CODE, full_code("streams", SEED), 4321, "Ann")))
@@ -365,13 +398,64 @@ def test_an_own_sheet_scans_back_and_is_handed_in_once(store, tmp_path):
     drawn = list(draw(SEED))
     filled, _ = fill_sheet(image, layout("a4").cells, drawn, make_hand(rng, font_files(TRAIN_FONTS), None,
                                                                       font_share=1.0), rng)
-    path = tmp_path / "own.jpg"
+    path = tmp_path_factory.mktemp("own") / "own.jpg"
     path.write_bytes(photograph(filled, rng)[0])
-    scan = read_photo(path, drawn)
-    assert (scan.code, scan.sheet) == (CODE, "4321/100200")
+    return read_photo(path, drawn)
+
+
+def test_an_own_sheet_scans_back_and_is_handed_in_once(store, own_scan):
+    """A photo of a player's own sheet, filled in, reads back its game and number; the store takes that printed
+    sheet once."""
+    from paperplay.serve.errors import Conflict
+
+    assert (own_scan.code, own_scan.sheet) == (CODE, "4321/100200")
+    drawn = list(draw(SEED))
     code = _ready(store)
-    store.add_sheet(code, "Ann", "photo", typed_boxes([tile_json(t) for t in drawn]), printed=scan.sheet, turns=20)
+    store.add_sheet(code, "Ann", "photo", typed_boxes([tile_json(t) for t in drawn]), printed=own_scan.sheet,
+                    turns=20)
     with pytest.raises(Conflict) as taken:
-        store.add_sheet(code, "Eve", "photo", typed_boxes([tile_json(t) for t in drawn]), printed=scan.sheet,
+        store.add_sheet(code, "Eve", "photo", typed_boxes([tile_json(t) for t in drawn]), printed=own_scan.sheet,
                         turns=20)
-    assert "sheet 4321/100200" in str(taken.value)
+    assert "4321/100200" in str(taken.value) or taken.value.code.value == "sheet_used"
+
+
+@pytest.mark.browser
+def test_a_big_games_phone_prints_its_sheet_and_follows_its_place(running, page):
+    """In a browser: a phone of a game past 200 players offers its own sheet, then shows its place, which moves
+    when the host corrects another sheet (from the state's places, without asking for its own sheet)."""
+    import json
+    import time
+
+    client = running.client
+    running.store.max_players = 1000
+    code = new_game(client, players=500)
+    call_all(client, code)
+    drawn = [tile_json(t) for t in draw(SEED)]
+    best = [tile_json(t) for t in sorted(draw(SEED), key=lambda t: 0 if t == WILD else t)]
+    others = _hand_in(client, code, 3, drawn)
+    ann = client.post(f"/api/games/{code}/players", {"name": "Ann"}).json()
+    page.goto(f"{running.base}/")
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"paperplay:serve:{code}", json.dumps(
+        {"player": ann["id"], "token": ann["token"], "name": "Ann", "sheet": None, "boxes": None})])
+    page.goto(f"{running.base}/join/{code}")
+    link = page.locator("#own-link")
+    link.wait_for(state="visible")
+    assert f"/players/{ann['id']}/sheet.pdf?token=" in link.get_attribute("href")
+    page.locator("#typing summary").click()  # the phone hands in its typed boxes
+    for box, value in enumerate(drawn, start=1):
+        page.fill(f"#c{box}", str(value))
+    page.locator("#type-form button[type=submit]").click()
+    place = page.locator("#my-place")
+
+    def shows(text: str) -> bool:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            if place.is_visible() and place.text_content() == text:
+                return True
+            time.sleep(0.05)
+        return False
+
+    assert shows("Place 1 of 4")  # every sheet scores the same here
+    assert not page.locator("#own").is_visible()
+    client.request("PUT", f"/api/games/{code}/sheets/{others[0]['id']}", {"cells": best}, host=True)
+    assert shows("Place 2 of 4")

@@ -76,11 +76,15 @@ def serve_examples() -> list[str]:
 
 
 @pytest.mark.parametrize("example", serve_examples())
-def test_each_help_example_serves_until_ctrl_c(tmp_path, example):
+def test_each_help_example_serves_until_ctrl_c(tmp_path, example, request):
     import shlex
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen([sys.executable, "-m", *shlex.split(example)], cwd=tmp_path, env=env,
+    words = shlex.split(example)
+    if any(word.startswith("postgresql://") for word in words):  # the example's database: the tests' own
+        url = request.getfixturevalue("pg_url")
+        words = [url if word.startswith("postgresql://") else word for word in words]
+    process = subprocess.Popen([sys.executable, "-m", *words], cwd=tmp_path, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     first = process.stdout.readline().decode()
     if not first.startswith("Host page: "):  # the example's port is taken on this computer
@@ -99,7 +103,10 @@ def test_each_help_example_serves_until_ctrl_c(tmp_path, example):
     out, err = process.communicate(timeout=20)
     assert process.returncode == 130, err
     db = re.search(r"--db (\S+)", example)
-    assert (tmp_path / (db[1] if db else "paperplay-games.db")).is_file()
+    if db and db[1].startswith("postgresql://"):  # the games are in that database: no file made here
+        assert list(tmp_path.iterdir()) == []
+    else:
+        assert (tmp_path / (db[1] if db else "paperplay-games.db")).is_file()
 
 
 def test_bad_options_are_one_line_and_exit_2(tmp_path):

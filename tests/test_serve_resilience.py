@@ -504,6 +504,61 @@ def test_server_sent_events_send_the_state_then_each_new_one(running):
     assert client.get("/api/games/ZZZZ-ZZZZ/events").status == 404
 
 
+def test_the_game_is_read_once_for_every_phone_a_change_wakes(running):
+    """On PostgreSQL each reading of the game is a query: 2,500 phones woken at once must not make 2,500."""
+    import asyncio
+
+    from lab.loadtest import fetch
+
+    client = running.client
+    new_game(client)
+    client.post(f"/api/games/{CODE}/call", host=True)
+    version = client.get(f"/api/games/{CODE}").json()["version"]
+    store = running.server.store
+    reads: list[str] = []
+    real_game = store.game
+
+    def counted(code: str):
+        reads.append(code)
+        return real_game(code)
+
+    async def room() -> list[int]:
+        phones = [asyncio.create_task(fetch(running.base, "GET", f"/api/games/{CODE}?wait={version}"))
+                  for _ in range(60)]
+        while running.server.live.waiting < 60:
+            await asyncio.sleep(0.02)
+        store.game = counted  # from here: the call, and every phone's wake-up
+        await asyncio.to_thread(client.post, f"/api/games/{CODE}/call", None, True)
+        return [json.loads(a.body)["turn"] for a in await asyncio.gather(*phones)]
+
+    try:
+        assert asyncio.run(room()) == [2] * 60
+    finally:
+        store.game = real_game
+    assert len(reads) <= 3, len(reads)  # the call's own, and one for the 60 phones (was 61)
+
+
+def test_a_reading_shared_by_the_woken_phones_is_read_again_after_each_change():
+    from paperplay.serve.live import Live
+
+    live = Live()
+    readings = iter(range(100))
+    assert live.fresh("G", lambda: next(readings)) == 0
+    assert live.fresh("G", lambda: next(readings)) == 0  # no change notified: the same reading
+    assert live.fresh("H", lambda: next(readings)) == 1  # another game: its own
+    live.notify("G")
+    assert live.fresh("G", lambda: next(readings)) == 2
+    assert live.fresh("G", lambda: next(readings)) == 2 and live.fresh("H", lambda: next(readings)) == 1
+
+    def gone() -> int:
+        raise LookupError("no game")
+
+    live.notify("G")
+    with pytest.raises(LookupError):
+        live.fresh("G", gone)
+    assert live.fresh("G", lambda: next(readings)) == 3  # a failed reading is not kept
+
+
 def test_an_event_stream_tells_a_proxy_not_to_buffer_it(running):
     new_game(running.client)
     sock = open_events(running.base, f"/api/games/{CODE}/events")

@@ -223,6 +223,48 @@ def test_a_new_database_is_migrated_and_a_newer_one_refused(pg_fresh_url):
         PgStore(pg_fresh_url)
 
 
+def test_a_database_of_an_older_version_is_migrated_in_place(pg_fresh_url):
+    """A database made by an earlier paperplay (schema version 2: no standings, player numbers or counts) is
+    brought up to date on start: its sheets are scored, its players numbered, its places counted."""
+    import json
+
+    import psycopg
+
+    from paperplay.serve import store_pg
+    from paperplay.streams.rules import draw, tile_json
+
+    with psycopg.connect(pg_fresh_url, autocommit=True) as connection:
+        connection.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        for step in (1, 2):
+            for statement in store_pg.MIGRATIONS[step]:
+                connection.execute(statement)
+        connection.execute("INSERT INTO meta VALUES ('schema', '2'), ('host_key', 'old-key-0123456789'), "
+                           "('host_key_made', '1.7e9')")
+        connection.execute("INSERT INTO games (code, seed, lang, players, turn, created, view) VALUES "
+                           "(%s, %s, 'en', 4, 20, 1.7e9, 'v')", (CODE, SEED))
+        cells = json.dumps(_boxes_of([tile_json(t) for t in draw(SEED)]))
+        for name in ("Ann", "Bob"):
+            connection.execute("INSERT INTO sheets (game, name, name_key, token, kind, boxes, created, updated) "
+                               "VALUES (%s, %s, %s, 't', 'typed', %s, 0, 0)", (CODE, name, name.lower(), cells))
+        connection.execute("INSERT INTO players (game, name, name_key, token, joined) VALUES (%s, 'Cy', 'cy', 't', 0)",
+                           (CODE,))
+    store = store_pg.PgStore(pg_fresh_url, 2)
+    try:
+        assert store.migrated_from == 2 and store.host_key() == "old-key-0123456789"
+        assert [r.place for r in store.ranking(CODE, 0, 10)] == [1, 1]
+        assert store.players(CODE)[0].number == 1 and store.counts(CODE).joined == 1
+        store.add_sheet(CODE, "Di", "typed", _boxes(), turns=TURNS)  # the 4th place of 4: 2 sheets, Cy, Di
+        _refused(Code.GAME_FULL, store.join, CODE, "Ed")
+    finally:
+        store.close()
+
+
+def _boxes_of(cells: list) -> list[dict]:
+    from paperplay.handin import typed_boxes
+
+    return typed_boxes(cells)
+
+
 def test_servers_started_together_migrate_once(pg_fresh_url):
     from paperplay.serve.store_pg import PgStore
 
@@ -249,13 +291,67 @@ def test_servers_started_together_migrate_once(pg_fresh_url):
 
 
 @pytest.fixture
-def two_servers(pg_fresh_url):
+def two_servers(pg_clean_url):
     from paperplay.serve.store_pg import PgStore
 
-    one, other = PgStore(pg_fresh_url, size=4), PgStore(pg_fresh_url, size=4)
+    one, other = PgStore(pg_clean_url, size=4), PgStore(pg_clean_url, size=4)
     yield one, other
     one.close()
     other.close()
+
+
+def test_a_unique_index_is_the_backstop_and_answers_as_the_check_would(pg_clean_url):
+    """Were two writes ever to pass the checks together, the unique indexes refuse the second: the same Conflict
+    (name_taken, sheet_used, handed_in), nothing half-stored."""
+    from paperplay.serve.store_pg import PgStore
+
+    store = PgStore(pg_clean_url, size=2)
+    try:
+        code = _game(store)
+        ann, _ = store.join(code, "Ann")
+        store.add_sheet(code, "Bob", "typed", _boxes(), printed="3/40", turns=TURNS)
+        store.add_sheet(code, "Ann", "typed", _boxes(), player=ann, turns=TURNS)
+        for sql, args, code_wanted in (
+                ("INSERT INTO players (game, name, name_key, token, joined) VALUES (%s, 'ann', 'ann', 't', 0)", (code,),
+                 Code.NAME_TAKEN),
+                ("INSERT INTO sheets (game, name, name_key, token, kind, printed, boxes, created, updated) VALUES "
+                 "(%s, 'Cy', 'cy', 't', 'photo', '3/40', '[]', 0, 0)", (code,), Code.SHEET_USED),
+                ("INSERT INTO sheets (game, name, name_key, token, kind, boxes, created, updated, player) VALUES "
+                 "(%s, 'Di', 'di', 't', 'typed', '[]', 0, 0, %s)", (code, ann.id), Code.HANDED_IN)):
+            _refused(code_wanted, store._change, lambda cursor, q=sql, a=args: cursor.execute(q, a))
+        assert [p.name for p in store.players(code)] == ["Ann"] and len(store.sheets(code)) == 2
+    finally:
+        store.close()
+
+
+def test_a_games_places_are_counted_as_they_come_and_go(pg_clean_url):
+    """PgStore keeps a game's players and sheets by name alone counted in its row (a join at 100,000 players
+    counts no rows): the counts stay the rows' through joins, removals and hand-ins, and the last place is
+    refused and freed as on SQLite."""
+    import psycopg
+
+    from paperplay.serve.store_pg import PgStore
+
+    store = PgStore(pg_clean_url, size=2)
+    try:
+        code = _game(store, players=4)
+        ann, _ = store.join(code, "Ann")
+        bob, _ = store.join(code, "Bob")
+        store.add_sheet(code, "Ann", "typed", _boxes(), player=ann, turns=TURNS)
+        cy, _ = store.add_sheet(code, "Cy", "typed", _boxes(), turns=TURNS)
+        store.add_sheet(code, "Di", "typed", _boxes(), turns=TURNS)
+        _refused(Code.GAME_FULL, store.join, code, "Ed")
+        store.delete_sheet(code, cy.id)
+        store.delete_player(code, bob.id)
+        store.join(code, "Ed")
+        with psycopg.connect(pg_clean_url) as connection:
+            kept = connection.execute("SELECT joined, alone FROM games WHERE code = %s", (code,)).fetchone()
+            rows = connection.execute("SELECT (SELECT count(*) FROM players WHERE game = %s), (SELECT count(*) FROM "
+                                      "sheets WHERE game = %s AND player IS NULL)", (code, code)).fetchone()
+        assert kept == rows == (2, 1)
+        assert store.counts(code).joined == 2
+    finally:
+        store.close()
 
 
 def test_a_join_through_one_server_is_seen_by_the_other(two_servers):
@@ -339,7 +435,7 @@ def test_a_change_through_one_server_wakes_the_other_within_two_seconds(two_serv
     assert heard == []
 
 
-def test_the_listener_connects_again_and_wakes_every_game(two_servers, pg_fresh_url):
+def test_the_listener_connects_again_and_wakes_every_game(two_servers, pg_clean_url):
     import psycopg
 
     from paperplay.serve import store_pg
@@ -348,9 +444,9 @@ def test_the_listener_connects_again_and_wakes_every_game(two_servers, pg_fresh_
     code = _game(one)
     heard: list[str] = []
     other.listen(heard.append)
-    with psycopg.connect(pg_fresh_url, autocommit=True) as admin:
-        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = %s",
-                      (f"LISTEN {store_pg.CHANNEL}",))
+    with psycopg.connect(pg_clean_url, autocommit=True) as admin:  # this database's listeners alone
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = %s AND datname = "
+                      "current_database()", (f"LISTEN {store_pg.CHANNEL}",))
     deadline = time.monotonic() + 5
     while code not in heard and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -397,3 +493,26 @@ def test_the_laptop_evening_never_imports_psycopg(tmp_path):
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "sqlite []"
+
+
+def test_a_postgresql_url_without_the_extra_names_the_extra(tmp_path):
+    """Without psycopg (the serve-pg extra), serve --db postgresql://… says which extra to install: one line,
+    exit 2, the password not in it."""
+    import subprocess
+    import sys
+
+    program = ("import sys\n"
+               "sys.modules['psycopg'] = None  # not installed\n"
+               "sys.argv = ['paperplay', 'serve', '--port', '0', '--db', 'postgresql://ann:S3cretPw@127.0.0.1/night']\n"
+               "from paperplay.cli.entry import main\n"
+               "main()\n")
+    import os
+    from pathlib import Path
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-W", "ignore", "-c", program], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path, env=env)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "needs the serve-pg extra" in lines[0] and "pip install '.[serve,serve-pg]'" in lines[0]
+    assert "S3cretPw" not in done.stdout + done.stderr

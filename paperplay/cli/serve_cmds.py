@@ -98,12 +98,13 @@ def _shown(path: Path | str) -> str:
     return printable(without_passwords(str(path)))
 
 
-def _open_store(db: str) -> Store:
-    """The store --db names: a PostgreSQL URL (PgStore), else a SQLite file (made if missing)."""
+def _open_store(db: str, pool: int | None = None) -> Store:
+    """The store --db names: a PostgreSQL URL (PgStore, `pool` connections at most), else a SQLite file (made if
+    missing)."""
     from paperplay.serve.store import is_database_url
 
     if is_database_url(db):
-        return _open_postgresql(db)
+        return _open_postgresql(db, pool)
     import sqlite3
 
     from paperplay.serve.store import SqliteStore
@@ -126,7 +127,7 @@ def _open_store(db: str) -> Store:
         raise InputError(f"{shown}: cannot be opened ({exc.strerror})", field="db") from None
 
 
-def _open_postgresql(url: str) -> Store:
+def _open_postgresql(url: str, pool: int | None = None) -> Store:
     """PgStore on the database at `url`: psycopg missing, a URL it cannot parse, a database it cannot reach or
     use, a schema newer than this paperplay's: one line on --db, the password never in it."""
     try:
@@ -139,7 +140,7 @@ def _open_postgresql(url: str) -> Store:
 
     shown = _shown(url)
     try:
-        return PgStore(url)
+        return PgStore(url, pool)
     except DatabaseRefused as exc:
         raise InputError(f"is {shown}; {_scrubbed(str(exc), url)}", field="db") from None
     except StoreUnavailable as exc:
@@ -170,6 +171,10 @@ def serve(
                                          "again to carry on after a restart), or a PostgreSQL database, "
                                          "postgresql://USER[:PASSWORD]@HOST[:PORT]/NAME, which any number of "
                                          "servers share (its password is never printed).")] = str(DEFAULT_DB),
+    db_pool: Annotated[int | None, typer.Option("--db-pool", metavar="N", click_type=opt.WHOLE, help="With a "
+                                                "PostgreSQL --db: connections this server keeps open to it at "
+                                                "most, 2-100 (default: 10), and one more for its notifications.",
+                                                show_default=False)] = None,
     workers: Annotated[int | None, typer.Option("--workers", click_type=opt.WHOLE, help="Processes that read "
                                                 "photos, 1-16 (default: one a core, at most 4).",
                                                 show_default=False)] = None,
@@ -212,6 +217,7 @@ def serve(
       paperplay serve --public-url https://games.example.org --trusted-proxy 127.0.0.1
       paperplay serve --lan --limit-joins 1000/h --limit-hand-ins 2000/h
       paperplay serve --db postgresql://paperplay@db.example.org/gamenight --port 8001
+      paperplay serve --db postgresql://paperplay@db.example.org/gamenight --db-pool 20
 
     The host key lasts until --new-key makes a new one: the link printed says how old it is.
     On the internet, behind a reverse proxy: --public-url names the address players open, and
@@ -225,6 +231,9 @@ def serve(
         raise InputError(f"is {port}; expected a port 1024-65535 (or 0: any free one)", field="port")
     if workers is not None and not 1 <= workers <= 16:
         raise InputError(f"is {workers}; expected 1-16", field="workers")
+    if db_pool is not None and not 2 <= db_pool <= 100:
+        raise InputError(f"is {db_pool}; expected the connections a server keeps open to its database, 2-100",
+                         field="db-pool")
     names = host_names(host_name or [])
     public = check_public_url(public_url) if public_url is not None else None
     proxies = trusted_proxies(trusted_proxy or [])
@@ -240,7 +249,7 @@ def serve(
     from paperplay.serve.live import raise_open_files
     from paperplay.serve.photos import PhotoReader
 
-    store = _open_store(db)
+    store = _open_store(db, db_pool)
     sock = _listen("0.0.0.0" if lan else "127.0.0.1", port)
     port = sock.getsockname()[1]
     address = lan_address() if lan else "127.0.0.1"

@@ -15,7 +15,9 @@ import asyncio
 import functools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar, cast
+
+T = TypeVar("T")
 
 MAX_WAITING = 5000
 """Phones held at once across all games (each costs a socket and a few kilobytes)."""
@@ -43,9 +45,12 @@ class Live:
         self._making: dict[str, asyncio.Lock] = {}
         self.renders = 0
         """States rendered so far (for the tests: once a version)."""
+        self._changes: dict[str, int] = {}
+        self._read: dict[str, tuple[int, Any]] = {}
 
     def notify(self, code: str) -> None:
         """The game changed (its change is committed): every phone waiting on it is woken."""
+        self._changes[code] = self._changes.get(code, 0) + 1
         event = self._events.pop(code, None)
         if event is not None:
             event.set()
@@ -149,6 +154,20 @@ class Live:
             data = await asyncio.to_thread(make)
             self._rendered[key] = (version, data)
             return data
+
+    def fresh(self, code: str, read: Callable[[], T]) -> T:
+        """What `read()` gives (the game's row), read once since the last change notified: the first phone woken
+        reads it, the thousands woken with it share that reading (on PostgreSQL each reading is a query: 2,500
+        of them one after the other held every phone's answer back by seconds). Every committed change is
+        notified (by the route that made it, or by the database's notification), so a reading is never older
+        than the last change this process has heard of."""
+        changes = self._changes.get(code, 0)
+        cached = self._read.get(code)
+        if cached is not None and cached[0] == changes:
+            return cast(T, cached[1])
+        value = read()
+        self._read[code] = (changes, value)
+        return value
 
     def rendered(self, code: str, version: int, render: Callable[[], bytes]) -> bytes:
         """The game's state at `version`, rendered once (the first phone to ask renders it)."""

@@ -27,6 +27,8 @@ PER_PAGE = 100
 """A page of a list when ?per_page= is not given."""
 MAX_PER_PAGE = 500
 """The most a page may hold (?per_page=)."""
+RECENT = 50
+"""The sheets changed last that a big game's state names (its phones ask for their own sheet when it is one)."""
 OWN_SHEETS = 200
 """A player's own sheet (printed from the phone) is numbered above the sheets a host prints (at most 200): the
 player's number in the game plus this, so the two never share a number."""
@@ -105,3 +107,13 @@ def places(rows: Sequence[tuple[int, str, bool, int | None, int]], offset: int, 
 def ranked_json(row: Ranked, name: str) -> dict[str, Any]:
     return {"place": row.place, "id": row.id, "player": row.player, "name": name, "hidden": row.hidden,
             "total": row.total}
+
+
+def places_by_total(standings: Sequence[tuple[int, int]]) -> list[list[int]]:
+    """[[total, place], ...] from each ranked total with its count, highest first: the place of every total (the
+    sheets with a higher total, plus one), for a phone to find its own in a big game's state."""
+    out, above = [], 0
+    for total, count in standings:
+        out.append([total, above + 1])
+        above += count
+    return out

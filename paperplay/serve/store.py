@@ -188,6 +188,8 @@ class SheetRow:
     state: str = "read"
     """"read", or "reading": a photo handed in to a PostgreSQL game waits for a photo worker (its boxes are
     empty until then; paperplay.serve.queue)."""
+    total: int | None = None
+    """Its total as the ranking keeps it (paperplay.serve.ranking), when it is ranked; else None."""
 
     @property
     def cells(self) -> list[Any]:
@@ -297,6 +299,8 @@ class Store(Protocol):
     def sheets_page(self, code: str, offset: int, limit: int) -> list[SheetRow]: ...
     def ranking(self, code: str, offset: int, limit: int) -> list[Ranked]: ...
     def place(self, code: str, sheet_id: int) -> tuple[int, int] | None: ...
+    def standings(self, code: str) -> list[tuple[int, int]]: ...
+    def recent(self, code: str, limit: int) -> list[tuple[int, float]]: ...
 
 
 def is_database_url(db: str | Path) -> bool:
@@ -304,13 +308,13 @@ def is_database_url(db: str | Path) -> bool:
     return isinstance(db, str) and db.strip().lower().startswith(("postgresql://", "postgres://"))
 
 
-def open_store(db: str | Path) -> Store:
-    """The store --db names: a postgresql:// (or postgres://) URL opens PgStore (psycopg imported only then),
-    anything else is a SQLite file (SqliteStore)."""
+def open_store(db: str | Path, pool: int | None = None) -> Store:
+    """The store --db names: a postgresql:// (or postgres://) URL opens PgStore (psycopg imported only then) with
+    a pool of `pool` connections at most (None: PgStore's default), anything else is a SQLite file (SqliteStore)."""
     if is_database_url(db):
         from paperplay.serve.store_pg import PgStore
 
-        return PgStore(str(db).strip())
+        return PgStore(str(db).strip(), pool)
     return SqliteStore(db)
 
 
@@ -766,6 +770,18 @@ class SqliteStore:
                                (row[0][0], code))[0]
         return int(above) + 1, int(of)
 
+    def standings(self, code: str) -> list[tuple[int, int]]:
+        """Each total of the ranked sheets with how many have it, highest first: what a phone needs to know its
+        place from its own total (paperplay.serve.ranking.places_by_total)."""
+        return [(int(r[0]), int(r[1])) for r in self._read(
+            "SELECT total, count(*) FROM sheets WHERE game=? AND ranked=1 GROUP BY total ORDER BY total DESC", (code,))]
+
+    def recent(self, code: str, limit: int) -> list[tuple[int, float]]:
+        """The `limit` sheets changed last (id, when): a big game's phones ask again for their own sheet when it is
+        among them."""
+        return [(int(r[0]), float(r[1])) for r in self._read(
+            "SELECT id, updated FROM sheets WHERE game=? ORDER BY updated DESC, id DESC LIMIT ?", (code, limit))]
+
 
 def _existing(db: sqlite3.Connection, code: str, sheet_id: int) -> SheetRow:
     """The sheet as stored now, or a 404 (removed by the host meanwhile)."""
@@ -838,7 +854,7 @@ def _game(row: sqlite3.Row) -> Game:
 def _sheet(row: sqlite3.Row) -> SheetRow:
     return SheetRow(row["id"], row["game"], row["name"], row["token"], row["idempotency"], row["kind"],
                     row["printed"], json.loads(row["boxes"]), row["created"], row["updated"], row["player"],
-                    bool(row["hidden"]))
+                    bool(row["hidden"]), total=row["total"] if row["ranked"] else None)
 
 
 def _player(row: sqlite3.Row) -> Player:

@@ -12,14 +12,14 @@ postgresql://…`). The serve-pg extra: imported only for a postgresql:// databa
   at commit); `listen()` hands every committed change of ANY process to the server's waiting phones.
 - The schema is migrated on start (MIGRATIONS, its version in meta's 'schema' row) under an advisory lock:
   servers and workers starting together migrate once; a database migrated by a newer paperplay is refused.
-- A connection pool (psycopg_pool) of POOL_SIZE connections a process (PAPERPLAY_DB_POOL sets another).
+- A connection pool (psycopg_pool) of POOL_SIZE connections at most a process (serve's --db-pool), POOL_MIN at least,
+  and one more connection for LISTEN.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import secrets
 import threading
 import time
@@ -49,7 +49,7 @@ CHANNEL = "paperplay"
 """The LISTEN/NOTIFY channel: each notification's payload is a game's code (or a sheet's key,
 paperplay.serve.web.sheet_key)."""
 POOL_SIZE = 10
-"""Connections a server process keeps open at most (PAPERPLAY_DB_POOL: another number, 2-100)."""
+"""Connections a server process keeps open at most (`paperplay serve --db-pool`, 2-100)."""
 POOL_MIN = 2
 """Connections a server process keeps open at least."""
 CONNECT_SECONDS = 10
@@ -100,6 +100,76 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE games ADD COLUMN IF NOT EXISTS numbered INTEGER NOT NULL DEFAULT 0",
         "UPDATE games SET numbered = (SELECT count(*) FROM players WHERE players.game = games.code)",
     ),
+    4: (  # a game's places taken, counted as players join and leave and sheets come and go (no count of 100,000 rows)
+        "ALTER TABLE games ADD COLUMN IF NOT EXISTS joined INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE games ADD COLUMN IF NOT EXISTS alone INTEGER NOT NULL DEFAULT 0",
+        "UPDATE games SET joined = (SELECT count(*) FROM players WHERE players.game = games.code), "
+        "alone = (SELECT count(*) FROM sheets WHERE sheets.game = games.code AND sheets.player IS NULL)",
+        """CREATE OR REPLACE FUNCTION paperplay_joined() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                UPDATE games SET joined = joined + 1 WHERE code = NEW.game;
+                RETURN NEW;
+            END IF;
+            UPDATE games SET joined = joined - 1 WHERE code = OLD.game;
+            RETURN OLD;
+        END $$""",
+        """CREATE OR REPLACE FUNCTION paperplay_alone() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                UPDATE games SET alone = alone + 1 WHERE code = NEW.game AND NEW.player IS NULL;
+                RETURN NEW;
+            END IF;
+            UPDATE games SET alone = alone - 1 WHERE code = OLD.game AND OLD.player IS NULL;
+            RETURN OLD;
+        END $$""",
+        "DROP TRIGGER IF EXISTS players_joined ON players",
+        "CREATE TRIGGER players_joined AFTER INSERT OR DELETE ON players FOR EACH ROW EXECUTE FUNCTION "
+        "paperplay_joined()",
+        "DROP TRIGGER IF EXISTS sheets_alone ON sheets",
+        "CREATE TRIGGER sheets_alone AFTER INSERT OR DELETE ON sheets FOR EACH ROW EXECUTE FUNCTION paperplay_alone()",
+    ),
+    5: (  # a big game's phones learn from the state which sheets changed last (paperplay.serve.web.state)
+        "CREATE INDEX IF NOT EXISTS sheets_updated ON sheets (game, updated DESC, id DESC)",
+    ),
+    6: (  # the places counted once a statement, not once a row (many rows at once, a game's removal: one update)
+        "DROP TRIGGER IF EXISTS players_joined ON players",
+        "DROP TRIGGER IF EXISTS sheets_alone ON sheets",
+        "DROP FUNCTION IF EXISTS paperplay_joined()",
+        "DROP FUNCTION IF EXISTS paperplay_alone()",
+        """CREATE OR REPLACE FUNCTION paperplay_joined_in() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE games SET joined = joined + c.n FROM (SELECT game, count(*) AS n FROM added
+                GROUP BY game) AS c WHERE games.code = c.game;
+            RETURN NULL;
+        END $$""",
+        """CREATE OR REPLACE FUNCTION paperplay_joined_out() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE games SET joined = joined - c.n FROM (SELECT game, count(*) AS n FROM gone
+                GROUP BY game) AS c WHERE games.code = c.game;
+            RETURN NULL;
+        END $$""",
+        """CREATE OR REPLACE FUNCTION paperplay_alone_in() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE games SET alone = alone + c.n FROM (SELECT game, count(*) AS n FROM added WHERE player IS NULL
+                GROUP BY game) AS c WHERE games.code = c.game;
+            RETURN NULL;
+        END $$""",
+        """CREATE OR REPLACE FUNCTION paperplay_alone_out() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE games SET alone = alone - c.n FROM (SELECT game, count(*) AS n FROM gone WHERE player IS NULL
+                GROUP BY game) AS c WHERE games.code = c.game;
+            RETURN NULL;
+        END $$""",
+        "CREATE TRIGGER players_joined_in AFTER INSERT ON players REFERENCING NEW TABLE AS added FOR EACH STATEMENT "
+        "EXECUTE FUNCTION paperplay_joined_in()",
+        "CREATE TRIGGER players_joined_out AFTER DELETE ON players REFERENCING OLD TABLE AS gone FOR EACH STATEMENT "
+        "EXECUTE FUNCTION paperplay_joined_out()",
+        "CREATE TRIGGER sheets_alone_in AFTER INSERT ON sheets REFERENCING NEW TABLE AS added FOR EACH STATEMENT "
+        "EXECUTE FUNCTION paperplay_alone_in()",
+        "CREATE TRIGGER sheets_alone_out AFTER DELETE ON sheets REFERENCING OLD TABLE AS gone FOR EACH STATEMENT "
+        "EXECUTE FUNCTION paperplay_alone_out()",
+    ),
 }
 """The changes from each version to the next (version 0: an empty database)."""
 SCHEMA_VERSION = max(MIGRATIONS)
@@ -118,17 +188,6 @@ _CONFLICTS = {
 logger = logging.getLogger("paperplay.store")
 
 
-def pool_size() -> int:
-    """The pool's largest size: PAPERPLAY_DB_POOL, else POOL_SIZE."""
-    given = os.environ.get("PAPERPLAY_DB_POOL", "").strip()
-    if not given:
-        return POOL_SIZE
-    if not given.isdigit() or not 2 <= int(given) <= 100:
-        raise DatabaseRefused(f"PAPERPLAY_DB_POOL is {given[:20]!r}; expected the connections a server keeps "
-                              "open, 2-100")
-    return int(given)
-
-
 class PgStore:
     """The games in a PostgreSQL database, shared by any number of server processes; used from any thread."""
 
@@ -137,7 +196,7 @@ class PgStore:
 
     def __init__(self, url: str, size: int | None = None) -> None:
         self.url = url
-        size = size or pool_size()
+        size = size or POOL_SIZE
         try:
             with psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_SECONDS) as connection:
                 self.migrated_from = migrate(connection)
@@ -513,7 +572,8 @@ class PgStore:
     # --- big games: counts, pages and the ranking kept as sheets arrive (paperplay.serve.ranking) ---------------
 
     def counts(self, code: str) -> Counts:
-        row = self._read("SELECT (SELECT count(*) FROM players WHERE game = %s) AS joined, count(*) AS handed_in, "
+        row = self._read("SELECT coalesce((SELECT joined FROM games WHERE code = %s), 0) AS joined, "
+                         "count(*) AS handed_in, "
                          "count(*) FILTER (WHERE flagged > 0) AS to_check, count(*) FILTER (WHERE empty > 0) "
                          "AS incomplete, count(*) FILTER (WHERE flagged > empty) AS unsettled, "
                          "count(*) FILTER (WHERE ranked) AS ranked FROM sheets WHERE game = %s", (code, code))[0]
@@ -555,6 +615,18 @@ class PgStore:
                           "AS above, (SELECT count(*) FROM sheets WHERE game = s.game AND ranked) AS of "
                           "FROM sheets AS s WHERE s.game = %s AND s.id = %s AND s.ranked", (code, sheet_id))
         return (int(rows[0]["above"]) + 1, int(rows[0]["of"])) if rows else None
+
+    def standings(self, code: str) -> list[tuple[int, int]]:
+        """Each total of the ranked sheets with how many have it, highest first (one pass over the ranking's
+        index)."""
+        return [(int(r["total"]), int(r["n"])) for r in self._read(
+            "SELECT total, count(*) AS n FROM sheets WHERE game = %s AND ranked GROUP BY total ORDER BY total DESC",
+            (code,))]
+
+    def recent(self, code: str, limit: int) -> list[tuple[int, float]]:
+        """The `limit` sheets changed last (id, when)."""
+        return [(int(r["id"]), float(r["updated"])) for r in self._read(
+            "SELECT id, updated FROM sheets WHERE game = %s ORDER BY updated DESC, id DESC LIMIT %s", (code, limit))]
 
     # --- photos read by photo workers (paperplay.serve.queue, paperplay.serve.store_photos) --------------------
 
@@ -716,9 +788,9 @@ def _rescore(cursor: Cursor, sheet_id: int) -> dict[str, Any]:
 
 
 def _taken(cursor: Cursor, code: str) -> int:
-    """The places of a game taken: its players (handed in or not) and its sheets handed in by name alone."""
-    return _count(cursor, "SELECT (SELECT count(*) FROM players WHERE game = %s) + (SELECT count(*) FROM sheets "
-                          "WHERE game = %s AND player IS NULL) AS n", (code, code))
+    """The places of a game taken: its players (handed in or not) and its sheets handed in by name alone (kept
+    counted in its row by the triggers of migrations 4 and 6)."""
+    return _count(cursor, "SELECT joined + alone AS n FROM games WHERE code = %s", (code,))
 
 
 def _waiting(cursor: Cursor, code: str) -> int:
@@ -772,7 +844,7 @@ def _sheet(row: dict[str, Any] | None) -> SheetRow:
     return SheetRow(int(row["id"]), row["game"], row["name"], row["token"], row["idempotency"], row["kind"],
                     row["printed"], json.loads(row["boxes"]), float(row["created"]), float(row["updated"]),
                     None if row["player"] is None else int(row["player"]), bool(row["hidden"]),
-                    str(row.get("state") or "read"))
+                    str(row.get("state") or "read"), int(row["total"]) if row.get("ranked") else None)
 
 
 def _player(row: dict[str, Any] | None) -> Player:

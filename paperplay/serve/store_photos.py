@@ -155,10 +155,10 @@ def _taken_or_refused(cursor: Any, sheet: dict[str, Any], taken: PhotoTaken) -> 
                                                  "handed in already")
     if taken.name != sheet["name"]:
         wanted = name_key(taken.name)
-        for table, own in (("players", None), ("sheets", sheet["id"])):
-            cursor.execute(f"SELECT id, name FROM {table} WHERE game = %s", (sheet["game"],))
+        for table, own in (("players", None), ("sheets", sheet["id"])):  # each a lookup in its (game, name_key) index
+            cursor.execute(f"SELECT id, name FROM {table} WHERE game = %s AND name_key = %s", (sheet["game"], wanted))
             for row in cursor.fetchall():
-                if row["id"] != own and name_key(row["name"]) == wanted:
+                if row["id"] != own:
                     return PhotoRefused(Code.NAME_TAKEN, f"name: {taken.name!r} is taken in this game; hand the "
                                                          "photo in with a name")
     return taken

@@ -112,6 +112,8 @@ class Server:
     """The server's own names, the limits on requests' bodies and the bytes they hold (paperplay.serve.guard)."""
     pace: Pace = field(default_factory=lambda: Pace())
     """How fast a player may change a sheet (one player's stream of changes would wake every phone each time)."""
+    prints: Pace = field(default_factory=lambda: Pace(burst=5, per_second=0.1))
+    """How often a player may have their own sheet drawn (5 at once, then one every 10 s; the host is never paced)."""
     joins: Pace = field(default_factory=lambda: paced(rate(JOINS, "limit-joins")))
     """How many joins one client may make (`paperplay serve --limit-joins`)."""
     hand_ins: Pace = field(default_factory=lambda: paced(rate(HAND_INS, "limit-hand-ins")))
@@ -378,17 +380,24 @@ def state(server: Server, game: Game, sheets: list[SheetRow], host: bool = False
                    "incomplete": counts.incomplete, "unsettled": counts.unsettled, "ranked": counts.ranked},
         "top": top_of_ranking(server, game, host),
     }
+    if paged:  # a phone works out its own place from its total, and asks for its sheet only when it changed
+        from paperplay.serve.ranking import RECENT, places_by_total
+
+        out["places"] = places_by_total(server.store.standings(game.code))
+        out["recent"] = [[sheet_id, updated] for sheet_id, updated in server.store.recent(game.code, RECENT)]
     if game.revealed:
         out["seed"] = display_code(game.seed)
         out["draw"] = [tile_json(t) for t in called]
     return out
 
 
-def placed(server: Server, game: Game, sheet_id: int) -> dict[str, Any]:
-    """A sheet's place in the ranking kept as sheets arrive: "place" (equal totals share one) and "of" (the ranked
-    sheets); both None for a sheet not ranked (empty boxes, or not valid)."""
-    where = server.store.place(game.code, sheet_id)
-    return {"place": where[0] if where else None, "of": where[1] if where else server.store.counts(game.code).ranked}
+def placed(server: Server, game: Game, sheet: SheetRow) -> dict[str, Any]:
+    """A sheet's place in the ranking kept as sheets arrive: "place" (equal totals share one), "of" (the ranked
+    sheets) and "total" (what the ranking counts); place and total None for a sheet not ranked (empty boxes, or not
+    valid)."""
+    where = server.store.place(game.code, sheet.id)
+    return {"place": where[0] if where else None, "of": where[1] if where else server.store.counts(game.code).ranked,
+            "total": sheet.total if where else None}
 
 
 def sheet_key(code: str, sheet_id: int) -> str:

@@ -35,6 +35,8 @@
   function cellsOf(boxes) { return boxes.map(function (b) { return b.value; }); }
 
   function keep(sheet) {
+    me.total = typeof sheet.total === "number" ? sheet.total : null;  // what the ranking counts (a big game's place)
+    me.updated = sheet.updated;
     me.sheet = sheet.id;
     me.name = sheet.name || me.name;
     me.boxes = boxesOf(sheet);
@@ -494,6 +496,20 @@
     }
   }
 
+  // A big game: its phones do not all ask for their sheet at each change of the game. A phone asks when the state
+  // names its sheet among those changed last, after the reveal, and at least once a minute; its place comes from
+  // its own total and the state's places meanwhile.
+  var fetched = {at: 0, revealed: false};
+  function mineChanged(state) {
+    var named = (state.recent || []).some(function (r) { return r[0] === me.sheet && r[1] !== me.updated; });
+    return named || state.revealed !== fetched.revealed || Date.now() - fetched.at > 60000;
+  }
+  function showPlace(state) {
+    var found = (state.places || []).filter(function (p) { return p[0] === me.total; })[0];
+    el("my-place").hidden = !found;
+    el("my-place").textContent = found ? P.tr("place", {place: found[1], n: state.counts.ranked}) : "";
+  }
+
   var shownResults = "";
   function update(state) {
     game = state;
@@ -517,7 +533,12 @@
     var work = [];
     if (me && me.sheet !== null && me.sheet !== undefined && state.version !== sheetVersion) {
       sheetVersion = state.version;
-      work.push(refreshSheet());
+      if (!state.paged || mineChanged(state)) {
+        fetched = {at: Date.now(), revealed: state.revealed};
+        work.push(refreshSheet());
+      } else {
+        showPlace(state);
+      }
     }
     if (state.revealed && state.paged) {  // a big game: the top of the ranking, and this sheet's place
       showResults({ranking: state.top.map(function (row) { return {place: row.place, player: row.name, total: row.total}; })});

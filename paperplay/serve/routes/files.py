@@ -40,6 +40,19 @@ async def results(request: Request) -> Response:
     return Response(data, media_type="application/json")
 
 
+PAGE_TOP = 100
+"""The sheets a big game's results page shows: the top of its ranking (the API pages through the rest)."""
+
+
+def page_sheets(server: Server, game: Game) -> list[Any]:
+    """The sheets the results page shows: every one of a game of up to 200 players; the first PAGE_TOP of the
+    ranking of a bigger one (their places are their places in the whole ranking: every sheet above is among them)."""
+    if not big(game):
+        return server.store.sheets(game.code)
+    found = (server.store.sheet(game.code, row.id) for row in server.store.ranking(game.code, 0, PAGE_TOP))
+    return [sheet for sheet in found if sheet is not None]
+
+
 def ranking_page(server: Server, game: Game, offset: int, size: int, host: bool) -> dict[str, Any]:
     """A page of the ranking: "ranking" (place, id, player, name, hidden, total), "page", "per_page", "of" (the
     ranked sheets) and the game's "counts"."""
@@ -57,8 +70,7 @@ async def results_page(request: Request) -> Response:
     game = game_of(request)
     _revealed(game)
     page = await server.live.made_once(f"{game.code}/results.html", game.version,
-                                       lambda: checks.results_page(game, names_shown(game, server.store.sheets(
-                                           game.code))))
+                                       lambda: checks.results_page(game, names_shown(game, page_sheets(server, game))))
     return Response(page, media_type="text/html; charset=utf-8", headers={"Content-Security-Policy": CSP})
 
 

@@ -95,8 +95,8 @@ async def get_game(request: Request) -> Response:
         seen = numbers.whole(wait, "wait", 0, 10**12, what="the version of the state last seen,")
         current = [game]
 
-        def changed() -> bool:
-            current[0] = game_of(request)
+        def changed() -> bool:  # read once however many phones a change wakes (Live.fresh)
+            current[0] = server.live.fresh(game.code, lambda: game_of(request))
             return current[0].version != seen
 
         await server.live.wait_for(game.code, changed, WAIT_LIMIT, client_address(request),
@@ -120,7 +120,7 @@ async def game_events(request: Request) -> Response:
     game = game_of(request)
 
     def current() -> tuple[int, bytes]:
-        now = game_of(request)
+        now = server.live.fresh(game.code, lambda: game_of(request))
         return now.version, rendered_state(server, now)
 
     if request.method == "HEAD":  # the headers only: no stream held open (and no phone's place) for nothing

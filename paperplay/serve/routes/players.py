@@ -3,6 +3,7 @@ docs/reference/api.md."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -62,6 +63,10 @@ async def own_sheet(request: Request) -> Response:
         raise ApiError(Code.VARIANT_SHEETS, f"code: game {display_code(game.code)} is variant {game.variant}; "
                                              "scannable sheets are for the published game (the kit has this "
                                              "variant's sheets)")
+    if not is_host(request) and (wait := server.prints.take(f"{game.code}/{player.id}")):
+        seconds = max(1, math.ceil(wait))
+        raise ApiError(Code.TOO_FAST, f"id: player {player.id}'s sheet was drawn {server.prints.burst} times just now; "
+                                      f"ask again in {seconds} s", {"Retry-After": str(seconds)})
     number = OWN_SHEETS + player.number
     data = await run_in_threadpool(_own_sheet, game, number, player.name)
     return Response(data, media_type="application/pdf",

@@ -206,7 +206,7 @@ async def get_sheet(request: Request) -> Response:
     if isinstance(found, Refusal):
         return Json(refusal_view(game, found, token=not host) | {"version": game.version})
     return Json(sheet_view(server, game, found, token=not host) | {"version": game.version}
-                | placed(server, game, found.id))
+                | placed(server, game, found))
 
 
 def _looked_up(server: Server, code: str, sheet_id: int) -> SheetRow | Refusal | None:
@@ -256,7 +256,7 @@ async def correct_sheet(request: Request) -> Response:
 
     sheet = await run_in_threadpool(server.store.update_boxes, game.code, sheet.id, change, host)
     server.notify(game.code)
-    return Json(sheet_view(server, game, sheet, token=not host) | placed(server, game, sheet.id))
+    return Json(sheet_view(server, game, sheet, token=not host) | placed(server, game, sheet))
 
 
 async def rename_sheet(request: Request) -> Response:

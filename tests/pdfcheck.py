@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pypdfium2
@@ -17,8 +18,21 @@ def page_sizes_mm(path: Path) -> list[tuple[float, float]]:
             for p in reader.pages]
 
 
+_TEXTS: dict[bytes, tuple[str, ...]] = {}
+_QR: dict[tuple[bytes, int, int], tuple[str, ...]] = {}
+"""What was read from a PDF, by the SHA-256 of its bytes: the same file, or a byte-identical one written again,
+is read once per test session (text extraction and QR decoding are the slow part of many PDF tests)."""
+
+
+def _digest(path: Path) -> bytes:
+    return hashlib.sha256(Path(path).read_bytes()).digest()
+
+
 def page_texts(path: Path) -> list[str]:
-    return [page.extract_text() for page in PdfReader(path).pages]
+    key = _digest(path)
+    if key not in _TEXTS:
+        _TEXTS[key] = tuple(page.extract_text() for page in PdfReader(path).pages)
+    return list(_TEXTS[key])
 
 
 def fonts(path: Path) -> list[tuple[str, bool]]:
@@ -56,9 +70,12 @@ def fonts(path: Path) -> list[tuple[str, bool]]:
 
 def qr_texts(path: Path, page_index: int, dpi: int = 200) -> list[str]:
     """Renders one page and decodes every QR code on it."""
-    pdf = pypdfium2.PdfDocument(str(path))
-    try:
-        image = pdf[page_index].render(scale=dpi / 72).to_pil()
-    finally:
-        pdf.close()
-    return [r.text for r in zxingcpp.read_barcodes(image) if r.format == zxingcpp.BarcodeFormat.QRCode]
+    key = (_digest(path), page_index, dpi)
+    if key not in _QR:
+        pdf = pypdfium2.PdfDocument(str(path))
+        try:
+            image = pdf[page_index].render(scale=dpi / 72).to_pil()
+        finally:
+            pdf.close()
+        _QR[key] = tuple(r.text for r in zxingcpp.read_barcodes(image) if r.format == zxingcpp.BarcodeFormat.QRCode)
+    return list(_QR[key])

@@ -253,11 +253,14 @@ def test_a_big_game_state_is_bounded_and_its_lists_are_paged(running):
     assert [fixed["total"], 1] in after["places"] and after["places"][0] == [fixed["total"], 1]
     top = client.get(f"/api/games/{code}").json()["top"]  # equal totals: in the order handed in
     assert [(r["id"], r["place"]) for r in top[:3]] == [(sheets[0]["id"], 1), (star["id"], 1), (sheets[1]["id"], 3)]
+    client.request("PUT", f"/api/games/{code}/sheets/{sheets[2]['id']}", {"cells": {"2": drawn[0]}}, host=True)  # twice
+    refused = client.post(f"/api/games/{code}/reveal", host=True)
+    assert refused.status == 409 and "585 sheets of 600 are not handed in" in refused.json()["error"]
     client.post(f"/api/games/{code}/reveal", {"force": True}, host=True)
     results = client.get(f"/api/games/{code}/results?per_page=3").json()
-    assert [r["place"] for r in results["ranking"]] == [1, 1, 3] and results["of"] == 15
+    assert [r["place"] for r in results["ranking"]] == [1, 1, 3] and results["of"] == 14
     whole = client.get(f"/api/games/{code}/results").json()  # a big game's results: always a page
-    assert (whole["page"], whole["per_page"], len(whole["ranking"])) == (1, 100, 15)
+    assert (whole["page"], whole["per_page"], len(whole["ranking"])) == (1, 100, 14)
     page = client.get(f"/api/games/{code}/results.html")
     assert page.status == 200 and b"star" in page.body
 
@@ -414,3 +417,45 @@ def test_an_own_sheet_scans_back_and_is_handed_in_once(store, own_scan):
         store.add_sheet(code, "Eve", "photo", typed_boxes([tile_json(t) for t in drawn]), printed=own_scan.sheet,
                         turns=20)
     assert "4321/100200" in str(taken.value) or taken.value.code.value == "sheet_used"
+
+
+@pytest.mark.browser
+def test_a_big_games_phone_prints_its_sheet_and_follows_its_place(running, page):
+    """In a browser: a phone of a game past 200 players offers its own sheet, then shows its place, which moves
+    when the host corrects another sheet (from the state's places, without asking for its own sheet)."""
+    import json
+    import time
+
+    client = running.client
+    running.store.max_players = 1000
+    code = new_game(client, players=500)
+    call_all(client, code)
+    drawn = [tile_json(t) for t in draw(SEED)]
+    best = [tile_json(t) for t in sorted(draw(SEED), key=lambda t: 0 if t == WILD else t)]
+    others = _hand_in(client, code, 3, drawn)
+    ann = client.post(f"/api/games/{code}/players", {"name": "Ann"}).json()
+    page.goto(f"{running.base}/")
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"paperplay:serve:{code}", json.dumps(
+        {"player": ann["id"], "token": ann["token"], "name": "Ann", "sheet": None, "boxes": None})])
+    page.goto(f"{running.base}/join/{code}")
+    link = page.locator("#own-link")
+    link.wait_for(state="visible")
+    assert f"/players/{ann['id']}/sheet.pdf?token=" in link.get_attribute("href")
+    page.locator("#typing summary").click()  # the phone hands in its typed boxes
+    for box, value in enumerate(drawn, start=1):
+        page.fill(f"#c{box}", str(value))
+    page.locator("#type-form button[type=submit]").click()
+    place = page.locator("#my-place")
+
+    def shows(text: str) -> bool:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            if place.is_visible() and place.text_content() == text:
+                return True
+            time.sleep(0.05)
+        return False
+
+    assert shows("Place 1 of 4")  # every sheet scores the same here
+    assert not page.locator("#own").is_visible()
+    client.request("PUT", f"/api/games/{code}/sheets/{others[0]['id']}", {"cells": best}, host=True)
+    assert shows("Place 2 of 4")

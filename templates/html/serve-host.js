@@ -161,13 +161,14 @@
   function roster(next) {
     var people = next.roster || [];
     var key = JSON.stringify(people);
-    el("joined").textContent = "· " + P.plural(people.length, "joined_n");
+    // a big game's state counts its players (GET …/players pages through them)
+    el("joined").textContent = "· " + P.plural(next.paged ? next.counts.joined : people.length, "joined_n");
     if (key === seen.roster) { return; }
     var before = seen.roster ? JSON.parse(seen.roster) : null;
     seen.roster = key;
     var list = el("roster");
     list.textContent = "";
-    if (!people.length) {
+    if (!people.length && !next.paged) {
       var none = document.createElement("li");
       none.className = "none";
       none.textContent = P.tr("nobody");

@@ -50,3 +50,38 @@ def test_a_photo_that_is_no_image_is_a_400_at_once_and_takes_no_place(pg_ready, 
     assert state["handed_in"] == [] and state["counts"]["handed_in"] == 0
     assert queued_jobs(pg_clean_url) == 0
     assert logged.tracebacks() == []
+
+
+def png_header(width: int = 1200, height: int = 1600) -> bytes:
+    """The first bytes of a PNG (its signature and size): an image to the server's check, queued for a worker (none
+    runs here, so it stays "reading")."""
+    import struct
+    import zlib
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+
+
+def test_a_phone_waiting_on_its_photo_is_told_at_once_when_the_host_removes_the_sheet(pg_ready, logged):
+    """Was answered after the whole wait (25 s): the removal woke the phones following the game, not the one waiting
+    on that sheet's photo."""
+    import threading
+    import time
+
+    client = pg_ready.client
+    queued = client.photo(CODE, png_header(), name="Ann")
+    assert queued.status == 202 and queued.json()["state"] == "reading"
+    sheet, version = queued.json(), queued.json()["version"]
+    answers: list = []
+    phone = threading.Thread(target=lambda: answers.append(client.get(
+        f"/api/games/{CODE}/sheets/{sheet['id']}?wait={version}", headers={"X-Paperplay-Token": sheet["token"]})))
+    phone.start()
+    deadline = time.monotonic() + 5
+    while client.get("/api/health").json()["phones_waiting"] < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    removed = client.request("DELETE", f"/api/games/{CODE}/sheets/{sheet['id']}", host=True)
+    assert removed.status == 200
+    phone.join(5)
+    assert answers, "the phone was still held 5 s after its sheet was removed"
+    assert answers[0].status == 404 and answers[0].json()["code"] == "no_sheet" and is_one_line_error(answers[0])
+    assert logged.tracebacks() == []

@@ -1,0 +1,87 @@
+"""paperplay serve over PostgreSQL against a mischievous stranger: what #44 added (photos queued for workers,
+paged lists, a player's own sheet, hiding names) attacked on a running server, each finding kept as a fast test.
+Skipped with one line without a PostgreSQL cluster (tests/conftest.py: pg_clean_url)."""
+
+from __future__ import annotations
+
+import pytest
+
+for _module in ("starlette", "uvicorn", "multipart"):
+    pytest.importorskip(_module, reason="paperplay serve needs the serve extra (pip install '.[serve]')")
+
+from test_serve_api import CODE, Running, call_all, is_one_line_error, new_game  # noqa: E402
+from test_serve_resilience import logged  # noqa: E402, F401 - fixture
+
+
+@pytest.fixture
+def pg_ready(pg_clean_url):
+    """A server over PostgreSQL (photos queued for photo workers, none running) with a game whose tiles are all
+    called."""
+    server = Running(pg_clean_url)
+    try:
+        new_game(server.client, players=3)
+        call_all(server.client, CODE)
+        yield server
+    finally:
+        server.stop()
+
+
+def queued_jobs(url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url) as connection:
+        row = connection.execute("SELECT count(*) FROM procrastinate_jobs").fetchone()
+    return int(row[0]) if row else 0
+
+
+NOT_IMAGES = {"nothing": b"", "text": b"hello, not a photo", "a JPEG cut after its first segment":
+              b"\xff\xd8\xff\xe0\x00\x10JFIF\x00", "a PNG signature alone": b"\x89PNG\r\n\x1a\n"}
+
+
+@pytest.mark.parametrize("data", NOT_IMAGES.values(), ids=NOT_IMAGES.keys())
+def test_a_photo_that_is_no_image_is_a_400_at_once_and_takes_no_place(pg_ready, pg_clean_url, logged, data):
+    """Was a 202: the non-image was stored as a sheet "reading", took one of the game's places and a worker's turn,
+    and was refused only later; the laptop's server says 400 not_image at once, and so does this one now."""
+    client = pg_ready.client
+    answer = client.photo(CODE, data, name="Ann")
+    assert answer.status == 400 and answer.json()["code"] == "not_image" and is_one_line_error(answer)
+    assert answer.json()["hint"]  # what to do, as the laptop's answer says it
+    state = client.get(f"/api/games/{CODE}", host=True).json()
+    assert state["handed_in"] == [] and state["counts"]["handed_in"] == 0
+    assert queued_jobs(pg_clean_url) == 0
+    assert logged.tracebacks() == []
+
+
+def png_header(width: int = 1200, height: int = 1600) -> bytes:
+    """The first bytes of a PNG (its signature and size): an image to the server's check, queued for a worker (none
+    runs here, so it stays "reading")."""
+    import struct
+    import zlib
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+
+
+def test_a_phone_waiting_on_its_photo_is_told_at_once_when_the_host_removes_the_sheet(pg_ready, logged):
+    """Was answered after the whole wait (25 s): the removal woke the phones following the game, not the one waiting
+    on that sheet's photo."""
+    import threading
+    import time
+
+    client = pg_ready.client
+    queued = client.photo(CODE, png_header(), name="Ann")
+    assert queued.status == 202 and queued.json()["state"] == "reading"
+    sheet, version = queued.json(), queued.json()["version"]
+    answers: list = []
+    phone = threading.Thread(target=lambda: answers.append(client.get(
+        f"/api/games/{CODE}/sheets/{sheet['id']}?wait={version}", headers={"X-Paperplay-Token": sheet["token"]})))
+    phone.start()
+    deadline = time.monotonic() + 5
+    while client.get("/api/health").json()["phones_waiting"] < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    removed = client.request("DELETE", f"/api/games/{CODE}/sheets/{sheet['id']}", host=True)
+    assert removed.status == 200
+    phone.join(5)
+    assert answers, "the phone was still held 5 s after its sheet was removed"
+    assert answers[0].status == 404 and answers[0].json()["code"] == "no_sheet" and is_one_line_error(answers[0])
+    assert logged.tracebacks() == []

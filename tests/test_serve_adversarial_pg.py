@@ -85,3 +85,32 @@ def test_a_phone_waiting_on_its_photo_is_told_at_once_when_the_host_removes_the_
     assert answers, "the phone was still held 5 s after its sheet was removed"
     assert answers[0].status == 404 and answers[0].json()["code"] == "no_sheet" and is_one_line_error(answers[0])
     assert logged.tracebacks() == []
+
+
+@pytest.mark.parametrize("given", [None, "Ann"], ids=["a photo handed in without a name", "a photo named Ann"])
+def test_a_name_the_host_gives_a_sheet_while_its_photo_is_read_is_kept(pg_ready, given):
+    """The host's rename was answered 200, then lost: the photo worker stored the name the photo was handed in under
+    (or read from its sheet number) over it."""
+    from paperplay.handin import typed_boxes
+    from paperplay.serve.photos import PhotoTaken
+    from test_serve_api import TILES
+
+    client = pg_ready.client
+    queued = client.photo(CODE, png_header(), name=given)
+    assert queued.status == 202
+    sheet = queued.json()
+    path = f"/api/games/{CODE}/sheets/{sheet['id']}"
+    renamed = client.request("PATCH", path, json_body={"name": "Zed"}, host=True)
+    assert renamed.status == 200 and renamed.json()["name"] == "Zed"
+    read = PhotoTaken(given or "Sheet 7", "7/40", typed_boxes(TILES), [])  # what the worker read meanwhile
+    assert pg_ready.store.finish_photo(sheet["id"], read) == "read"
+    stored = client.get(path, host=True).json()
+    assert stored["state"] == "read" and stored["name"] == "Zed" and stored["printed"] == "7/40"
+
+
+def test_the_file_of_a_sheet_whose_photo_is_being_read_is_a_409_reading(pg_ready):
+    """Was 409 incomplete ("20 boxes are empty; type what they hold first"): nothing to type, the photo is read."""
+    client = pg_ready.client
+    sheet = client.photo(CODE, png_header(), name="Ann").json()
+    answer = client.get(f"/api/games/{CODE}/sheets/{sheet['id']}/file", headers={"X-Paperplay-Token": sheet["token"]})
+    assert answer.status == 409 and answer.json()["code"] == "reading" and is_one_line_error(answer)

@@ -298,6 +298,7 @@ async def sheet_file(request: Request) -> Response:
     game = game_of(request)
     sheet = sheet_of(request, game)
     need_owner(request, sheet)
+    _not_reading(sheet)
     check_complete(sheet.cells, f"sheet {sheet.id}")
     return Json(checks.sheet_document(game, sheet),
                 headers={"Content-Disposition": f'attachment; filename="{checks.source_name(sheet)}"'})

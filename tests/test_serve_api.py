@@ -46,7 +46,7 @@ def quick_uvicorn(config: object) -> object:
                 counter = (counter + 1) % 864_000
                 try:
                     await asyncio.wait_for(self.wake.wait(), 0.1)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
                 should_exit = await self.on_tick(counter)
 

@@ -114,3 +114,19 @@ def test_the_file_of_a_sheet_whose_photo_is_being_read_is_a_409_reading(pg_ready
     sheet = client.photo(CODE, png_header(), name="Ann").json()
     answer = client.get(f"/api/games/{CODE}/sheets/{sheet['id']}/file", headers={"X-Paperplay-Token": sheet["token"]})
     assert answer.status == 409 and answer.json()["code"] == "reading" and is_one_line_error(answer)
+
+
+def test_a_player_numbered_past_the_last_own_sheet_number_is_told_so_not_a_500(pg_ready, pg_clean_url, logged):
+    """A player's number is never given again once the host removes them: a game of 100,000 players whose host removed
+    some numbers players past 100,000, whose own sheet (number 200 + theirs) was over the QR code's 100,200: a 500."""
+    import psycopg
+
+    client = pg_ready.client
+    with psycopg.connect(pg_clean_url) as connection:
+        connection.execute("UPDATE games SET numbered = 100000")  # 100,000 joins, some removed by the host
+    player = client.post(f"/api/games/{CODE}/players", {"name": "Ann"}).json()
+    answer = client.get(f"/api/games/{CODE}/players/{player['id']}/sheet.pdf",
+                        headers={"X-Paperplay-Token": player["token"]})
+    assert answer.status == 409 and answer.json()["code"] == "game_full" and is_one_line_error(answer)
+    assert "type" in answer.json()["error"]  # what the player can do instead
+    assert logged.tracebacks() == []

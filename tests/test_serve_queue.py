@@ -43,6 +43,16 @@ def test_the_worker_help_says_how_to_run_one(cli):
 SEED = "7KQ2-M9XD"
 
 
+def run_alone(coroutine):
+    """asyncio.run on a thread of its own: after a browser test, Playwright's event loop still runs in this
+    thread, where asyncio.run fails (and its coroutine, never awaited, fails a later test)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
+
+
 def _tiles(seed: str) -> list:
     from paperplay.seeds import canonical_seed
     from paperplay.streams.rules import draw, tile_json
@@ -89,7 +99,6 @@ class PgNight:
 
     def work(self, photos=None):
         """Runs a photo worker until the queue is empty; its tally."""
-        import asyncio
 
         from paperplay.serve import queue
 
@@ -100,10 +109,9 @@ class PgNight:
             async with app.open_async():
                 return await queue.work(app, photos, wait=False, signals=False)
 
-        return asyncio.run(run())
+        return run_alone(run())
 
     def housekeeping(self):
-        import asyncio
 
         from paperplay.serve import queue
 
@@ -113,7 +121,7 @@ class PgNight:
             async with app.open_async():
                 return await queue.housekeeping(app, self.store)
 
-        return asyncio.run(run())
+        return run_alone(run())
 
     def sql(self, query: str, *args):
         import psycopg
@@ -226,20 +234,19 @@ def test_a_phone_waiting_on_its_sheet_gets_the_boxes_once_read(night, game, shee
 
 
 def test_a_job_run_twice_stores_the_sheet_once_and_one_for_a_removed_sheet_does_nothing(night, game, sheet_photos):
-    import asyncio
 
     from paperplay.serve import queue
 
     queued = night.photo(game, sheet_photos[2], name="Cy").json()
     photos = queue.Photos(night.store, queue.thread_reader())
-    assert asyncio.run(photos.read(queued["id"])) == "read"
-    assert asyncio.run(photos.read(queued["id"])) == "nothing"  # the job again (a worker thought dead)
+    assert run_alone(photos.read(queued["id"])) == "read"
+    assert run_alone(photos.read(queued["id"])) == "nothing"  # the job again (a worker thought dead)
     assert night.sql("SELECT count(*) FROM crops WHERE sheet = %s", queued["id"]) == [(20,)]
     assert night.sheet(game, queued).json()["state"] == "read"
     removed = night.photo(game, sheet_photos[4], name="Dee").json()  # the host removes it before it is read
     assert night.client.request("DELETE", f"/api/games/{game}/sheets/{removed['id']}", host=True).status == 200
     assert night.sql("SELECT count(*) FROM photos WHERE sheet = %s", removed["id"]) == [(0,)]  # gone with it
-    assert asyncio.run(photos.read(removed["id"])) == "nothing"
+    assert run_alone(photos.read(removed["id"])) == "nothing"
     night.work()  # its job, run: nothing stored, nothing refused
     assert night.sheet(game, removed).status == 404
 

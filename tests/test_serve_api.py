@@ -28,6 +28,40 @@ TILES = [tile_json(t) for t in draw(canonical_seed(SEED))]
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def quick_uvicorn(config: object) -> object:
+    """uvicorn's Server, whose main loop also wakes when `stop_soon()` is called from another thread: it looked
+    for should_exit every 0.1 s, and stopping a server in a test waited for that tick (the default suite stops
+    about 170). Nothing else changes: it ticks every 0.1 s as before."""
+    import asyncio
+
+    import uvicorn
+
+    class Quick(uvicorn.Server):
+        async def main_loop(self) -> None:
+            self.wake = asyncio.Event()
+            self.loop = asyncio.get_running_loop()
+            counter = 0
+            should_exit = await self.on_tick(counter)
+            while not should_exit:
+                counter = (counter + 1) % 864_000
+                try:
+                    await asyncio.wait_for(self.wake.wait(), 0.1)
+                except TimeoutError:
+                    pass
+                should_exit = await self.on_tick(counter)
+
+        def stop_soon(self) -> None:
+            self.should_exit = True
+            loop = getattr(self, "loop", None)
+            if loop is not None and not loop.is_closed():
+                try:
+                    loop.call_soon_threadsafe(self.wake.set)
+                except RuntimeError:  # the loop closed meanwhile: it has stopped
+                    pass
+
+    return Quick(config)
+
+
 class Running:
     """A server in this process (uvicorn in a thread) over a database in a temporary folder."""
 
@@ -47,7 +81,7 @@ class Running:
         self.server = Server(self.store, PhotoReader(workers, limit), self.base)
         config = uvicorn.Config(build_app(self.server), log_level="warning", access_log=False, lifespan="off",
                                 http=protocol(head_seconds))  # as paperplay serve runs it
-        self.uvicorn = uvicorn.Server(config)
+        self.uvicorn = quick_uvicorn(config)
         self.thread = threading.Thread(target=self.uvicorn.run, kwargs={"sockets": [self.sock]}, daemon=True)
         self.thread.start()
         from lab.loadtest import wait_until_up
@@ -56,7 +90,7 @@ class Running:
         self.client = Client(self.base, self.store.host_key())
 
     def stop(self) -> None:
-        self.uvicorn.should_exit = True
+        self.uvicorn.stop_soon()
         self.thread.join(10)
         self.server.photos.close()
         self.store.close()

@@ -133,6 +133,15 @@ def judge(read: dict[str, Any], seed: str, name: str | None) -> PhotoTaken | Pho
     return PhotoTaken(name or f"sheet {printed}", printed, sheet.boxes, sheet.crops)
 
 
+def not_an_image(data: bytes) -> PhotoRefused | None:
+    """The refusal of a photo's file that is no image the reader reads (nothing, text, a JPEG cut before its frame),
+    told from its header before it takes a photo worker's turn, or a place in the game as a queued sheet; None for an
+    image. The same answer as the reader's (paperplay.scan.reader.load_gray)."""
+    from paperplay.scan.header import NOT_AN_IMAGE, is_image
+
+    return None if is_image(data) else PhotoRefused("not_image", f"photo: {NOT_AN_IMAGE}", ("not_image", {}))
+
+
 def retake(refused: PhotoRefused, lang: str) -> dict[str, Any]:
     """A refused photo's answer beside its line: "hint", what to do in the game's language, and "overlay", the
     photo with what the reader found drawn on it (a PNG data address the phone shows)."""

@@ -562,6 +562,7 @@ class PgStore:
             _existing(cursor, code, sheet_id)  # removed meanwhile (a second click): 404, not a second "deleted"
             cursor.execute("DELETE FROM sheets WHERE game = %s AND id = %s", (code, sheet_id))  # crops, photo too
             _bump(cursor, code)
+            _notify(cursor, f"{code}/{sheet_id}")  # a phone waiting on its photo's reading (web.sheet_key)
 
         self._change(work)
 

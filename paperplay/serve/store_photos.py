@@ -13,6 +13,8 @@ Tables (PgStore's migrations make them):
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import time
 from typing import TYPE_CHECKING, Any
@@ -117,6 +119,8 @@ def finish(connection: Any, sheet_id: int, taken: PhotoTaken | PhotoRefused,
             return None
         code = str(sheet["game"])
         if not isinstance(taken, PhotoRefused):
+            if sheet["name"] != placeholder(str(sheet["token"])):  # the name it was handed in under, or the host's
+                taken = dataclasses.replace(taken, name=str(sheet["name"]))  # given while it was read: kept
             taken = _taken_or_refused(cursor, sheet, taken)
         if isinstance(taken, PhotoRefused):
             advice = None if taken.advice is None else json.dumps(list(taken.advice))

@@ -40,6 +40,7 @@ async def list_players(request: Request) -> Response:
 async def own_sheet(request: Request) -> Response:
     """A player's own scannable sheet (PDF, one page): for that player (their token) or the host."""
     from paperplay.serve.ranking import OWN_SHEETS
+    from paperplay.streams.api import MAX_SHEET_NUMBER
 
     server: Server = request.app.state.server
     game = game_of(request)
@@ -68,6 +69,10 @@ async def own_sheet(request: Request) -> Response:
         raise ApiError(Code.TOO_FAST, f"id: player {player.id}'s sheet was drawn {server.prints.burst} times just now; "
                                       f"ask again in {seconds} s", {"Retry-After": str(seconds)})
     number = OWN_SHEETS + player.number
+    if number > MAX_SHEET_NUMBER:  # numbers of players the host removed are never given again
+        raise ApiError(Code.GAME_FULL, f"id: player {player.id}'s number is past the last own sheet's "
+                                       f"({MAX_SHEET_NUMBER - OWN_SHEETS:,}); type the sheet on the phone, or hand in "
+                                       "one of the kit's sheets")
     data = await run_in_threadpool(_own_sheet, game, number, player.name)
     return Response(data, media_type="application/pdf",
                     headers={"Content-Disposition": f'attachment; filename="streams-{game.code}-sheet-{number}.pdf"'})

@@ -18,7 +18,7 @@ from paperplay.seeds import display_code
 from paperplay.serve import checks, numbers
 from paperplay.serve.errors import ApiError, Code
 from paperplay.serve.guard import client_address
-from paperplay.serve.photos import Full, PhotoRefused, judge, retake
+from paperplay.serve.photos import Full, PhotoRefused, judge, not_an_image, retake
 from paperplay.handin import check_complete, corrected, typed_boxes
 from paperplay.serve.store import Game, Player, Refusal, SheetRow
 from paperplay.serve.web import (
@@ -110,8 +110,12 @@ async def _hand_in_photo(request: Request, server: Server, game: Game, key: str 
             await run_in_threadpool(_save, photo.file, handle)
         game = game_of(request)
         _open(game)
+        data = await run_in_threadpool(Path(path).read_bytes)
+        if (refused := not_an_image(data)) is not None:  # before a worker's turn, or a place in the game
+            raise ApiError(refused.code, refused.error, extra=retake(refused, game.lang))
         if queued:
-            return await _queue_photo(server, game, Path(path), player.name if player else name, key, player)
+            return await _queue_photo(server, game, data, player.name if player else name, key, player)
+        del data
         sent = time.perf_counter()
         try:  # every tile is called: the photo is matched to the draw
             read = await server.photos.read(path, checks.called_tiles(game))
@@ -134,11 +138,10 @@ async def _hand_in_photo(request: Request, server: Server, game: Game, key: str 
     return Json(sheet_view(server, game, sheet, token=True), status_code=201 if new else 200, headers=timing)
 
 
-async def _queue_photo(server: Server, game: Game, path: Path, name: str | None, key: str | None,
+async def _queue_photo(server: Server, game: Game, photo: bytes, name: str | None, key: str | None,
                        player: Player | None) -> Response:
     """A photo handed in to a PostgreSQL game: its sheet (state "reading"), its bytes and its job are committed
     together, and answered at once (202); a photo worker reads it (paperplay.serve.queue)."""
-    photo = await run_in_threadpool(path.read_bytes)
     store: Any = server.store  # PgStore (paperplay.serve.store_pg)
     sheet, new = await run_in_threadpool(store.add_photo, game.code, name, photo, key, player,
                                          checks.total_turns(game))
@@ -295,6 +298,7 @@ async def sheet_file(request: Request) -> Response:
     game = game_of(request)
     sheet = sheet_of(request, game)
     need_owner(request, sheet)
+    _not_reading(sheet)
     check_complete(sheet.cells, f"sheet {sheet.id}")
     return Json(checks.sheet_document(game, sheet),
                 headers={"Content-Disposition": f'attachment; filename="{checks.source_name(sheet)}"'})

@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def quick_uvicorn(config: object) -> object:
     """uvicorn's Server, whose main loop also wakes when `stop_soon()` is called from another thread: it looked
     for should_exit every 0.1 s, and stopping a server in a test waited for that tick (the default suite stops
-    about 170). Nothing else changes: it ticks every 0.1 s as before."""
+    about 170); and with no connection open, its shutdown skips the 0.1 s it gives open connections to close.
+    Nothing else changes: it ticks every 0.1 s as before, and with a connection open shuts down as uvicorn does."""
     import asyncio
 
     import uvicorn
@@ -49,6 +50,18 @@ def quick_uvicorn(config: object) -> object:
                 except TimeoutError:
                     pass
                 should_exit = await self.on_tick(counter)
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            if self.server_state.connections or not hasattr(self, "_wait_tasks_to_complete"):
+                await super().shutdown(sockets)  # uvicorn's own: asks each connection to close, waits 0.1 s
+                return
+            for server in self.servers:  # no connection is open: uvicorn's shutdown without that 0.1 s
+                server.close()
+            for sock in sockets or []:
+                sock.close()
+            await self._wait_tasks_to_complete()
+            if not self.force_exit:
+                await self.lifespan.shutdown()
 
         def stop_soon(self) -> None:
             self.should_exit = True

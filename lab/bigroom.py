@@ -50,11 +50,18 @@ def _ensure_database(url: str) -> None:
             connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
 
+def _one(row: tuple[Any, ...] | None) -> tuple[Any, ...]:
+    """A query's one row (these queries always give one)."""
+    if row is None:
+        raise SystemExit("bigroom: the database answered no row where one was expected")
+    return row
+
+
 def _empty(url: str) -> None:
     import psycopg
 
     with psycopg.connect(url) as connection:
-        if connection.execute("SELECT to_regclass('games')").fetchone()[0] is not None:
+        if _one(connection.execute("SELECT to_regclass('games')").fetchone())[0] is not None:
             connection.execute("DELETE FROM games")
 
 
@@ -80,7 +87,7 @@ def _pool(seed: str, count: int) -> list[tuple[str, Any]]:
             cells[rng.randrange(20)] = None
         elif roll < 0.06:
             cells[rng.randrange(20)] = cells[rng.randrange(20)]
-        boxes = typed_boxes([None if c is None else tile_json(c) for c in cells])
+        boxes = typed_boxes([None if c is None else tile_json(c) for c in cells])  # type: ignore[misc]
         out.append((json.dumps(boxes), standing(seed, None, "typed", boxes)))
     return out
 
@@ -137,8 +144,9 @@ def database_queries(url: str, code: str, sheet_id: int) -> dict[str, float]:
     import psycopg
 
     with psycopg.connect(url) as connection:
-        total = connection.execute("SELECT total FROM sheets WHERE id = %s", (sheet_id,)).fetchone()[0]
-        ranked = connection.execute("SELECT count(*) FROM sheets WHERE game = %s AND ranked", (code,)).fetchone()[0]
+        total = _one(connection.execute("SELECT total FROM sheets WHERE id = %s", (sheet_id,)).fetchone())[0]
+        ranked = _one(connection.execute("SELECT count(*) FROM sheets WHERE game = %s AND ranked",
+                                          (code,)).fetchone())[0]
         queries = {
             "place_ms": ("SELECT count(*) FROM sheets WHERE game = %s AND ranked AND total > %s", (code, total)),
             "top10_ms": ("SELECT id, name, total FROM sheets WHERE game = %s AND ranked ORDER BY total DESC, id "
@@ -234,9 +242,11 @@ def main(argv: list[str] | None = None) -> int:
         import psycopg
 
         with psycopg.connect(args.db) as connection:  # a sheet in the middle of the ranking, and the best cells
-            ranked = connection.execute("SELECT count(*) FROM sheets WHERE game = %s AND ranked", (stored,)).fetchone()
+            ranked = _one(connection.execute("SELECT count(*) FROM sheets WHERE game = %s AND ranked",
+                                              (stored,)).fetchone())
             row = connection.execute("SELECT id, token FROM sheets WHERE game = %s AND ranked ORDER BY total DESC, id "
                                      "OFFSET %s LIMIT 1", (stored, ranked[0] // 2)).fetchone()
+            row = _one(row)
             sheet = {"id": row[0], "token": row[1]}
         from paperplay.seeds import canonical_seed
         from paperplay.streams.rules import WILD, draw, tile_json

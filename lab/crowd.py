@@ -424,21 +424,22 @@ def answers_json(answers: Sequence[Answer]) -> list[dict[str, Any]]:
 # --- looking at what was stored -------------------------------------------------------------------------
 
 def all_sheets(base: str, key: str, code: str) -> list[dict[str, Any]]:
-    """Every sheet of a game as the host's list shows it (following its pages, where it has them)."""
+    """Every sheet of a game as the host's list shows it, page after page (a big game's list is paged)."""
     from lab.loadtest import Client
+    from paperplay.serve.ranking import MAX_PER_PAGE
 
     client = Client(base, key, timeout=120)
     sheets: list[dict[str, Any]] = []
-    path: str | None = f"/api/games/{code}/sheets"
-    while path:
-        answer = client.get(path, host=True)
+    page = 1
+    while True:
+        answer = client.get(f"/api/games/{code}/sheets?page={page}&per_page={MAX_PER_PAGE}", host=True)
         if answer.status != 200:
             raise RuntimeError(f"the host's list of sheets: {answer.status} {answer.body[:200]!r}")
-        page = answer.json()
-        sheets += page["sheets"]
-        following = page.get("next")
-        path = following if isinstance(following, str) and following != path else None
-    return sheets
+        found = answer.json()
+        sheets += found["sheets"]
+        if not found["sheets"] or len(sheets) >= int(found.get("of", len(sheets))):
+            return sheets
+        page += 1
 
 
 def stored_once(sheets: Sequence[dict[str, Any]], acknowledged: dict[int, int], name: str = "phone") -> dict[str, Any]:
@@ -464,11 +465,12 @@ def database_size(url: str) -> int:
 
 
 def vacuumed(url: str) -> None:
-    """VACUUM ANALYZE: the sizes measured after it are what the tables hold, not dead rows waiting."""
+    """VACUUM FULL: the tables rewritten, so that the sizes measured after it are what they hold (not the room
+    deleted rows, such as the photos once read, leave behind)."""
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as connection:
-        connection.execute("VACUUM ANALYZE")
+        connection.execute("VACUUM FULL")
 
 
 def big_game(client: Any, url: str, seed: str, players: int) -> str:
@@ -495,15 +497,12 @@ async def photos_read(base: str, key: str, code: str, count: int, seconds: float
                       on_progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Waits until `count` photo sheets of the game are read (none "reading"; a refused photo leaves the list);
     when each was seen read (seconds from the call), sampled every 0.2 s."""
-    from lab.loadtest import Client
-
-    client = Client(base, key, timeout=60)
     started = time.perf_counter()
     seen: dict[int, float] = {}
     listed = 0
     while time.perf_counter() - started < seconds:
-        answer = await asyncio.to_thread(client.get, f"/api/games/{code}/sheets", True)
-        sheets = [s for s in answer.json()["sheets"] if s.get("kind") == "photo"]
+        listed_now = await asyncio.to_thread(all_sheets, base, key, code)
+        sheets = [s for s in listed_now if s.get("kind") == "photo"]
         listed = len(sheets)
         now = time.perf_counter() - started
         for sheet in sheets:

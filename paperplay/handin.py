@@ -244,7 +244,7 @@ class Scored:
 
 
 def referee_document(document: Any, source: str, rules: StreamsRules | None = None, seed: str | None = None,
-                     drawn: Sequence[Tile] | None = None) -> Any:
+                     drawn: Sequence[Tile] | None = None, checked: bool = False) -> Any:
     """One sheet document (parsed JSON) refereed: its SheetResult. An InputError when it cannot be used, an
     incomplete sheet (an empty box) among them: a sheet is scored only whole."""
     from paperplay.streams.referee import referee, sheet_from_json
@@ -252,14 +252,15 @@ def referee_document(document: Any, source: str, rules: StreamsRules | None = No
     cells = document.get("cells") if isinstance(document, dict) else None
     if isinstance(cells, list):
         check_complete(cells, source)
-    return referee(sheet_from_json(document, source, rules), seed, drawn)
+    return referee(sheet_from_json(document, source, rules, checked), seed, drawn)
 
 
 def score_one(source: str, document: dict[str, Any], rules: StreamsRules | None = None,
-              seed: str | None = None, drawn: Sequence[Tile] | None = None) -> Outcome:
-    """One sheet document refereed (its error kept as the outcome's when it cannot be used)."""
+              seed: str | None = None, drawn: Sequence[Tile] | None = None, checked: bool = False) -> Outcome:
+    """One sheet document refereed (its error kept as the outcome's when it cannot be used; `checked`: a
+    document paperplay made from checked boxes, whose schema is not checked again)."""
     try:
-        return Outcome(source, referee_document(document, source, rules, seed, drawn), game="streams")
+        return Outcome(source, referee_document(document, source, rules, seed, drawn, checked), game="streams")
     except InputError as exc:
         return Outcome(source, error=exc)
 

@@ -130,3 +130,14 @@ def test_a_player_numbered_past_the_last_own_sheet_number_is_told_so_not_a_500(p
     assert answer.status == 409 and answer.json()["code"] == "game_full" and is_one_line_error(answer)
     assert "type" in answer.json()["error"]  # what the player can do instead
     assert logged.tracebacks() == []
+
+
+def test_a_photo_over_the_pixel_limit_is_a_400_at_once_as_on_the_laptop(pg_ready, pg_clean_url):
+    """A small file whose header claims 20,000 × 20,000 pixels: the laptop's server says 400 photo_too_large at once
+    (from the header); this one queued it (202) for a worker to refuse."""
+    client = pg_ready.client
+    answer = client.photo(CODE, png_header(20_000, 20_000), name="Ann")
+    assert answer.status == 400 and answer.json()["code"] == "photo_too_large" and is_one_line_error(answer)
+    assert answer.json()["error"].startswith("photo: is 20000 × 20000 pixels; expected a photo of at most")
+    assert queued_jobs(pg_clean_url) == 0
+    assert client.photo(CODE, png_header(4000, 3000), name="Ann").status == 202  # a phone's 12 megapixels

@@ -8,6 +8,10 @@ import re
 
 NOT_AN_IMAGE = "is not an image that can be read (expected a JPEG, PNG, WebP or HEIC photo)"
 """The one line for a file that is none of the photos the reader reads."""
+MAX_PIXELS = 120_000_000
+"""The largest photo read (a 108-megapixel phone camera's; the reader needs about 4 pixels a
+millimetre, some 3 megapixels a sheet): a larger one is refused before it is decoded, so a small
+file that claims a huge image cannot take minutes and gigabytes."""
 
 JPEG_MARKER = re.compile(rb"\xff([\x01-\xfe])")
 """A JPEG marker and its code: fill bytes (0xFF) before it, a stuffed 0xFF00 and stray bytes are
@@ -75,3 +79,12 @@ def is_image(data: bytes) -> bool:
     """Whether a file starts as a photo the reader reads: a HEIC/HEIF container, or a PNG, JPEG or WebP header that
     gives its size (a file of nothing, text, or a JPEG cut before its frame is not one)."""
     return is_heif(data) or image_header(data) is not None
+
+
+def too_many_pixels(data: bytes) -> str | None:
+    """The one line for a PNG, JPEG or WebP whose header gives more than MAX_PIXELS (as the reader says it), or None."""
+    header = image_header(data)
+    if header is None or header[0] * header[1] <= MAX_PIXELS:
+        return None
+    return (f"is {header[0]} × {header[1]} pixels; expected a photo of at most {MAX_PIXELS // 1_000_000} megapixels "
+            "(a phone's normal photo, 8-12 megapixels, is plenty)")

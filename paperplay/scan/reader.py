@@ -25,7 +25,7 @@ import numpy as np
 from paperplay.messages import shorten
 from paperplay.scan.glyphs import glyph_features, ink_mask
 from paperplay.scan.header import (  # noqa: F401 - HEADER_MARKERS, HEIF_BRANDS: read here
-    HEADER_MARKERS, HEIF_BRANDS, NOT_AN_IMAGE, image_header, is_heif,
+    HEADER_MARKERS, HEIF_BRANDS, MAX_PIXELS, NOT_AN_IMAGE, image_header, is_heif,
 )
 from paperplay.scan.refusal import CORNERS, ScanError, ScanRefusal, Seen
 from paperplay.seeds import ALPHABET, CODE_LENGTH, FULL_CODE_LENGTH, read_payload
@@ -58,10 +58,6 @@ class Page:
         return bool(self.fields)
 
 
-MAX_PIXELS = 120_000_000
-"""The largest photo read (a 108-megapixel phone camera's; the reader needs about 4 pixels a
-millimetre, some 3 megapixels a sheet): a larger one is refused before it is decoded, so a small
-file that claims a huge image cannot take minutes and gigabytes."""
 MAX_PROGRESSIVE_PIXELS = 50_000_000
 """The largest progressive JPEG read (cameras write baseline JPEGs; a progressive one is decoded
 whole, at 2 bytes a pixel for each colour, before any of it is seen: 50 megapixels take 300 MB)."""

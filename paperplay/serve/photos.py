@@ -134,12 +134,16 @@ def judge(read: dict[str, Any], seed: str, name: str | None) -> PhotoTaken | Pho
 
 
 def not_an_image(data: bytes) -> PhotoRefused | None:
-    """The refusal of a photo's file that is no image the reader reads (nothing, text, a JPEG cut before its frame),
-    told from its header before it takes a photo worker's turn, or a place in the game as a queued sheet; None for an
-    image. The same answer as the reader's (paperplay.scan.reader.load_gray)."""
-    from paperplay.scan.header import NOT_AN_IMAGE, is_image
+    """The refusal of a photo's file that is no image the reader reads (nothing, text, a JPEG cut before its frame)
+    or one over its pixel limit, told from its header before it takes a photo worker's turn, or a place in the game
+    as a queued sheet; None for an image. The same answer as the reader's (paperplay.scan.reader.load_gray)."""
+    from paperplay.scan.header import NOT_AN_IMAGE, is_image, too_many_pixels
 
-    return None if is_image(data) else PhotoRefused("not_image", f"photo: {NOT_AN_IMAGE}", ("not_image", {}))
+    if not is_image(data):
+        return PhotoRefused("not_image", f"photo: {NOT_AN_IMAGE}", ("not_image", {}))
+    too_large = too_many_pixels(data)
+    return None if too_large is None else PhotoRefused("photo_too_large", f"photo: {too_large}",
+                                                       ("photo_too_large", {}))
 
 
 def retake(refused: PhotoRefused, lang: str) -> dict[str, Any]:

@@ -96,8 +96,9 @@ def _variant_schema(rules: StreamsRules) -> dict[str, Any]:
     return schema
 
 
-def sheet_from_json(data: Any, source: str, rules: StreamsRules | None = None) -> Sheet:
-    """Builds a Sheet from parsed JSON, which must match the streams-sheet schema of its variant.
+def sheet_from_json(data: Any, source: str, rules: StreamsRules | None = None, checked: bool = False) -> Sheet:
+    """Builds a Sheet from parsed JSON, which must match the streams-sheet schema of its variant (`checked`: the
+    document is paperplay's own, made from boxes checked already, so the schema is not checked again).
 
     `rules` is the variant given on the command line (None: none given); without it the sheet's
     own field variant names a shipped variant, else the standard game. A field variant that
@@ -122,7 +123,9 @@ def sheet_from_json(data: Any, source: str, rules: StreamsRules | None = None) -
         elif named != rules.name:
             raise InputError(f"{source}: field variant is {named!r}, but the rules given are variant {rules.name!r}")
     rules = rules or standard_rules()
-    if rules.standard:
+    if checked:
+        pass
+    elif rules.standard:
         validate(data, SCHEMA, source)
     else:
         validate_schema(data, sheet_schema(rules), source)

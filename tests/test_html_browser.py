@@ -173,6 +173,15 @@ def test_caller_speaks_only_when_asked_and_starts_again_on_r(page, tmp_path):
     assert page.evaluate("window.spoken") == [str(t) for t in TILES[1:17]] + ["wild"]
     page.keyboard.press("f")  # full screen, and back: no error either way
     page.keyboard.press("f")
+    # the page's storage reaches the browser a moment after it is written: a second tab (a blank file beside it,
+    # which writes nothing) sees it once it has (a reload at once sometimes read the storage as it was before)
+    blank = tmp_path / "blank.html"
+    blank.write_text("<!doctype html><title>blank</title>", encoding="utf-8")
+    other = page.context.new_page()
+    other.goto(blank.as_uri())
+    other.wait_for_function("() => Object.keys(localStorage).some(k => localStorage.getItem(k).includes("
+                            "'\"speak\":true'))", timeout=10_000)
+    other.close()
     page.reload()
     assert page.get_attribute("#b-speak", "aria-pressed") == "true"
     page.once("dialog", lambda dialog: dialog.dismiss())

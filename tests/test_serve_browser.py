@@ -773,6 +773,7 @@ def hostile_room(browser: Any, served: Served, shots: Path | None = None) -> dic
         seen["hidden_host"] = host.inner_text("#roster")
         host.click("#roster li:has-text('Daniel') button:has-text('Show the name')")
         projector.wait_for_function("() => document.getElementById('results').textContent.includes('Daniel')")
+        host.wait_for_selector("#roster li:has-text('Daniel') .hidden-mark", state="detached")  # the host's own page
         seen["shown_again"] = host.inner_text("#roster")
     finally:
         seen["errors"] = list(tabs.errors)

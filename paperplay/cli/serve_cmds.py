@@ -265,6 +265,25 @@ def serve(
     photos.start()
     if new_key:
         store.new_host_key()
+    _say_where(store, db, base, local, public, lan, address, new_key, proxies, (joins, hand_ins))
+    sys.stdout.flush()
+    try:
+        uvicorn.Server(uvicorn_config(build_app(server), proxies)).run(sockets=[sock])
+    finally:
+        photos.close()
+        store.close()
+        sock.close()
+        import shutil
+
+        shutil.rmtree(server.spool, ignore_errors=True)
+    raise KeyboardInterrupt  # the server ends only when stopped (Ctrl-C, SIGTERM): exit 130 or 143
+
+
+def _say_where(store: Store, db: str, base: str, local: str, public: str | None, lan: bool, address: str | None,
+               new_key: bool, proxies: tuple[Network, ...], limits: tuple[object, object]) -> None:
+    """The serve command's first lines: the host page's link (with its key), where players join (`address`:
+    this computer's on the room's network, None without one), the proxies, where games are kept."""
+    joins, hand_ins = limits
     typer.echo(f"Host page: {base}/host?key={store.host_key()}")
     typer.echo(f"  (the link holds the host's key, {_key_age(store.host_key_made(), new_key)}: open it on this "
                "computer, keep it off the projector; --new-key makes a new one and retires it)")
@@ -283,17 +302,6 @@ def serve(
                    f"joins and {hand_ins} hand-ins each).")
     kept = f"the PostgreSQL database {_shown(db)}" if store.kind == "postgresql" else _shown(db)
     typer.echo(f"Games are kept in {kept}: Ctrl-C stops; the same command carries on later.")
-    sys.stdout.flush()
-    try:
-        uvicorn.Server(uvicorn_config(build_app(server), proxies)).run(sockets=[sock])
-    finally:
-        photos.close()
-        store.close()
-        sock.close()
-        import shutil
-
-        shutil.rmtree(server.spool, ignore_errors=True)
-    raise KeyboardInterrupt  # the server ends only when stopped (Ctrl-C, SIGTERM): exit 130 or 143
 
 
 def uvicorn_config(app: object, proxies: tuple[Network, ...] = ()) -> uvicorn.Config:

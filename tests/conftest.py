@@ -173,24 +173,16 @@ def pg_url():
                     "databases in; .ci/run starts one)")
     if not has_modules("psycopg", "psycopg_pool"):
         pytest.skip("PostgreSQL: needs the serve-pg extra (pip install '.[serve-pg]')")
-    import uuid
-
     import psycopg
 
-    from lab.pgcluster import with_database
+    from lab.pgcluster import fresh_database
 
     try:
         psycopg.connect(admin, connect_timeout=5).close()
     except psycopg.OperationalError as exc:
         pytest.skip(f"PostgreSQL: {POSTGRES} cannot be reached ({str(exc).strip().splitlines()[0]})")
-    name = f"paperplay_test_{os.getpid()}_{uuid.uuid4().hex[:6]}"
-    with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield with_database(admin, name)
-    finally:
-        with psycopg.connect(admin, autocommit=True) as connection:
-            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with fresh_database(admin, prefix=f"paperplay_test_{os.getpid()}") as url:
+        yield url
 
 
 @pytest.fixture
